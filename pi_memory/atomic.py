@@ -1,0 +1,105 @@
+"""Replace a file so that a crash at any instant leaves the old or the new bytes, never a mix.
+
+The new content goes to a uniquely named temp file next to the target (same
+directory, so same filesystem, so ``os.replace`` is a rename), is flushed and
+fsynced, then renamed over the target; on POSIX the directory is fsynced too so
+the rename itself survives a power cut. A fixed temp name would let two writers
+trample each other's half-written file, hence ``mkstemp``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Final
+
+from pi_memory import fsretry
+
+TEMP_SUFFIX: Final = ".tmp"
+_umask_cache: int | None = None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` as UTF-8 exactly as given: ``\\n`` stays ``\\n`` on every platform."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Atomically replace ``path`` with ``data``, keeping the permission bits it had."""
+    path = Path(path)
+    directory = path.parent
+    mode = _target_mode(path)
+    fd, tmp_name = tempfile.mkstemp(prefix="." + path.name, suffix=TEMP_SUFFIX, dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp_name, mode)
+        fsretry.retry(os.replace, tmp_name, path)
+    except BaseException:
+        _discard(tmp_name)
+        raise
+    _fsync_directory(directory)
+
+
+def _target_mode(path: Path) -> int | None:
+    """The permission bits the replaced file should get.
+
+    ``mkstemp`` creates 0600 files; a memory file people read and commit should
+    look like any file they would have created themselves.
+    """
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        pass
+    if os.name != "posix":
+        return None
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    global _umask_cache  # noqa: PLW0603 -- read once per process; it does not change under us
+    if _umask_cache is None:
+        _umask_cache = _read_umask()
+    return _umask_cache
+
+
+def _read_umask() -> int:
+    # Linux reports it without changing it; elsewhere the set-and-restore is the only way.
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _discard(name: str) -> None:
+    try:
+        os.unlink(name)
+    except OSError:
+        pass
+
+
+def _fsync_directory(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        # Some filesystems refuse fsync on a directory; the rename has happened.
+        pass
+    finally:
+        os.close(fd)
