@@ -1,0 +1,372 @@
+"""The ``categories`` layout (seed 000): category files holding one entry row per memory.
+
+A row is a metadata comment line followed by the body::
+
+    <!-- mid: 20261011-a1b2 | t: 2026-10-11 19:40:00 | p: myproject | src: user | tags: deploy -->
+    Deploy with `rsync --delete`; back up the previous release first.
+
+Reading never fails and never loses bytes: files are decoded with
+``surrogateescape`` (invalid UTF-8 survives a rewrite), line endings are kept
+per line, a BOM stays where it is, and anything that is not a well-formed row
+(headings, stray text, git conflict markers, a half-written header) is kept as
+it is. Rewriting one entry changes that entry's lines and nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Final
+
+from pi_memory.entry import CATEGORY_FILES, Entry, is_id
+from pi_memory.errors import EntryRejected
+
+BOM: Final = "\ufeff"
+_HEADER_RE: Final = re.compile(r"^[ \t]*<!--[ \t]*mid:(?P<fields>.*?)-->[ \t]*$")
+_CONFLICT_RE: Final = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:[ \t].*)?$")
+_LINE_RE: Final = re.compile(r"[^\n]*\n|[^\n]+")
+
+#: Field names as written, in the order a new header carries them.
+_MID, _TIME, _PROJECT, _SRC, _TAGS = "mid", "t", "p", "src", "tags"
+_SEEN, _LAST, _SUPERSEDES, _SUPERSEDED_BY = "seen", "last", "supersedes", "superseded-by"
+
+
+def decode(data: bytes) -> str:
+    """Bytes of a category file as text; invalid UTF-8 survives as surrogates."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings (``\\n`` or ``\\r\\n``) attached; no byte is lost."""
+    return _LINE_RE.findall(text)
+
+
+def _strip_eol(line: str) -> str:
+    return line.rstrip("\n").rstrip("\r")
+
+
+def _eol(line: str) -> str:
+    return line[len(_strip_eol(line)) :]
+
+
+@dataclass(frozen=True)
+class Row:
+    """Where one entry sits in a file: ``lines[start:end]`` (header at ``start``)."""
+
+    entry: Entry
+    start: int
+    end: int
+    fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    lines: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [row.entry for row in self.rows]
+
+
+def parse_header_fields(line: str) -> tuple[tuple[str, str], ...] | None:
+    """The ``key: value`` fields of a metadata comment, or None for any other line."""
+    match = _HEADER_RE.match(_strip_eol(line).lstrip(BOM))
+    if match is None:
+        return None
+    fields = [(_MID, "")]
+    for i, part in enumerate(match.group("fields").split("|")):
+        if i == 0:
+            fields[0] = (_MID, part.strip())
+            continue
+        key, sep, value = part.partition(":")
+        if not sep:
+            continue
+        fields.append((key.strip().lower(), value.strip()))
+    return tuple(fields)
+
+
+def _is_boundary(line: str) -> bool:
+    bare = _strip_eol(line).lstrip(BOM)
+    return _HEADER_RE.match(bare) is not None or _CONFLICT_RE.match(bare) is not None
+
+
+def _entry_from_fields(
+    fields: tuple[tuple[str, str], ...], body: str, layer: str, file: str
+) -> Entry | None:
+    values = dict(reversed(fields))  # the first occurrence of a key wins
+    entry_id = values.get(_MID, "")
+    if not is_id(entry_id):
+        return None
+    from pi_memory.keywords import coerce_keywords
+
+    keyword, dropped = coerce_keywords(values.get(_TAGS, ""), body)
+    try:
+        seen = max(1, int(values.get(_SEEN, "1")))
+    except ValueError:
+        seen = 1
+    supersedes = tuple(
+        dict.fromkeys(s.strip() for s in values.get(_SUPERSEDES, "").split(",") if is_id(s.strip()))
+    )
+    superseded_by = values.get(_SUPERSEDED_BY, "")
+    return Entry(
+        id=entry_id,
+        time=values.get(_TIME, ""),
+        project=values.get(_PROJECT, ""),
+        src=values.get(_SRC, ""),
+        keyword=keyword,
+        body=body,
+        layer=layer,
+        file=file,
+        seen=seen,
+        last=values.get(_LAST, ""),
+        supersedes=supersedes,
+        superseded_by=superseded_by if is_id(superseded_by) else "",
+        dropped_keywords=dropped,
+    )
+
+
+def _body_end(lines: list[str], start: int) -> int:
+    """Index one past the body of the row whose header is ``lines[start]``."""
+    end = start + 1
+    while end < len(lines) and not _is_boundary(lines[end]):
+        end += 1
+    return end
+
+
+def _body_text(body_lines: Iterable[str]) -> str:
+    return "\n".join(_strip_eol(line) for line in body_lines).strip("\n").rstrip()
+
+
+def parse_category_text(text: str, layer: str, file: str) -> ParsedFile:
+    """Every well-formed row of a category file, with its place in the file."""
+    lines = split_lines(text)
+    rows: list[Row] = []
+    i = 0
+    while i < len(lines):
+        fields = parse_header_fields(lines[i])
+        if fields is None:
+            i += 1
+            continue
+        end = _body_end(lines, i)
+        entry = _entry_from_fields(fields, _body_text(lines[i + 1 : end]), layer, file)
+        if entry is not None:
+            rows.append(Row(entry, i, end, fields))
+        i = end
+    return ParsedFile(tuple(lines), tuple(rows))
+
+
+def parse_entries(text: str, layer: str, file: str) -> list[Entry]:
+    return parse_category_text(text, layer, file).entries
+
+
+def format_header(entry: Entry) -> str:
+    """The metadata comment of a new row; optional fields only when they carry information."""
+    parts = [
+        f"mid: {entry.id}",
+        f"t: {entry.time}",
+        f"p: {entry.project}",
+        f"src: {entry.src}",
+        f"tags: {entry.keyword}",
+    ]
+    parts.extend(f"{key}: {value}" for key, value in _optional_fields(entry))
+    return "<!-- " + " | ".join(parts) + " -->"
+
+
+def _optional_fields(entry: Entry) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if entry.seen > 1 or entry.last:
+        out.append((_SEEN, str(entry.seen)))
+        out.append((_LAST, entry.last))
+    if entry.supersedes:
+        out.append((_SUPERSEDES, ",".join(entry.supersedes)))
+    if entry.superseded_by:
+        out.append((_SUPERSEDED_BY, entry.superseded_by))
+    return out
+
+
+def format_entry(entry: Entry, newline: str = "\n") -> str:
+    body = newline.join(entry.body.split("\n"))
+    return format_header(entry) + newline + body + newline
+
+
+def _rewrite_header(row: Row, entry: Entry, line: str, *, retag: bool = False) -> str:
+    """The row's header with changed fields replaced in place and unknown ones kept.
+
+    The stored ``tags`` text is kept unless the keyword changed or ``retag``
+    asks for the repair: bumping ``seen`` on a legacy 1-3 keyword row must
+    not collapse it behind the user's back (``rebuild`` does that, and says so).
+    """
+    old = row.entry
+    new_values = {_MID: entry.id, _TIME: entry.time, _PROJECT: entry.project, _SRC: entry.src}
+    old_values = {_MID: old.id, _TIME: old.time, _PROJECT: old.project, _SRC: old.src}
+    optional = {_SEEN, _LAST, _SUPERSEDES, _SUPERSEDED_BY}
+    out: list[tuple[str, str]] = []
+    for key, value in row.fields:
+        if key in optional:
+            continue
+        if key in new_values and new_values[key] != old_values[key]:
+            value = new_values[key]
+        elif key == _TAGS and (retag or entry.keyword != old.keyword):
+            value = entry.keyword
+        out.append((key, value))
+    if all(key != _TAGS for key, _ in out):
+        out.append((_TAGS, entry.keyword))
+    out.extend(_optional_fields(entry))
+    parts = [out[0][1]] + [f"{key}: {value}" for key, value in out[1:]]
+    indent = line[: len(line) - len(line.lstrip(BOM + " \t"))]
+    return indent + "<!-- mid: " + " | ".join(parts) + " -->" + _eol(line)
+
+
+def _newline_of(lines: list[str]) -> str:
+    for line in lines:
+        if line.endswith("\n"):
+            return "\r\n" if line.endswith("\r\n") else "\n"
+    return "\n"
+
+
+def update_rows(text: str, updates: Mapping[str, Entry], layer: str, file: str) -> str:
+    """Rewrite the rows of ``updates`` (by id): the header line, and the body only if it changed."""
+    parsed = parse_category_text(text, layer, file)
+    lines = list(parsed.lines)
+    done: set[str] = set()
+    for row in reversed(parsed.rows):  # back to front keeps earlier indexes valid
+        new = updates.get(row.entry.id)
+        if new is None or row.entry.id in done:
+            continue
+        done.add(row.entry.id)
+        header = lines[row.start]
+        replacement = [_rewrite_header(row, new, header)]
+        if new.body != row.entry.body:
+            nl = _eol(header) or _newline_of(lines)
+            body_lines = [line + nl for line in new.body.split("\n")]
+            trailing = [ln for ln in lines[row.start + 1 : row.end] if not _strip_eol(ln).strip()]
+            replacement += body_lines + trailing[-1:]
+        else:
+            replacement += lines[row.start + 1 : row.end]
+        lines[row.start : row.end] = replacement
+    return "".join(lines)
+
+
+def repair_tags(text: str, layer: str, file: str) -> tuple[str, int, int]:
+    """Rewrite every ``tags`` field that is not exactly its one coerced keyword.
+
+    Returns the new text, how many rows were ``collapsed`` (they stored
+    several keywords) and how many were ``repaired`` (one bad or missing tag).
+    """
+    parsed = parse_category_text(text, layer, file)
+    lines = list(parsed.lines)
+    collapsed = repaired = 0
+    for row in parsed.rows:
+        raw = dict(reversed(row.fields)).get(_TAGS)
+        if raw == row.entry.keyword:
+            continue
+        if row.entry.dropped_keywords:
+            collapsed += 1
+        else:
+            repaired += 1
+        lines[row.start] = _rewrite_header(row, row.entry, lines[row.start], retag=True)
+    return "".join(lines), collapsed, repaired
+
+
+def append_row(text: str, entry: Entry) -> str:
+    """``text`` with ``entry`` appended as a new row, in the file's own line ending."""
+    lines = split_lines(text)
+    nl = _newline_of(lines)
+    if not text.strip(BOM):
+        return text + format_entry(entry, nl)
+    if not text.endswith("\n"):
+        text += nl  # a half-written last line stays as it was, on a line of its own
+    if split_lines(text)[-1].strip():
+        text += nl
+    return text + format_entry(entry, nl)
+
+
+def remove_rows(text: str, ids: Collection[str], layer: str, file: str) -> str:
+    """``text`` without the rows of ``ids``; every other byte kept."""
+    parsed = parse_category_text(text, layer, file)
+    lines = list(parsed.lines)
+    for row in reversed(parsed.rows):
+        if row.entry.id in ids:
+            del lines[row.start : row.end]
+    return "".join(lines)
+
+
+class CategoriesLayer:
+    """One layer directory of the ``categories`` layout."""
+
+    def __init__(self, layer: str, directory: Path) -> None:
+        self.layer = layer
+        self.directory = directory
+        self.files: tuple[str, ...] = CATEGORY_FILES[layer]
+
+    def _read_text(self, file: str) -> str:
+        try:
+            return decode((self.directory / file).read_bytes())
+        except FileNotFoundError:
+            return ""
+
+    def _write_text(self, file: str, text: str) -> None:
+        from pi_memory.atomic import atomic_write_bytes
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.directory / file, encode(text))
+
+    def read_file(self, file: str) -> list[Entry]:
+        return parse_entries(self._read_text(file), self.layer, file)
+
+    def read(self) -> list[Entry]:
+        out: list[Entry] = []
+        for file in self.files:
+            out.extend(self.read_file(file))
+        return out
+
+    def append(self, entry: Entry) -> Entry:
+        file = entry.file or self.files[0]
+        if file not in self.files:
+            raise EntryRejected(f"{file} is not a category file of the {self.layer} layer")
+        if any(_is_boundary(line) for line in entry.body.split("\n")):
+            raise EntryRejected("the body has a line that reads as an entry header or a conflict marker")
+        stored = replace(entry, layer=self.layer, file=file)
+        self._write_text(file, append_row(self._read_text(file), stored))
+        return stored
+
+    def update(self, entries: Collection[Entry]) -> None:
+        for file in self.files:
+            mine = {e.id: e for e in entries if e.file == file}
+            if mine:
+                text = self._read_text(file)
+                new = update_rows(text, mine, self.layer, file)
+                if new != text:
+                    self._write_text(file, new)
+
+    def remove(self, ids: Collection[str]) -> None:
+        for file in self.files:
+            text = self._read_text(file)
+            new = remove_rows(text, ids, self.layer, file)
+            if new != text:
+                self._write_text(file, new)
+
+    def repair_keywords(self) -> tuple[int, int]:
+        """Persist the read-path keyword repair; a ``.bak`` of each rewritten file is kept."""
+        collapsed = repaired = 0
+        for file in self.files:
+            text = self._read_text(file)
+            new, c, r = repair_tags(text, self.layer, file)
+            if new != text:
+                self._write_text(file + ".bak", text)
+                self._write_text(file, new)
+            collapsed += c
+            repaired += r
+        return collapsed, repaired
+
+    def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        from pi_memory.index import refresh_memory_md
+
+        refresh_memory_md(self.directory, entries, recalls)

@@ -1,0 +1,100 @@
+"""The categories layout's entry rows, pinned by golden files in tests/data/categories/."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pi_memory.entry import Entry
+from pi_memory.layouts.categories import (
+    append_row,
+    decode,
+    encode,
+    format_header,
+    parse_category_text,
+    parse_entries,
+    update_rows,
+)
+from tests.golden_categories import CASES_DIR, expected_outputs
+
+SOURCES = sorted(p for p in CASES_DIR.glob("*.md") if p.name.count(".") == 1)
+assert SOURCES, "golden category files not found"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_golden_outputs(source: Path) -> None:
+    for suffix, produced in expected_outputs(source).items():
+        golden = source.with_name(source.stem + suffix)
+        if isinstance(produced, bytes):
+            assert produced == golden.read_bytes(), golden.name
+        else:
+            assert produced == json.loads(golden.read_text("utf-8")), golden.name
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_reading_keeps_every_byte(source: Path) -> None:
+    data = source.read_bytes()
+    parsed = parse_category_text(decode(data), "project", "DECISIONS.md")
+    assert encode("".join(parsed.lines)) == data
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_rewriting_one_entry_changes_only_its_header(source: Path) -> None:
+    text = decode(source.read_bytes())
+    entries = parse_entries(text, "project", "DECISIONS.md")
+    for target in entries:
+        bumped = replace(target, seen=target.seen + 1, last="2026-11-30 12:00:00")
+        before = text.splitlines(keepends=True)
+        after = update_rows(text, {target.id: bumped}, "project", "DECISIONS.md")
+        after_lines = after.splitlines(keepends=True)
+        assert len(before) == len(after_lines)
+        changed = [i for i, (a, b) in enumerate(zip(before, after_lines)) if a != b]
+        assert len(changed) == 1
+        assert target.id in after_lines[changed[0]]
+        reread = {e.id: e for e in parse_entries(after, "project", "DECISIONS.md")}
+        assert reread[target.id].seen == target.seen + 1
+        assert reread[target.id].body == target.body
+
+
+def test_counts_and_fields_of_a_plain_file() -> None:
+    entries = parse_entries((CASES_DIR / "plain.md").read_text("utf-8"), "project", "X.md")
+    assert [(e.id, e.keyword, e.seen, e.last) for e in entries] == [
+        ("20261011-a1b2", "deploy", 1, ""),
+        ("20261012-c3d4", "pnpm", 3, "2026-11-01 09:30:00"),
+    ]
+
+
+def test_new_header_carries_optional_fields_only_when_informative() -> None:
+    e = Entry(id="20261130-0001", time="2026-11-30 10:00:00", project="p", src="user",
+              keyword="k", body="b")
+    assert format_header(e) == (
+        "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->"
+    )
+    full = replace(e, seen=2, last="2026-11-30 11:00:00", supersedes=("20261101-aaaa",),
+                   superseded_by="20261201-bbbb")
+    assert format_header(full) == (
+        "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k"
+        " | seen: 2 | last: 2026-11-30 11:00:00 | supersedes: 20261101-aaaa"
+        " | superseded-by: 20261201-bbbb -->"
+    )
+
+
+def test_supersede_links_round_trip() -> None:
+    entries = parse_entries((CASES_DIR / "supersede.md").read_text("utf-8"), "project", "X.md")
+    old, new = entries
+    assert old.superseded_by == "20261002-bbbb" and not old.live
+    assert new.supersedes == ("20261001-aaaa",) and new.live
+
+
+def test_append_to_empty_file_and_reparse() -> None:
+    e = Entry(id="20261130-0001", time="2026-11-30 10:00:00", project="p", src="user",
+              keyword="k", body="line one\nline two", file="X.md")
+    text = append_row("", e)
+    assert text == (
+        "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->\n"
+        "line one\nline two\n"
+    )
+    assert parse_entries(text, "project", "X.md") == [e]

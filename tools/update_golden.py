@@ -1,0 +1,36 @@
+"""Regenerate the expected outputs of the categories-layout golden files.
+
+Run it only after a deliberate format change, then read every diff: the golden
+files are the specification, this script only saves typing.
+
+    python tools/update_golden.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.golden_categories import CASES_DIR, expected_outputs  # noqa: E402
+
+
+def main() -> int:
+    for source in sorted(CASES_DIR.glob("*.md")):
+        if source.name.count(".") > 1:
+            continue
+        for suffix, data in expected_outputs(source).items():
+            target = source.with_name(source.stem + suffix)
+            if isinstance(data, bytes):
+                target.write_bytes(data)
+            else:
+                target.write_text(json.dumps(data, indent=1) + "\n", "utf-8")
+            print(target.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
