@@ -1,0 +1,153 @@
+"""``python -m pi_memory <command>``: one entry point for people, hooks and tools.
+
+The parser is built only for commands a person types; ``hook`` and ``tool``
+skip argparse entirely, because they run on every agent event and start-up
+time is their latency.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    import argparse
+
+COMMANDS = (
+    ("write", "store a memory"),
+    ("search", "find memories"),
+    ("show", "the keyword tables, counts, health and lock of both layers"),
+    ("rebuild", "repair keywords and regenerate MEMORY.md of one layer"),
+    ("compact", "merge duplicate memories of one layer (needs a model)"),
+    ("import", "copy a layer from one layout to the other"),
+    ("unlock", "remove an abandoned write lock"),
+    ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
+    ("hook", "handle an agent event: event JSON on stdin"),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "hook":
+        from pi_memory.hooks import run_hook
+
+        return run_hook(args[1:])
+    from pi_memory.error_handler import Exit, error_handler
+
+    try:
+        with error_handler(" ".join(args[:1]) or "pi_memory"):
+            if args and args[0] == "tool":
+                from pi_memory.commands.tool import run_tool
+
+                return run_tool(args[1:])
+            return _dispatch(_build_parser().parse_args(args))
+    except Exit as exc:
+        return exc.code
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from pi_memory import __version__
+    from pi_memory.errors import UsageError
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise UsageError(f"{message} (see: python -m pi_memory {self._sub}--help)")
+
+        _sub = ""
+
+    parser = Parser(
+        prog="python -m pi_memory",
+        description="Persistent Markdown memory for AI coding agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"pi_memory {__version__}")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    cmd: dict[str, argparse.ArgumentParser] = {}
+    for name, help_text in COMMANDS:
+        cmd[name] = subs.add_parser(name, help=help_text, description=help_text)
+        cmd[name]._sub = f"{name} "  # type: ignore[attr-defined]  # our Parser subclass
+
+    w = cmd["write"]
+    w.add_argument("--layer", default="project", help="user|project (default: project)")
+    w.add_argument("--file", help="category file, e.g. DECISIONS.md (categories layout)")
+    w.add_argument("--keyword", action="append", default=[], required=True,
+                   help="the memory's one keyword (extras are ignored)")
+    w.add_argument("--supersedes", action="append", default=[], metavar="ID",
+                   help="id of a memory this one replaces (repeatable)")
+    w.add_argument("--src", default="user", help="who wrote it (default: user)")
+    w.add_argument("--json", action="store_true", help="print one JSON object")
+    w.add_argument("body", nargs="+", metavar="BODY", help="the memory text ('-' reads stdin)")
+
+    s = cmd["search"]
+    s.add_argument("--mode", default="keyword", choices=("keyword", "tag", "recent", "all", "id"))
+    s.add_argument("--page", type=int, default=1)
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("query", nargs="*", metavar="QUERY")
+
+    cmd["show"].add_argument("--json", action="store_true", help="print one JSON object")
+
+    for name in ("rebuild", "compact"):
+        cmd[name].add_argument("layer", nargs="?", metavar="LAYER", help="user|project (required)")
+
+    i = cmd["import"]
+    i.add_argument("--from", dest="source", required=True, choices=("categories", "files"))
+    i.add_argument("--to", dest="target", required=True, choices=("categories", "files"))
+    i.add_argument("layer", metavar="LAYER", help="user|project")
+
+    u = cmd["unlock"]
+    u.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    u.add_argument("--force", action="store_true", help="remove even a live holder's lock")
+    u.add_argument("layer", nargs="?", default="project", metavar="LAYER",
+                   help="user|project (default: project)")
+
+    cmd["tool"].add_argument("name", metavar="NAME", help="memory | memory_write | memory_search")
+    cmd["hook"].add_argument("event", metavar="EVENT", help="session-start")
+    return parser
+
+
+def _dispatch(ns: argparse.Namespace) -> int:
+    from pi_memory.errors import UsageError
+
+    command = ns.command
+    if command is None:
+        _build_parser().print_help()
+        return 0
+    if command == "write":
+        from pi_memory.commands.write import run_write
+
+        return run_write(
+            layer=ns.layer, file=ns.file, keywords=ns.keyword, supersedes=ns.supersedes,
+            src=ns.src, body=ns.body, as_json=ns.json,
+        )
+    if command == "search":
+        from pi_memory.commands.search import run_search
+
+        return run_search(query=ns.query, mode=ns.mode, page=ns.page, as_json=ns.json)
+    if command == "show":
+        from pi_memory.commands.show import run_show
+
+        return run_show(as_json=ns.json)
+    if command in ("rebuild", "compact"):
+        if ns.layer is None:
+            raise UsageError(
+                f"{command} needs a layer: python -m pi_memory {command} user|project "
+                "(it never touches both layers at once)"
+            )
+        if command == "rebuild":
+            from pi_memory.commands.rebuild import run_rebuild
+
+            return run_rebuild(layer=ns.layer)
+        from pi_memory.commands.compact import run_compact
+
+        return run_compact(layer=ns.layer)
+    if command == "import":
+        from pi_memory.commands.import_layer import run_import
+
+        return run_import(source=ns.source, target=ns.target, layer=ns.layer)
+    if command == "unlock":
+        from pi_memory.commands.unlock_cli import run_unlock
+
+        return run_unlock(layer=ns.layer, yes=ns.yes, force=ns.force)
+    raise AssertionError(f"unexpected command: {command}")

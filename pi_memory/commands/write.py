@@ -1,0 +1,71 @@
+"""``write``: store one memory (seed 000's ``memory_write``)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pi_memory.store import WriteOutcome
+
+
+def describe_write(outcome: WriteOutcome) -> str:
+    """The one-line answer an agent or a person reads after a write."""
+    e = outcome.entry
+    where = f"{e.layer}/{e.file}"
+    if outcome.deduped:
+        text = f"Already stored as [{e.id}] in {where} (seen {e.seen}); confirmed again"
+    else:
+        text = f"Saved [{e.id}] to {where} · keyword: {e.keyword}"
+    if outcome.superseded:
+        text += " · superseded " + ", ".join(f"[{s}]" for s in outcome.superseded)
+    if outcome.unknown_supersedes:
+        text += " · no such id to supersede: " + ", ".join(outcome.unknown_supersedes)
+    if outcome.dropped_keywords:
+        n = outcome.dropped_keywords
+        text += f" · {n} extra keyword{'s' if n != 1 else ''} ignored (one keyword per memory)"
+    return text
+
+
+def write_json(outcome: WriteOutcome) -> dict[str, object]:
+    e = outcome.entry
+    return {
+        "id": e.id,
+        "layer": e.layer,
+        "file": e.file,
+        "deduped": outcome.deduped,
+        "superseded": list(outcome.superseded),
+        "dropped_keywords": outcome.dropped_keywords,
+    }
+
+
+def run_write(
+    *,
+    layer: str,
+    file: str | None,
+    keywords: Sequence[str],
+    supersedes: Sequence[str],
+    src: str,
+    body: Sequence[str],
+    as_json: bool,
+) -> int:
+    from datetime import datetime
+
+    from pi_memory.output import write_line
+    from pi_memory.resolve import open_store
+    from pi_memory.store import parse_layer
+
+    text = sys.stdin.read() if list(body) == ["-"] else " ".join(body)
+    store = open_store()
+    outcome = store.write(
+        parse_layer(layer), text, keywords, now=datetime.now(), file=file,
+        supersedes=supersedes, src=src,
+    )
+    if as_json:
+        import json
+
+        write_line(json.dumps(write_json(outcome), ensure_ascii=False))
+    else:
+        write_line(describe_write(outcome))
+    return 0

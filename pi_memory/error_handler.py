@@ -1,0 +1,78 @@
+"""Turn any failure into one line for a person, and the details into the log file."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+from pi_memory.errors import PiMemoryError
+
+LOG_FILE: Final = "pi_memory.log"
+LOG_KEEP_BYTES: Final = 256 * 1024
+
+
+class Exit(Exception):  # noqa: N818 - it is a control-flow signal, not an error
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def log_path() -> Path:
+    """The log file lives in the user layer directory, which never needs configuration."""
+    from pi_memory.paths import categories_user_dir
+
+    return categories_user_dir(os.environ) / LOG_FILE
+
+
+def log_exception(context: str, exc: BaseException) -> Path | None:
+    """Append ``exc`` with its traceback to the log; never raises."""
+    import time
+    import traceback
+
+    try:
+        path = log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > LOG_KEEP_BYTES:
+            path.replace(path.with_name(LOG_FILE + ".1"))
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        with path.open("a", encoding="utf-8", errors="backslashreplace") as log:
+            log.write(f"--- {stamp} pid {os.getpid()} {context}\n{text}")
+    except Exception:  # noqa: BLE001 - the log is best effort by definition
+        return None
+    return path
+
+
+@contextlib.contextmanager
+def error_handler(context: str) -> Iterator[None]:
+    """Map exceptions to exit codes: 1 for a known failure, 130 for ^C, 3 for a bug."""
+    from pi_memory.output import error_line
+
+    try:
+        yield
+    except PiMemoryError as exc:
+        error_line(f"pi_memory: {exc}")
+        raise Exit(1) from None
+    except KeyboardInterrupt:
+        error_line("pi_memory: interrupted")
+        raise Exit(130) from None
+    except (OSError, ValueError) as exc:
+        path = log_exception(context, exc)
+        where = f" (details in {path})" if path else ""
+        error_line(f"pi_memory: {_describe(exc)}{where}")
+        raise Exit(1) from None
+    except Exception as exc:
+        path = log_exception(context, exc)
+        where = f"; details in {path}" if path else ""
+        error_line(f"pi_memory: internal error: {type(exc).__name__}: {exc}{where}")
+        raise Exit(3) from None
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        name = f": {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror}{name}"
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,96 @@
+"""``python -m pi_memory hook <event>``: one handler per agent event.
+
+The host passes the event as JSON on stdin (Claude Code, Codex CLI and Gemini
+CLI all do) and reads what to inject from stdout. A hook must never fail the
+conversation: whatever goes wrong, it exits 0, prints nothing that could
+corrupt the host's input, and logs the error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Final
+
+#: Claude Code drops injected context past 10,000 characters; stay clear of it.
+MAX_CONTEXT: Final = 9_500
+
+
+def _canonical(word: str) -> str:
+    """``SessionStart``, ``session_start`` and ``session-start`` are one event."""
+    return word.lower().replace("-", "").replace("_", "")
+
+
+def read_event(stream: object = None) -> dict[str, object]:
+    """The event JSON from stdin; no input or a non-object reads as an empty event."""
+    import json
+
+    source = sys.stdin if stream is None else stream
+    if source is None or getattr(source, "isatty", lambda: False)():
+        return {}
+    raw = source.read()  # type: ignore[attr-defined]
+    if not raw.strip():
+        return {}
+    data = json.loads(raw)
+    return data if isinstance(data, dict) else {}
+
+
+def event_cwd(event: Mapping[str, object]) -> Path:
+    cwd = event.get("cwd")
+    return Path(cwd) if isinstance(cwd, str) and cwd else Path(os.getcwd())
+
+
+def session_start(event: Mapping[str, object]) -> str | None:
+    """Refresh both ``MEMORY.md`` files, then inject the index (``None`` = nothing stored)."""
+    from pi_memory.resolve import open_store
+
+    store = open_store(event_cwd(event))
+    try:
+        store.refresh_indexes()
+    except Exception as exc:  # noqa: BLE001 - a stale MEMORY.md must not cost the injection
+        from pi_memory.error_handler import log_exception
+
+        log_exception("hook session-start: refresh", exc)
+    text = store.injection(max_chars=MAX_CONTEXT)
+    if not text:
+        return None
+    return _additional_context("SessionStart", text)
+
+
+def _additional_context(event_name: str, text: str) -> str:
+    import json
+
+    payload = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    return json.dumps(payload, ensure_ascii=False)
+
+
+HANDLERS: Final[dict[str, Callable[[Mapping[str, object]], str | None]]] = {
+    "sessionstart": session_start,
+}
+
+
+def run_hook(args: Sequence[str]) -> int:
+    """Always 0. Output goes to stdout only when the handler finished cleanly."""
+    name = _canonical(args[0]) if args else ""
+    try:
+        handler = HANDLERS.get(name)
+        if handler is None:
+            raise ValueError(f"unknown hook event {args[0] if args else '(none)'!r}")
+        output = handler(read_event())
+    except BaseException as exc:  # noqa: BLE001 - nothing may escape to the host
+        if isinstance(exc, SystemExit) and not exc.code:
+            return 0
+        from pi_memory.error_handler import log_exception
+
+        log_exception(f"hook {name or '?'}", exc)
+        return 0
+    if output:
+        from pi_memory.output import write_line
+
+        try:
+            write_line(output)
+        except OSError:
+            return 0
+    return 0

@@ -1,0 +1,203 @@
+"""The keyword table of the ``categories`` layout: ``MEMORY.md`` and the injected block.
+
+Both are rendered by the same builder from the same entries. ``MEMORY.md`` is
+derived, program-owned and never read back, except its stats line, which
+carries the consolidation watermark. The injected text is rendered from the
+category files at injection time, so a stale or damaged ``MEMORY.md`` can never
+change what the model sees.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from pi_memory.entry import Entry
+    from pi_memory.keywords import KeywordRow
+
+INDEX_FILE: Final = "MEMORY.md"
+KEYWORD_CAP: Final = 200
+DEFAULT_BUDGET: Final = 3000
+CONTINUATION_WIDTH: Final = 100
+
+HEADER_LINE: Final = (
+    "<!-- AUTO-GENERATED — do not edit. This file is owned entirely by pi_memory: it is "
+    "rewritten from the category files on every write and never read back, so a manual "
+    "line is lost on the next write. -->"
+)
+_STATS_RE: Final = re.compile(
+    r"<!-- stats: entries=(?P<entries>\d+) keywords=\d+ sinceLast=(?P<since>\d+)"
+    r" lastConsolidated=(?P<last>\S+) -->"
+)
+
+CONTRACT: Final = """\
+<memory-auto>
+This is the memory index: one line per KEYWORD from a past session. The memory bodies are NOT in context.
+When the current task touches any keyword below, call memory_search with mode:"tag" and that keyword (as shown, without "#") before you act, and use mode:"keyword" with your own words for anything else. Without that tool, run: python -m pi_memory search --mode tag KEYWORD
+"(n)" after a keyword is how many memories share it.
+A memory records what was true when it was written. The user's current instruction always wins over a memory: when they disagree, follow the user and, in the same turn, write the corrected fact with memory_write and supersedes:[the old id]. When two memories disagree, the newer one wins; supersede the older one.
+</memory-auto>"""
+
+
+@dataclass(frozen=True)
+class Stats:
+    """The stats line of ``MEMORY.md``: the only part of it that is ever read back."""
+
+    entries: int = 0
+    since_last: int = 0
+    last_consolidated: str = "never"
+
+
+def parse_stats(text: str) -> Stats | None:
+    match = _STATS_RE.search(text)
+    if match is None:
+        return None
+    return Stats(int(match["entries"]), int(match["since"]), match["last"])
+
+
+def advance_watermark(previous: Stats | None, entries_now: int) -> Stats:
+    """``sinceLast`` grows by the delta in entry count, never below 0; missing file → 0."""
+    if previous is None:
+        return Stats(entries_now, 0)
+    delta = max(0, entries_now - previous.entries)
+    return Stats(entries_now, previous.since_last + delta, previous.last_consolidated)
+
+
+def keyword_rows(entries: Sequence[Entry], recalls: Mapping[str, int]) -> list[KeywordRow]:
+    from pi_memory.keywords import collect_keywords
+
+    return collect_keywords(entries, recalls, cap=KEYWORD_CAP)
+
+
+def counted_line(row: KeywordRow) -> str:
+    return f"#{row.keyword} ({row.count})" if row.count > 1 else f"#{row.keyword}"
+
+
+def render_memory_md(rows: Sequence[KeywordRow], stats: Stats) -> str:
+    head = [
+        HEADER_LINE,
+        f"<!-- stats: entries={stats.entries} keywords={len(rows)} "
+        f"sinceLast={stats.since_last} lastConsolidated={stats.last_consolidated} -->",
+    ]
+    return "\n".join(head + [counted_line(row) for row in rows]) + "\n"
+
+
+def more_marker(n: int) -> str:
+    return f'(+{n} more — memory_search mode:"keyword")'
+
+
+def _pack(words: Sequence[str]) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in words:
+        if current and len(current) + 1 + len(word) > CONTINUATION_WIDTH:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(current)
+    return lines
+
+
+def render_keyword_table(rows: Sequence[KeywordRow], budget: int) -> list[str]:
+    """The table trimmed to ``budget`` characters (newlines counted), in three stages.
+
+    1. Every keyword on its own counted line, if that fits.
+    2. Otherwise the top keywords keep their counted lines and the rest are
+       packed onto continuation lines without counts (a count is the least
+       useful part of a line); as many counted lines as still let every
+       keyword fit.
+    3. If even that cannot fit, the counted lines take at most half the
+       budget, the rest is packed while it fits, and a final line says how
+       many keywords were left out and how to find them.
+    """
+    counted = [counted_line(row) for row in rows]
+    bare = [f"#{row.keyword}" for row in rows]
+    counted_cost = [len(line) + 1 for line in counted]
+    bare_cost = [len(word) + 1 for word in bare]  # a space or a newline after each word
+    if sum(counted_cost) <= budget:
+        return counted
+    suffix = [0] * (len(rows) + 1)
+    for i in range(len(rows) - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + bare_cost[i]
+    prefix = 0
+    best = -1
+    for c in range(len(rows) + 1):
+        if prefix + suffix[c] <= budget:
+            best = c
+        if c < len(rows):
+            prefix += counted_cost[c]
+    if best >= 0:
+        return counted[:best] + _pack(bare[best:])
+    return _truncated_table(counted, counted_cost, bare, bare_cost, budget)
+
+
+def _truncated_table(
+    counted: list[str], counted_cost: list[int], bare: list[str], bare_cost: list[int], budget: int
+) -> list[str]:
+    reserve = len(more_marker(len(bare))) + 1
+    room = budget - reserve
+    c = used = 0
+    while c < len(counted) and used + counted_cost[c] <= room // 2:
+        used += counted_cost[c]
+        c += 1
+    k = c
+    while k < len(bare) and used + bare_cost[k] <= room:
+        used += bare_cost[k]
+        k += 1
+    return [*counted[:c], *_pack(bare[c:k]), more_marker(len(bare) - k)]
+
+
+def layer_block(label: str, entries: Sequence[Entry], recalls: Mapping[str, int], budget: int) -> str:
+    """``global — 7 memories, 24 keywords`` and the table, or ``""`` for an empty layer."""
+    live = [e for e in entries if e.live]
+    if not live:
+        return ""
+    rows = keyword_rows(entries, recalls)
+    memories = "memory" if len(live) == 1 else "memories"
+    keywords = "keyword" if len(rows) == 1 else "keywords"
+    head = f"{label} — {len(live)} {memories}, {len(rows)} {keywords}"
+    return "\n".join([head, *render_keyword_table(rows, budget)])
+
+
+def render_injection(blocks: Sequence[str]) -> str:
+    """The whole injected text: the contract, then one block per non-empty layer."""
+    present = [block for block in blocks if block]
+    if not present:
+        return ""
+    return "\n\n".join([CONTRACT, *present]) + "\n"
+
+
+def refresh_memory_md(
+    directory: Path, entries: Sequence[Entry], recalls: Mapping[str, int], *, reset: bool = False
+) -> None:
+    """Rewrite ``directory/MEMORY.md`` from ``entries`` (only when its bytes change).
+
+    ``reset`` marks a completed consolidation round. A layer with no entries
+    loses its ``MEMORY.md``. Call with the store lock held.
+    """
+    path = directory / INDEX_FILE
+    try:
+        old = path.read_text("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        old = None
+    if not entries:
+        if old is not None:
+            path.unlink()
+        return
+    stats = advance_watermark(parse_stats(old) if old is not None else None, len(entries))
+    if reset:
+        from datetime import datetime, timezone
+
+        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        stats = Stats(stats.entries, 0, now)
+    text = render_memory_md(keyword_rows(entries, recalls), stats)
+    if text != old:
+        from pi_memory.atomic import atomic_write_text
+
+        atomic_write_text(path, text)

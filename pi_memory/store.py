@@ -1,0 +1,298 @@
+"""The engine: one store of two layers, in either layout.
+
+Everything that changes a memory goes through here, under the layer's write
+lock: the write path of seed 000 (normalise, de-duplicate across the layer,
+bump ``seen``/``last`` in place or append, mark superseded rows), the usage
+log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
+(keywords, retrieval, staleness, detectors) do the deciding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
+from pi_memory.errors import EntryRejected, UsageError
+
+if TYPE_CHECKING:
+    from pi_memory.layouts import LayerStore
+    from pi_memory.retrieval import SearchResult
+
+USAGE_FILE: Final = "usage.json"
+LAYER_ALIASES: Final = {
+    "user": USER,
+    "global": USER,
+    "g": USER,
+    "project": PROJECT,
+    "proj": PROJECT,
+    "p": PROJECT,
+}
+
+
+def parse_layer(word: str) -> str:
+    """``user``/``global``/``g`` or ``project``/``proj``/``p``; anything else is an error."""
+    layer = LAYER_ALIASES.get(word.strip().lower())
+    if layer is None:
+        raise UsageError(
+            f"unknown layer {word!r}: use user (global, g) or project (proj, p)"
+        )
+    return layer
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the engine needs to know, resolved from ``memory.json`` and the environment."""
+
+    layout: str
+    dirs: Mapping[str, Path]
+    project_name: str
+    lock_timeout_ms: int = 5000
+    snapshot_keep: int = 5
+    review_months: int = 0
+    index_budget: int = 3000
+    inject_max_lines: int = 50
+    inject_max_bytes: int = 16384
+
+
+@dataclass(frozen=True)
+class WriteOutcome:
+    entry: Entry
+    deduped: bool
+    superseded: tuple[str, ...]
+    unknown_supersedes: tuple[str, ...]
+    dropped_keywords: int
+
+
+class Store:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._layers: dict[str, LayerStore] = {}
+
+    # -- reading ------------------------------------------------------------
+
+    def directory(self, layer: str) -> Path:
+        return self.settings.dirs[layer]
+
+    def layer(self, layer: str) -> LayerStore:
+        if layer not in self._layers:
+            from pi_memory.layouts import open_layer
+
+            self._layers[layer] = open_layer(self.settings.layout, layer, self.directory(layer))
+        return self._layers[layer]
+
+    def read(self, layer: str) -> list[Entry]:
+        return self.layer(layer).read()
+
+    def read_all(self) -> list[Entry]:
+        return [entry for layer in LAYERS for entry in self.read(layer)]
+
+    def recalls(self, layer: str) -> dict[str, int]:
+        from pi_memory.usage import parse_usage
+
+        try:
+            text = (self.directory(layer) / USAGE_FILE).read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return {}
+        return parse_usage(text)
+
+    # -- writing ------------------------------------------------------------
+
+    def lock(self, layer: str, op: str):  # type: ignore[no-untyped-def]  # StoreLock is a context manager
+        from pi_memory.lock import StoreLock
+
+        directory = self.directory(layer)
+        directory.mkdir(parents=True, exist_ok=True)
+        return StoreLock(directory, op, self.settings.lock_timeout_ms)
+
+    def default_file(self, layer: str) -> str:
+        return CATEGORY_FILES[layer][0]
+
+    def write(
+        self,
+        layer: str,
+        body: str,
+        keywords: Sequence[str],
+        *,
+        now: datetime,
+        file: str | None = None,
+        supersedes: Sequence[str] = (),
+        src: str = "user",
+    ) -> WriteOutcome:
+        """Seed 000's ``appendEntry``: validate, then de-duplicate or append, then supersede."""
+        from pi_memory.entry import format_time, new_id, normalize_memory_text
+        from pi_memory.keywords import sanitize_keywords
+
+        body = validate_body(body)
+        pick = sanitize_keywords(keywords)
+        if pick.keyword is None:
+            reasons = "; ".join(pick.issues) or "none given"
+            raise EntryRejected(f"no usable keyword ({reasons})")
+        bad = [s for s in supersedes if not is_id(s)]
+        if bad:
+            raise EntryRejected(f"supersedes takes entry ids like 20261011-a1b2, not {bad[0]!r}")
+        wanted = tuple(dict.fromkeys(supersedes))
+        target = self._target_file(layer, file)
+        stamp = format_time(now)
+        norm = normalize_memory_text(body)
+        store = self.layer(layer)
+        with self.lock(layer, "add"):
+            entries = store.read()
+            match = next(
+                (e for e in entries if e.live and normalize_memory_text(e.body) == norm), None
+            )
+            if match is not None:
+                merged = tuple(dict.fromkeys(match.supersedes + wanted))
+                stored = replace(
+                    match,
+                    seen=match.seen + 1,
+                    last=stamp,
+                    supersedes=tuple(s for s in merged if s != match.id),
+                )
+                store.update([stored])
+                entries = [stored if e.id == match.id else e for e in entries]
+            else:
+                fresh = Entry(
+                    id=new_id(now, {e.id for e in entries}),
+                    time=stamp,
+                    project=self.settings.project_name if layer == PROJECT else "",
+                    src=src,
+                    keyword=pick.keyword,
+                    body=body,
+                    layer=layer,
+                    file=target,
+                    supersedes=wanted,
+                )
+                stored = store.append(fresh)
+                entries = [*entries, stored]
+            known = {e.id: e for e in entries}
+            retired = [
+                replace(known[s], superseded_by=stored.id)
+                for s in wanted
+                if s in known and s != stored.id and known[s].live
+            ]
+            if retired:
+                store.update(retired)
+                by_id = {e.id: e for e in retired}
+                entries = [by_id.get(e.id, e) for e in entries]
+            store.refresh_index(entries, self.recalls(layer))
+        return WriteOutcome(
+            entry=stored,
+            deduped=match is not None,
+            superseded=tuple(e.id for e in retired),
+            unknown_supersedes=tuple(s for s in wanted if s not in known),
+            dropped_keywords=pick.dropped,
+        )
+
+    def _target_file(self, layer: str, file: str | None) -> str:
+        if self.settings.layout != "categories":
+            return ""
+        if not file:
+            return self.default_file(layer)
+        name = file if file.endswith(".md") else f"{file}.md"
+        for candidate in CATEGORY_FILES[layer]:
+            if candidate.lower() == name.lower():
+                return candidate
+        choices = ", ".join(CATEGORY_FILES[layer])
+        raise EntryRejected(f"{file} is not a category file of the {layer} layer ({choices})")
+
+    def refresh_indexes(self, layers: Sequence[str] = LAYERS) -> None:
+        """Rewrite each layer's ``MEMORY.md`` from its entries (session start, ``rebuild``)."""
+        for layer in layers:
+            store = self.layer(layer)
+            if not store.directory.is_dir():
+                continue
+            with self.lock(layer, "rebuild"):
+                store.refresh_index(store.read(), self.recalls(layer))
+
+    # -- injecting ----------------------------------------------------------
+
+    def label(self, layer: str) -> str:
+        return "global" if layer == USER else f"project: {self.settings.project_name}"
+
+    def injection(self, max_chars: int | None = None) -> str:
+        """What the host puts in the prompt at session start ("" when nothing is stored)."""
+        if self.settings.layout != "categories":
+            return self._files_injection()
+        from pi_memory.index import layer_block, render_injection
+        from pi_memory.sanitize import sanitize_for_injection
+
+        layers = [(layer, self.read(layer), self.recalls(layer)) for layer in LAYERS]
+        budget = self.settings.index_budget
+        while True:
+            blocks = [
+                sanitize_for_injection(layer_block(self.label(layer), entries, recalls, budget))
+                for layer, entries, recalls in layers
+            ]
+            text = render_injection(blocks)
+            if max_chars is None or len(text) <= max_chars or budget <= 200:
+                return text
+            budget = max(200, budget * max_chars // len(text) - 100)
+
+    def _files_injection(self) -> str:
+        """The ``files`` layout's ``memory_index`` window of each layer's ``MEMORY.md``."""
+        from pi_memory.inject_window import build_index_section, read_index
+
+        parts = []
+        for layer in (PROJECT, USER):
+            section = build_index_section(
+                read_index(self.directory(layer)),
+                self.settings.inject_max_lines,
+                self.settings.inject_max_bytes,
+            )
+            if section.strip():
+                parts.append(f'<memory_index layer="{layer}">\n{section.rstrip()}\n</memory_index>')
+        return "\n\n".join(parts) + "\n" if parts else ""
+
+    # -- searching ----------------------------------------------------------
+
+    def search(
+        self, query: str, *, mode: str = "keyword", page: int = 1, now: datetime
+    ) -> SearchResult:
+        from pi_memory.retrieval import search
+
+        result = search(
+            self.read_all(), query, mode=mode, page=page, now=now,
+            review_months=self.settings.review_months,
+        )
+        self._credit(query, result)
+        return result
+
+    def _credit(self, query: str, result: SearchResult) -> None:
+        """Credit the keywords that found something; a failure here never fails a search."""
+        from pi_memory.usage import apply_credits, credited_keywords, render_usage
+
+        for layer in LAYERS:
+            hits = [hit for hit in result.hits if hit.entry.layer == layer]
+            keywords = credited_keywords(query, hits, result.mode, result.page, result.fallback)
+            if not keywords:
+                continue
+            try:
+                from pi_memory.atomic import atomic_write_text
+
+                with self.lock(layer, "usage"):
+                    counts = apply_credits(self.recalls(layer), keywords)
+                    atomic_write_text(self.directory(layer) / USAGE_FILE, render_usage(counts))
+            except (OSError, TimeoutError):
+                continue
+
+
+_BOUNDARY_HINT: Final = "<!-- mid:"
+
+
+def validate_body(body: str) -> str:
+    """The body as it will be stored, or :class:`EntryRejected` with the reason."""
+    from pi_memory.integrity import truncation_issue
+
+    text = body.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if not text:
+        raise EntryRejected("the memory body is empty")
+    if _BOUNDARY_HINT in text or "-->" in text:
+        raise EntryRejected("the body may not contain an HTML comment marker (<!-- or -->)")
+    issue = truncation_issue(text)
+    if issue is not None:
+        raise EntryRejected(f"rejected as truncated: {issue}")
+    return text
