@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from pi_memory.duplicates import age_key
 from pi_memory.entry import Entry, normalize_memory_text
 from pi_memory.similarity import (
     PrefixIndex,
@@ -102,7 +103,7 @@ def _judge(x: _Features, y: _Features) -> ConflictPair | None:
     shared = x.keywords.keys() & y.keywords.keys()
     if not shared or x.norm == y.norm:
         return None
-    old, new = (x, y) if (x.entry.time, x.entry.id) <= (y.entry.time, y.entry.id) else (y, x)
+    old, new = (x, y) if age_key(x.entry) <= age_key(y.entry) else (y, x)
     words = jaccard(old.words, new.words)
     numeric = bool(old.numbers and new.numbers and old.numbers != new.numbers)
     if numeric:

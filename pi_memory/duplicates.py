@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.entry import Entry, normalize_memory_text
+from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
 from pi_memory.similarity import (
     PrefixIndex,
     jaccard,
@@ -80,8 +80,13 @@ def _features(entry: Entry) -> _Features:
     )
 
 
-def _age(entry: Entry) -> tuple[str, str]:
-    return (entry.time, entry.id)
+def age_key(entry: Entry) -> tuple[str, str]:
+    """Oldest first: the time as ``YYYY-MM-DD HH:MM:SS`` (unreadable sorts oldest), then the id."""
+    text = entry.time
+    if not (len(text) == 19 and text[10] == " "):
+        parsed = parse_time(text)
+        text = format_time(parsed) if parsed is not None else ""
+    return (text, entry.id)
 
 
 def _judge(x: _Features, y: _Features) -> DuplicatePair | None:
@@ -102,7 +107,7 @@ def _judge(x: _Features, y: _Features) -> DuplicatePair | None:
         score = TOKEN_WEIGHT * token + KEYWORD_WEIGHT * keyword
         if score < MIN_SCORE:
             return None
-    older, newer = (x, y) if _age(x.entry) <= _age(y.entry) else (y, x)
+    older, newer = (x, y) if age_key(x.entry) <= age_key(y.entry) else (y, x)
     return DuplicatePair(
         a=older.entry.id,
         b=newer.entry.id,

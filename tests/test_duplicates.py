@@ -1,0 +1,203 @@
+from __future__ import annotations
+
+import pytest
+
+from pi_memory.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
+from pi_memory.entry import Entry
+from pi_memory.similarity import PrefixIndex, jaccard, keyword_set, number_list, tokens
+from tests.similarity_stores import random_store, shuffled
+
+
+def entry(
+    entry_id: str,
+    body: str,
+    keyword: str = "deploy",
+    *,
+    time: str = "",
+    layer: str = "project",
+    superseded_by: str = "",
+) -> Entry:
+    return Entry(
+        id=entry_id,
+        time=time or f"2026-10-{entry_id[6:8]} 10:00:00",
+        project="p",
+        src="user",
+        keyword=keyword,
+        body=body,
+        layer=layer,
+        file="DECISIONS.md",
+        superseded_by=superseded_by,
+    )
+
+
+def test_tokens_are_lowercased_words_and_han_bigrams() -> None:
+    assert tokens("Deploy with `rsync --delete`; port 3000.") == {
+        "deploy",
+        "with",
+        "rsync",
+        "delete",
+        "port",
+        "3000",
+    }
+    assert tokens("部署脚本 uses pnpm") == {"部署", "署脚", "脚本", "uses", "pnpm"}
+    assert tokens("用") == {"用"}
+    assert tokens("... —— !!") == frozenset()
+
+
+def test_numbers_keep_versions_whole() -> None:
+    assert number_list("node 18.2.1 on port 3000, then port 3000 again") == ["18.2.1", "3000"]
+
+
+def test_jaccard_and_canonical_keywords() -> None:
+    assert jaccard({"a", "b"}, {"b", "c"}) == pytest.approx(1 / 3)
+    assert jaccard(set(), set()) == 0.0
+    assert keyword_set(["Dev-Server", "dev server", "dev_server", "Dev.Server/"]) == {"devserver"}
+
+
+def test_rewording_with_the_same_keyword_is_a_pair() -> None:
+    old = entry("20261001-aaaa", "Deploy goes through rsync to the staging host.")
+    new = entry("20261020-bbbb", "Deploy goes through rsync to the staging server.")
+    # tokens: 7 shared of 9; keywords equal → 0.6 * 7 / 9 + 0.4 * 1
+    assert find_duplicates([new, old]) == [
+        DuplicatePair(
+            a="20261001-aaaa",
+            b="20261020-bbbb",
+            layer="project",
+            score=0.6 * (7 / 9) + 0.4,
+            token=7 / 9,
+            shared=("deploy",),
+        )
+    ]
+
+
+def test_keyword_spelling_does_not_matter_and_shared_is_spelled_as_the_older() -> None:
+    old = entry("20261001-aaaa", "Deploy goes through rsync to the staging host.", "Dev-Server")
+    new = entry("20261020-bbbb", "Deploy goes through rsync to the staging server.", "dev server")
+    [pair] = find_duplicates([old, new])
+    assert pair.shared == ("Dev-Server",)
+
+
+def test_different_numbers_are_different_facts() -> None:
+    a = entry("20261001-aaaa", "The dev server listens on port 80.")
+    b = entry("20261002-bbbb", "The dev server listens on port 81.")
+    assert find_duplicates([a, b]) == []
+
+
+def test_numbers_on_one_side_only_do_not_block() -> None:
+    a = entry("20261001-aaaa", "The dev server listens on port 80 of the staging host")
+    b = entry("20261002-bbbb", "The dev server listens on port of the staging host")
+    assert len(find_duplicates([a, b])) == 1
+
+
+def test_token_threshold_without_a_shared_keyword() -> None:
+    # Different keywords: score = 0.6 * token, so token must reach 5/6.
+    a = entry("20261001-aaaa", "one two three four five six", "alpha")
+    b = entry("20261002-bbbb", "one two three four five six seven", "beta")  # 6/7
+    c = entry("20261003-cccc", "one two three four five six seven eight", "gamma")  # 6/8 with a
+    pairs = find_duplicates([a, b, c])
+    assert [(p.a, p.b) for p in pairs] == [
+        ("20261002-bbbb", "20261003-cccc"),  # 7/8
+        ("20261001-aaaa", "20261002-bbbb"),  # 6/7
+    ]
+
+
+def test_token_below_045_is_not_a_pair_even_with_the_same_keyword() -> None:
+    a = entry("20261001-aaaa", "alpha beta gamma delta eps")
+    b = entry("20261002-bbbb", "alpha beta gamma zeta eta theta")  # 3/8 = 0.375
+    assert find_duplicates([a, b]) == []
+    c = entry("20261003-cccc", "alpha beta gamma delta zeta")  # 4/6 with a
+    assert [(p.a, p.b) for p in find_duplicates([a, c])] == [("20261001-aaaa", "20261003-cccc")]
+
+
+def test_identical_bodies_score_one_even_without_tokens() -> None:
+    a = entry("20261001-aaaa", "...", "alpha")
+    b = entry("20261002-bbbb", "!!", "beta")
+    c = entry("20261003-cccc", "Use PNPM", "gamma")
+    d = entry("20261004-dddd", "use  pnpm.", "delta")
+    pairs = find_duplicates([a, b, c, d])
+    assert [(p.a, p.b, p.score, p.token, p.shared) for p in pairs] == [
+        ("20261001-aaaa", "20261002-bbbb", 1.0, 1.0, ()),
+        ("20261003-cccc", "20261004-dddd", 1.0, 1.0, ()),
+    ]
+
+
+def test_superseded_rows_and_other_layers_are_not_compared() -> None:
+    body = "Deploy goes through rsync to the staging host."
+    live = entry("20261001-aaaa", body)
+    dead = entry("20261002-bbbb", body, superseded_by="20261003-cccc")
+    other = entry("20261004-dddd", body, layer="user")
+    assert find_duplicates([live, dead, other]) == []
+    again = entry("20261005-eeee", body, layer="user")
+    assert [(p.a, p.b, p.layer) for p in find_duplicates([live, other, again])] == [
+        ("20261004-dddd", "20261005-eeee", "user")
+    ]
+
+
+def test_older_first_by_time_then_id() -> None:
+    body = "Deploy goes through rsync to the staging host."
+    late_id = entry("20261009-zzzz", body, time="2026-01-01 00:00:00")
+    early_id = entry("20261001-aaaa", body, time="2026-02-01 00:00:00")
+    [pair] = find_duplicates([early_id, late_id])
+    assert (pair.a, pair.b) == ("20261009-zzzz", "20261001-aaaa")
+    same_time = [
+        entry(i, body, time="2026-01-01 00:00:00") for i in ("20261002-bbbb", "20261001-cccc")
+    ]
+    [pair] = find_duplicates(same_time)
+    assert (pair.a, pair.b) == ("20261001-cccc", "20261002-bbbb")
+
+
+def test_limit_keeps_the_best() -> None:
+    store = random_store(7, 200)
+    full = find_duplicates(store)
+    assert len(full) > 3
+    assert find_duplicates(store, limit=3) == full[:3]
+    assert find_duplicates(store, limit=0) == []
+
+
+def test_han_bigrams_make_chinese_rewordings_pairs() -> None:
+    a = entry("20261001-aaaa", "部署前先备份上一个版本", "部署")
+    b = entry("20261002-bbbb", "部署前先备份上个版本", "部署")
+    [pair] = find_duplicates([a, b])
+    assert pair.token == pytest.approx(8 / 11)
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_fast_path_equals_the_definition(seed: int) -> None:
+    store = random_store(seed)
+    assert find_duplicates(store) == find_duplicates_bruteforce(store)
+
+
+def test_adversarial_stores_produce_pairs_on_every_path() -> None:
+    # The comparisons above must not pass vacuously: the generated stores
+    # contain identical bodies, rewordings and number-guarded templates.
+    found = [find_duplicates(random_store(seed)) for seed in range(40)]
+    pairs = [pair for store in found for pair in store]
+    assert any(p.score == 1.0 for p in pairs)
+    assert any(p.score < 1.0 for p in pairs)
+    assert any(p.layer == "user" for p in pairs)
+    assert any(p.layer == "project" for p in pairs)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_order_does_not_depend_on_input_order(seed: int) -> None:
+    store = random_store(1000 + seed)
+    assert find_duplicates(shuffled(store, seed)) == find_duplicates(store)
+
+
+def test_templates_differing_only_in_a_number_are_exact_and_never_pairs() -> None:
+    store = [
+        entry(f"2026100{1 + i % 9}-{i:04x}", f"The dev server listens on port {8000 + i}.")
+        for i in range(400)
+    ]
+    assert find_duplicates(store) == find_duplicates_bruteforce(store) == []
+
+
+def test_prefix_index_finds_every_pair_at_the_threshold() -> None:
+    # |x ∩ y| = 9, |x ∪ y| = 20: exactly at the threshold, the tightest case.
+    x = {f"w{i}" for i in range(15)}
+    y = {f"w{i}" for i in range(6, 20)}
+    assert jaccard(x, y) == 0.45
+    ranks = {f"w{i}": i for i in range(20)}
+    index = PrefixIndex(0.45, ranks)
+    index.add(1, y)
+    assert index.probe(x) == {1}
