@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import pytest
+
+from pi_memory.conflicts import ConflictPair, find_conflicts, find_conflicts_bruteforce
+from tests.similarity_stores import random_store, shuffled
+from tests.test_duplicates import entry
+
+
+def test_a_diverged_number_is_a_conflict_older_first() -> None:
+    new = entry("20261002-bbbb", "The dev server listens on port 8080.", "dev-server")
+    old = entry("20261001-aaaa", "The dev server listens on port 3000.", "dev-server")
+    # tokens with numbers: 6 shared of 8 → 0.75; confidence 0.5 + 0.5 * 0.75
+    assert find_conflicts([new, old]) == [
+        ConflictPair(
+            older="20261001-aaaa",
+            newer="20261002-bbbb",
+            layer="project",
+            shared="dev-server",
+            values=("3000", "8080"),
+            confidence=0.875,
+            similarity=0.75,
+            numeric=True,
+        )
+    ]
+
+
+def test_no_shared_keyword_no_conflict() -> None:
+    a = entry("20261001-aaaa", "The dev server listens on port 3000.", "dev-server")
+    b = entry("20261002-bbbb", "The dev server listens on port 8080.", "api")
+    assert find_conflicts([a, b]) == []
+
+
+def test_keywords_match_by_canonical_key() -> None:
+    a = entry("20261001-aaaa", "The dev server listens on port 3000.", "Dev Server")
+    b = entry("20261002-bbbb", "The dev server listens on port 8080.", "dev_server")
+    [pair] = find_conflicts([a, b])
+    assert pair.shared == "Dev Server"
+
+
+def test_identical_bodies_are_left_to_the_duplicate_detector() -> None:
+    a = entry("20261001-aaaa", "Use pnpm for installs.")
+    b = entry("20261002-bbbb", "use  PNPM for installs")
+    assert find_conflicts([a, b]) == []
+
+
+def test_replaced_words_are_a_conflict_with_those_words_as_values() -> None:
+    a = entry("20261001-aaaa", "Use pnpm for installs", "installs")
+    b = entry("20261002-bbbb", "Use npm for installs", "installs")
+    [pair] = find_conflicts([a, b])
+    assert (pair.values, pair.numeric) == (("pnpm", "npm"), False)
+    assert pair.similarity == pytest.approx(3 / 5)
+    assert pair.confidence == pytest.approx(0.3)
+
+
+def test_an_addition_is_an_elaboration_not_a_conflict() -> None:
+    a = entry("20261001-aaaa", "Use pnpm for installs")
+    b = entry("20261002-bbbb", "Use pnpm for installs in CI")
+    assert find_conflicts([a, b]) == []
+
+
+def test_unrelated_bodies_under_one_keyword_are_not_a_conflict() -> None:
+    a = entry("20261001-aaaa", "Deploy with rsync --delete; back up the previous release first 2")
+    b = entry("20261002-bbbb", "Deploys happen on Fridays after 5")
+    assert find_conflicts([a, b]) == []
+
+
+def test_a_number_on_one_side_only_is_judged_by_words() -> None:
+    a = entry("20261001-aaaa", "Builds run on node 18")
+    b = entry("20261002-bbbb", "Builds run on node")
+    assert find_conflicts([a, b]) == []
+
+
+def test_numbers_rank_first_then_similarity() -> None:
+    store = [
+        entry("20261001-aaaa", "Use pnpm for installs", "installs"),
+        entry("20261002-bbbb", "Use npm for installs", "installs"),
+        entry("20261003-cccc", "API timeout is 30 seconds for the staging host", "timeout"),
+        entry("20261004-dddd", "API timeout is 60 seconds", "timeout"),
+        entry("20261005-eeee", "The dev server listens on port 3000.", "dev-server"),
+        entry("20261006-ffff", "The dev server listens on port 8080.", "dev-server"),
+    ]
+    pairs = find_conflicts(store)
+    assert [(p.older, p.newer, p.numeric) for p in pairs] == [
+        ("20261005-eeee", "20261006-ffff", True),
+        ("20261003-cccc", "20261004-dddd", True),
+        ("20261001-aaaa", "20261002-bbbb", False),
+    ]
+    assert pairs[1].values == ("30", "60")
+
+
+def test_superseded_rows_and_other_layers_are_ignored() -> None:
+    a = entry(
+        "20261001-aaaa", "The dev server listens on port 3000.", superseded_by="20261002-bbbb"
+    )
+    b = entry("20261002-bbbb", "The dev server listens on port 8080.")
+    c = entry("20261003-cccc", "The dev server listens on port 9090.", layer="user")
+    assert find_conflicts([a, b, c]) == []
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_fast_path_equals_the_definition(seed: int) -> None:
+    store = random_store(seed)
+    assert find_conflicts(store) == find_conflicts_bruteforce(store)
+
+
+def test_one_large_keyword_group_goes_through_the_index_and_stays_exact() -> None:
+    words = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+    store = [
+        entry(
+            f"2026100{1 + i % 9}-{i:04x}",
+            " ".join(words[(i + k) % 8] for k in range(i % 5 + 2)) + f" {i % 7}",
+            "one-keyword",
+        )
+        for i in range(300)
+    ]
+    fast = find_conflicts(store)
+    assert fast == find_conflicts_bruteforce(store)
+    assert any(p.numeric for p in fast)
+    assert any(not p.numeric for p in fast)
+
+
+def test_random_stores_produce_both_kinds() -> None:
+    pairs = [pair for seed in range(40) for pair in find_conflicts(random_store(seed))]
+    assert any(p.numeric for p in pairs)
+    assert any(not p.numeric for p in pairs)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_order_does_not_depend_on_input_order(seed: int) -> None:
+    store = random_store(2000 + seed)
+    assert find_conflicts(shuffled(store, seed)) == find_conflicts(store)
+
+
+def test_limit_keeps_the_best() -> None:
+    store = random_store(11, 250)
+    full = find_conflicts(store)
+    assert len(full) > 2
+    assert find_conflicts(store, limit=2) == full[:2]
