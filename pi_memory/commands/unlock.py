@@ -1,0 +1,89 @@
+"""``python -m pi_memory unlock``: remove a lock file nobody will release.
+
+The lock is never taken over automatically, so a holder that crashed leaves
+it for a person to clear. This command shows who holds it, refuses a holder
+that is provably still running on this host unless ``--force``, asks before
+removing anything, and removes it without ever deleting a lock that replaced
+the one that was shown.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Final
+
+from pi_memory import lock, output
+
+NO_LOCK: Final = "No lock present."
+CONFIRM_TITLE: Final = "Memory lock"
+CONFIRM_HELD: Final = (
+    "Remove the memory lock file? It is held by {holder}."
+    " Only do this if no memory operation is running."
+)
+CONFIRM_OTHER: Final = (
+    "Remove the memory lock file? Only do this if no memory operation is running."
+)
+REMOVED: Final = "Memory lock removed."
+DECLINED: Final = "Memory lock left in place."
+FAILURE: Final = "Failed to remove memory lock: {message}"
+
+
+def run(
+    directory: Path,
+    *,
+    yes: bool,
+    force: bool,
+    answer: Callable[[str], str] | None,
+) -> int:
+    """Show the holder, confirm, remove. ``answer`` asks a person; None means no terminal."""
+    status = lock.read_lock_status(directory)
+    if status.kind == lock.ABSENT:
+        output.write_line(NO_LOCK)
+        return 0
+    output.write_line(lock.status_line(status))
+    if lock.holder_alive(status) and not force:
+        output.error_line(
+            f"Refusing to remove the memory lock: its holder {lock.describe_holder(status)}"
+            " is still running on this host — pass --force to remove it anyway"
+        )
+        return 1
+    if not yes:
+        if answer is None:
+            output.error_line(
+                "Refusing to remove the memory lock without confirmation:"
+                " no terminal to ask on — pass --yes"
+            )
+            return 1
+        if not _confirmed(answer(confirm_prompt(status))):
+            output.write_line(DECLINED)
+            return 1
+    return _remove(directory, status)
+
+
+def confirm_prompt(status: lock.LockStatus) -> str:
+    if status.kind == lock.HELD:
+        question = CONFIRM_HELD.format(holder=lock.describe_holder(status))
+    else:
+        question = CONFIRM_OTHER
+    return f"{CONFIRM_TITLE}: {question} [y/N] "
+
+
+def _confirmed(reply: str) -> bool:
+    return reply.strip().lower() in ("y", "yes")
+
+
+def _remove(directory: Path, status: lock.LockStatus) -> int:
+    try:
+        lock.break_lock(directory, expected=status)
+    except FileNotFoundError:
+        # Released while the person was reading the question.
+        output.write_line(NO_LOCK)
+        return 0
+    except lock.LockChangedError as error:
+        output.error_line(str(error))
+        return 1
+    except OSError as error:
+        output.error_line(FAILURE.format(message=error))
+        return 1
+    output.write_line(REMOVED)
+    return 0
