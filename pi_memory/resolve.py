@@ -5,21 +5,37 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.store import Settings, Store
 
+if TYPE_CHECKING:
+    from pi_memory.config import Config, LoadedConfig
 
-def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
-    from pi_memory.config import CATEGORIES, load_config
-    from pi_memory.errors import ConfigError
+
+def load(cwd: Path, env: Mapping[str, str]) -> LoadedConfig:
     from pi_memory import paths
+    from pi_memory.config import load_config
 
     root = paths.project_root(cwd)
-    loaded = load_config(cwd, env, home=paths.home_dir(env), project_root=root)
+    return load_config(cwd, env, home=paths.home_dir(env), project_root=root)
+
+
+def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
+    from pi_memory.errors import ConfigError
+
+    loaded = load(cwd, env)
     if loaded.errors:
         raise ConfigError("memory.json: " + "; ".join(loaded.errors))
-    cfg = loaded.config
+    return settings_from(loaded.config, cwd)
+
+
+def settings_from(cfg: Config, cwd: Path) -> Settings:
+    from pi_memory import paths
+    from pi_memory.config import CATEGORIES
+
+    root = paths.project_root(cwd)
     if cfg.layout == CATEGORIES:
         dirs = {USER: Path(cfg.auto_dir), PROJECT: root / ".pi" / "agent" / "memory-auto"}
         name = root.name or str(root)
@@ -42,3 +58,12 @@ def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
 
 def open_store(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Store:
     return Store(load_settings(cwd or Path(os.getcwd()), os.environ if env is None else env))
+
+
+def load_for_show() -> tuple[LoadedConfig, Store | None]:
+    """The configuration and, unless it is unusable, the store (``show`` reports both)."""
+    cwd = Path(os.getcwd())
+    loaded = load(cwd, os.environ)
+    if loaded.errors:
+        return loaded, None
+    return loaded, Store(settings_from(loaded.config, cwd))

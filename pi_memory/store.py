@@ -199,6 +199,19 @@ class Store:
         choices = ", ".join(CATEGORY_FILES[layer])
         raise EntryRejected(f"{file} is not a category file of the {layer} layer ({choices})")
 
+    def rebuild(self, layer: str) -> tuple[int, int, int]:
+        """Persist the read-path keyword repair and regenerate ``MEMORY.md``.
+
+        Returns ``(collapsed, repaired, entries)``.
+        """
+        store = self.layer(layer)
+        with self.lock(layer, "rebuild"):
+            repair = getattr(store, "repair_keywords", None)
+            collapsed, repaired = repair() if repair is not None else (0, 0)
+            entries = store.read()
+            store.refresh_index(entries, self.recalls(layer))
+        return collapsed, repaired, len(entries)
+
     def refresh_indexes(self, layers: Sequence[str] = LAYERS) -> None:
         """Rewrite each layer's ``MEMORY.md`` from its entries (session start, ``rebuild``)."""
         for layer in layers:

@@ -1,0 +1,21 @@
+"""``compact <layer>``: the model-driven consolidation round of one layer.
+
+It needs a model (``consolidate.model`` or ``defaults.model`` in memory.json);
+without one nothing is touched and the command says what to configure.
+"""
+
+from __future__ import annotations
+
+
+def run_compact(*, layer: str) -> int:
+    from pi_memory.errors import ConfigError
+    from pi_memory.resolve import open_store
+    from pi_memory.store import parse_layer
+
+    name = parse_layer(layer)
+    open_store()  # the layer and the configuration must both be usable
+    raise ConfigError(
+        f"compact {name}: consolidation needs a model, and model calls are not available "
+        "in this version; the store is untouched (duplicates and conflicts are listed by "
+        "python -m pi_memory show)"
+    )

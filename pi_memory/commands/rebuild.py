@@ -1,0 +1,23 @@
+"""``rebuild <layer>``: persist the keyword repair of one layer and regenerate its ``MEMORY.md``.
+
+Without a model this is seed 000's deterministic part: malformed tags are
+repaired and legacy 1-3 keyword rows collapse to their first valid keyword
+(reported as ``collapsed``), with a ``.bak`` of every rewritten file.
+"""
+
+from __future__ import annotations
+
+
+def run_rebuild(*, layer: str) -> int:
+    from pi_memory.output import write_line
+    from pi_memory.resolve import open_store
+    from pi_memory.store import parse_layer
+
+    name = parse_layer(layer)
+    store = open_store()
+    collapsed, repaired, total = store.rebuild(name)
+    write_line(
+        f"rebuilt {name} layer: {total} memories · collapsed {collapsed} · "
+        f"repaired {repaired} · MEMORY.md regenerated"
+    )
+    return 0

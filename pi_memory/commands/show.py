@@ -1,0 +1,154 @@
+"""``show``: both layers' keyword tables, counts, watermark, health and lock (seed 000's ``/memory``).
+
+With the ``files`` layout it prints seed 004's seven-line status for each layer
+instead of a keyword table; the health block is the same for both layouts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pi_memory.entry import LAYERS, USER, Entry
+
+if TYPE_CHECKING:
+    from pi_memory.health import LayerHealth
+    from pi_memory.keywords import KeywordRow
+    from pi_memory.store import Store
+
+
+@dataclass(frozen=True)
+class LayerView:
+    layer: str
+    label: str
+    directory: str
+    entries: tuple[Entry, ...]
+    rows: tuple[KeywordRow, ...]
+    since_last: int
+    last_consolidated: str
+    lock: str
+    health: LayerHealth
+
+
+def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
+    from pi_memory.conflicts import find_conflicts
+    from pi_memory.duplicates import find_duplicates
+    from pi_memory.health import layer_health
+    from pi_memory.index import INDEX_FILE, keyword_rows, parse_stats
+    from pi_memory.lock import describe_status, read_lock_status
+    from pi_memory.staleness import stale_label
+
+    directory = store.directory(layer)
+    entries = store.read(layer)
+    recalls = store.recalls(layer)
+    stale: dict[str, int] = {}
+    for entry in entries:
+        if stale_label(entry, now, store.settings.review_months):
+            stale[entry.file] = stale.get(entry.file, 0) + 1
+    try:
+        stats = parse_stats((directory / INDEX_FILE).read_text("utf-8", "replace"))
+    except OSError:
+        stats = None
+    health = layer_health(
+        layer, entries, recalls, stale, find_duplicates(entries), find_conflicts(entries)
+    )
+    return LayerView(
+        layer=layer,
+        label=store.label(layer),
+        directory=str(directory),
+        entries=tuple(entries),
+        rows=tuple(keyword_rows(entries, recalls)),
+        since_last=stats.since_last if stats else 0,
+        last_consolidated=stats.last_consolidated if stats else "never",
+        lock=describe_status(read_lock_status(directory)),
+        health=health,
+    )
+
+
+def render_view(view: LayerView, consolidate_every: int) -> list[str]:
+    from pi_memory.health import render_health
+    from pi_memory.index import counted_line
+
+    live = sum(1 for e in view.entries if e.live)
+    lines = [f"{view.label} — {_count(live, 'memory', 'memories')}, {_count(len(view.rows), 'keyword')}"]
+    lines.append(f"  dir: {view.directory}")
+    if not view.entries:
+        lines.append("  (no memories yet)")
+        return lines
+    counts: dict[str, int] = {}
+    for entry in view.entries:
+        counts[entry.file] = counts.get(entry.file, 0) + 1
+    lines.append("  files: " + " · ".join(f"{name} {n}" for name, n in counts.items()))
+    lines.append(
+        f"  consolidation: {view.since_last} new since the last round "
+        f"(a round is due at {consolidate_every}) · last consolidated {view.last_consolidated}"
+    )
+    lines.append(f"  lock: {view.lock}")
+    lines.extend(f"  {counted_line(row)}" for row in view.rows)
+    lines.extend(render_health(view.health, "user" if view.layer == USER else "project"))
+    return lines
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def view_json(view: LayerView) -> dict[str, Any]:
+    from pi_memory.health import health_json
+
+    return {
+        "directory": view.directory,
+        "memories": sum(1 for e in view.entries if e.live),
+        "superseded": sum(1 for e in view.entries if not e.live),
+        "keywords": len(view.rows),
+        "since_last": view.since_last,
+        "last_consolidated": view.last_consolidated,
+        "lock": view.lock,
+        "table": [
+            {"keyword": row.keyword, "count": row.count, "recalls": row.recalls}
+            for row in view.rows
+        ],
+        "health": health_json(view.health),
+    }
+
+
+def run_show(*, as_json: bool) -> int:
+    import os
+
+    from pi_memory.config import model_config_errors
+    from pi_memory.resolve import load_for_show
+
+    loaded, store = load_for_show()
+    problems = list(loaded.errors)
+    if store is not None:
+        problems += model_config_errors(loaded.config, os.environ)
+    lines = ["Memory: misconfigured", *(f"- {p}" for p in problems)] if problems else []
+    data: dict[str, Any] = {"misconfigured": bool(problems), "errors": problems}
+    if store is None:
+        lines.insert(1, "Dir: not initialized")
+        return _emit(lines, data, as_json)
+    now = datetime.now()
+    views = [layer_view(store, layer, now) for layer in LAYERS]
+    data["layout"] = store.settings.layout
+    data["layers"] = {view.layer: view_json(view) for view in views}
+    for view in views:
+        if lines:
+            lines.append("")
+        lines += render_view(view, loaded.config.consolidate_every)
+    lines += [f"note: {warning}" for warning in loaded.warnings]
+    return _emit(lines, data, as_json)
+
+
+def _emit(lines: Sequence[str], data: dict[str, Any], as_json: bool) -> int:
+    from pi_memory.output import write_line
+
+    if as_json:
+        import json
+
+        write_line(json.dumps(data, ensure_ascii=False))
+    else:
+        for line in lines:
+            write_line(line)
+    return 0

@@ -1,0 +1,139 @@
+"""``tool <name>``: an agent tool call. JSON arguments on stdin, one JSON result on stdout.
+
+The result is always ``{"ok": bool, "text": str}``: ``text`` is what the agent
+reads. A rejected call (bad arguments, truncated text, a held lock) is
+``ok: false`` with the reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Final
+
+
+class ToolArgumentError(ValueError):
+    pass
+
+
+def _text(args: Mapping[str, Any], key: str, *, required: bool = False, default: str = "") -> str:
+    value = args.get(key, None)
+    if value is None:
+        if required:
+            raise ToolArgumentError(f'"{key}" is required')
+        return default
+    if not isinstance(value, str):
+        raise ToolArgumentError(f'"{key}" must be a string')
+    return value
+
+
+def _strings(args: Mapping[str, Any], key: str) -> list[str]:
+    value = args.get(key, None)
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ToolArgumentError(f'"{key}" must be a string or a list of strings')
+
+
+def memory_write(args: Mapping[str, Any]) -> tuple[bool, str]:
+    from pi_memory.commands.write import describe_write
+    from pi_memory.resolve import open_store
+    from pi_memory.store import parse_layer
+
+    keywords = _strings(args, "keywords") or _strings(args, "keyword")
+    store = open_store()
+    outcome = store.write(
+        parse_layer(_text(args, "layer", default="project")),
+        _text(args, "body", required=True),
+        keywords,
+        now=datetime.now(),
+        file=_text(args, "file") or None,
+        supersedes=_strings(args, "supersedes"),
+        src=_text(args, "src", default="agent"),
+    )
+    return True, describe_write(outcome)
+
+
+def memory_search(args: Mapping[str, Any]) -> tuple[bool, str]:
+    from pi_memory.resolve import open_store
+    from pi_memory.retrieval import render_search
+
+    page = args.get("page", 1)
+    if not isinstance(page, int) or isinstance(page, bool) or page < 1:
+        raise ToolArgumentError('"page" must be a whole number from 1')
+    mode = _text(args, "mode", default="keyword")
+    if mode not in ("keyword", "tag", "recent", "all", "id"):
+        raise ToolArgumentError('"mode" is one of keyword, tag, recent, all, id')
+    result = open_store().search(
+        _text(args, "query"), mode=mode, page=page, now=datetime.now()
+    )
+    return True, render_search(result)
+
+
+def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
+    from pi_memory.entry import PROJECT
+    from pi_memory.errors import UsageError
+    from pi_memory.memory_tool import run_memory_tool
+    from pi_memory.resolve import open_store
+    from pi_memory.store import parse_layer
+
+    store = open_store()
+    if store.settings.layout != "files":
+        raise UsageError(
+            'the memory tool belongs to the "files" layout; this store uses '
+            f'"{store.settings.layout}" (use memory_write and memory_search)'
+        )
+    layer = parse_layer(_text(args, "layer", default=PROJECT))
+    result = run_memory_tool(store.layer(layer), args, datetime.now())  # type: ignore[arg-type]
+    return result.ok, result.text
+
+
+TOOLS: Final[dict[str, Callable[[Mapping[str, Any]], tuple[bool, str]]]] = {
+    "memory_write": memory_write,
+    "memory_search": memory_search,
+    "memory": memory,
+}
+
+
+def call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
+    """Run one tool; every failure becomes ``(False, reason)``."""
+    from pi_memory.errors import PiMemoryError
+
+    tool = TOOLS.get(name)
+    if tool is None:
+        return False, f"unknown tool {name!r}; tools: {', '.join(TOOLS)}"
+    try:
+        return tool(args)
+    except (PiMemoryError, ToolArgumentError) as exc:
+        return False, str(exc)
+    except Exception as exc:  # noqa: BLE001 - an agent gets a reason, the log gets the trace
+        from pi_memory.error_handler import log_exception
+
+        path = log_exception(f"tool {name}", exc)
+        return False, f"internal error: {type(exc).__name__}: {exc} (details in {path})"
+
+
+def run_tool(argv: Sequence[str]) -> int:
+    import json
+
+    from pi_memory.errors import UsageError
+    from pi_memory.output import write_line
+
+    if len(argv) != 1:
+        raise UsageError("usage: python -m pi_memory tool NAME  (JSON arguments on stdin)")
+    raw = "" if sys.stdin is None else sys.stdin.read()
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        ok, text = False, f"arguments are not JSON: {exc.msg} (line {exc.lineno})"
+    else:
+        if isinstance(args, dict):
+            ok, text = call_tool(argv[0], args)
+        else:
+            ok, text = False, "arguments must be a JSON object"
+    write_line(json.dumps({"ok": ok, "text": text}, ensure_ascii=False))
+    return 0
