@@ -1,0 +1,78 @@
+"""Make stored text safe to inject into a host prompt.
+
+Every string that reaches a prompt — index lines, keyword tables, entry names
+and bodies — passes through :func:`sanitize_for_injection`, so that no memory
+can close or forge a host tag (``</relevant_memories>``, ``<system>``…) or hide
+text behind invisible and bidi characters. Files on disk are never rewritten:
+sanitising happens at injection time only.
+
+The result is a fixed point (``sanitize(sanitize(x)) == sanitize(x)``): ``&`` is
+left alone, so a value replayed from a transcript never drifts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import re
+
+#: Every code point of Unicode general category Cf (format characters), as
+#: inclusive ranges, taken from Unicode 15.1. A table instead of a scan of
+#: ``unicodedata`` keeps start-up cheap, and it also covers format characters that
+#: an older Python's Unicode database does not know yet (the tests check it
+#: against the running interpreter's database).
+FORMAT_CHAR_RANGES: Final[tuple[tuple[int, int], ...]] = (
+    (0x00AD, 0x00AD),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+)
+
+_pattern: re.Pattern[str] | None = None
+
+
+def _format_chars() -> re.Pattern[str]:
+    """The compiled character class, built on first use (hooks that inject nothing skip it)."""
+    global _pattern  # noqa: PLW0603 -- a module-level cache of a compiled constant
+    if _pattern is None:
+        import re  # noqa: PLC0415 -- compiled once, on first use
+
+        parts = "".join(
+            f"\\U{low:08x}" if low == high else f"\\U{low:08x}-\\U{high:08x}"
+            for low, high in FORMAT_CHAR_RANGES
+        )
+        _pattern = re.compile(f"[{parts}]")
+    return _pattern
+
+
+def strip_invisible_chars(text: str) -> str:
+    """``text`` without Unicode format characters (zero-width, bidi controls, BOM, tags…)."""
+    if text.isascii():
+        return text
+    return _format_chars().sub("", text)
+
+
+def sanitize_for_injection(text: str) -> str:
+    """``text`` without format characters and with ``<`` / ``>`` escaped; nothing else changes."""
+    text = strip_invisible_chars(text)
+    if "<" in text or ">" in text:
+        text = text.replace("<", "&lt;").replace(">", "&gt;")
+    return text
