@@ -1,0 +1,760 @@
+"""``memory.json`` and the ``PI_MEMORY_AUTO_*`` environment, read into one frozen :class:`Config`.
+
+Sources, later ones winning:
+
+1. the built-in defaults (seed 004's configuration table plus ours);
+2. the user file ``~/.pi/agent/memory.json``;
+3. ``<project root>/.pi/memory.json`` — only when the user file lists that root in
+   ``trustedProjects``. A cloned repository must never be able to redirect
+   ``memoryDir``, models or providers on its own;
+4. seed 000's ``PI_MEMORY_AUTO_*`` environment variables.
+
+Reading never raises: a broken file or a value of the wrong type becomes an
+*error* line (``show`` then reports ``Memory: misconfigured``) and the default is
+used; an out-of-range number is clamped and noted as a *warning*. Unknown keys
+(the removed top-level ``enabled``, the 1.x ``maxTopicBytes``) are ignored, as
+the seed says.
+
+Models are named ``provider/model-id``. A task's model is its own ``model`` or
+``defaults.model`` — nothing else. A name *resolves* when the provider is
+declared in ``providers`` and its API-key variable is set (or the provider needs
+none, e.g. a local server with ``apiKeyEnv`` empty).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from pi_memory.errors import ConfigError
+
+USER_CONFIG: Final = Path(".pi", "agent", "memory.json")
+PROJECT_CONFIG: Final = Path(".pi", "memory.json")
+
+CATEGORIES: Final = "categories"
+FILES: Final = "files"
+LAYOUTS: Final = (CATEGORIES, FILES)
+THINK_LEVELS: Final = ("off", "minimal", "low", "medium", "high", "xhigh")
+APIS: Final = ("openai", "anthropic")
+#: The model-driven tasks, in the order their errors are reported.
+TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
+
+#: Seed 004's configuration with its defaults, in the seed's JSON shape.
+#: There is deliberately no model anywhere: models must be configured explicitly.
+DEFAULT_CONFIG: Final[Mapping[str, Any]] = {
+    "memoryDir": "~/.pi/memory",
+    "memIndexMaxLines": 200,
+    "memIndexMaxBytes": 25600,
+    "memIndexInjectMaxLines": 50,
+    "memIndexInjectMaxBytes": 16384,
+    "lock": {"timeoutMs": 5000, "snapshotKeep": 5},
+    "defaults": {"sessionPersistence": {"enabled": False}},
+    "dream": {"nudgeAfterSessions": 5, "nudgeAfterHours": 24, "thinkLevel": "high"},
+    "sessionSearch": {"maxSessions": 10, "maxMatches": 5},
+    "autoSurfacing": {
+        "enabled": True,
+        "thinkLevel": "off",
+        "maxFiles": 3,
+        "maxEntryBytes": 3072,
+        "maxInjectionBytes": 10240,
+    },
+    "extractMemories": {
+        "enabled": False,
+        "thinkLevel": "high",
+        "maxContextTokens": 2000,
+        "maxToolResultChars": 500,
+        "maxAssistantChars": 2000,
+    },
+}
+
+DEFAULT_AUTO_DIR: Final = "~/.pi/agent/memory-auto"
+
+#: Seed 000's environment knobs: variable → (memory.json key, default, minimum, maximum).
+ENV_KNOBS: Final[Mapping[str, tuple[str, int, int, int | None]]] = {
+    "PI_MEMORY_AUTO_REVIEW_TURNS": ("reviewTurns", 10, 1, 1000),
+    "PI_MEMORY_AUTO_CONSOLIDATE_EVERY": ("consolidateEvery", 20, 2, 500),
+    "PI_MEMORY_AUTO_INDEX_BUDGET": ("indexBudget", 3000, 200, 6000),
+    "PI_MEMORY_AUTO_LLM_MAX_TOKENS": ("llmMaxTokens", 10000, 1, None),
+    "PI_MEMORY_AUTO_REVIEW_MONTHS": ("reviewMonths", 0, 0, None),
+}
+AUTO_DIR_ENV: Final = "PI_MEMORY_AUTO_DIR"
+
+
+@dataclass(frozen=True)
+class SessionPersistence:
+    enabled: bool = False
+    #: Absolute directory for headless sessions; ``None`` = ``<project memory dir>/sessions/``.
+    session_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class LockConfig:
+    #: How long a write waits for the in-process lock and for ``.lock``.
+    timeout_ms: int = 5000
+    #: Snapshots kept under ``.backups/`` (``migrate-*`` never pruned).
+    snapshot_keep: int = 5
+
+
+@dataclass(frozen=True)
+class DefaultsConfig:
+    model: str | None = None
+    session_persistence: SessionPersistence = SessionPersistence()
+
+
+@dataclass(frozen=True)
+class DreamConfig:
+    nudge_after_sessions: int = 5
+    nudge_after_hours: float = 24
+    think_level: str = "high"
+    model: str | None = None
+    #: ``None`` inherits ``defaults.sessionPersistence``.
+    session_persistence: SessionPersistence | None = None
+
+
+@dataclass(frozen=True)
+class SessionSearchConfig:
+    max_sessions: int = 10
+    max_matches: int = 5
+
+
+@dataclass(frozen=True)
+class AutoSurfacingConfig:
+    enabled: bool = True
+    think_level: str = "off"
+    max_files: int = 3
+    max_entry_bytes: int = 3072
+    max_injection_bytes: int = 10240
+    model: str | None = None
+    session_persistence: SessionPersistence | None = None
+
+
+@dataclass(frozen=True)
+class ExtractMemoriesConfig:
+    enabled: bool = False
+    think_level: str = "high"
+    max_context_tokens: int = 2000
+    max_tool_result_chars: int = 500
+    max_assistant_chars: int = 2000
+    model: str | None = None
+    session_persistence: SessionPersistence | None = None
+
+
+@dataclass(frozen=True)
+class Provider:
+    """Where a ``provider/…`` model is served: base URL, wire format, API-key variable."""
+
+    base_url: str
+    #: ``openai`` (Chat Completions) or ``anthropic`` (Messages).
+    api: str = "openai"
+    #: Environment variable holding the key; ``""`` for a server that needs none.
+    api_key_env: str = ""
+
+
+@dataclass(frozen=True)
+class Config:
+    #: Root of the ``files`` layout's directories (absolute).
+    memory_dir: str
+    #: Seed 000's global directory, ``PI_MEMORY_AUTO_DIR`` (absolute).
+    auto_dir: str
+    layout: str = CATEGORIES
+    mem_index_max_lines: int = 200
+    mem_index_max_bytes: int = 25600
+    mem_index_inject_max_lines: int = 50
+    mem_index_inject_max_bytes: int = 16384
+    lock: LockConfig = LockConfig()
+    defaults: DefaultsConfig = DefaultsConfig()
+    dream: DreamConfig = DreamConfig()
+    session_search: SessionSearchConfig = SessionSearchConfig()
+    auto_surfacing: AutoSurfacingConfig = AutoSurfacingConfig()
+    extract_memories: ExtractMemoriesConfig = ExtractMemoriesConfig()
+    providers: Mapping[str, Provider] = field(default_factory=dict)
+    #: Project roots whose ``.pi/memory.json`` is read (user file only), as written.
+    trusted_projects: tuple[str, ...] = ()
+    review_turns: int = 10
+    consolidate_every: int = 20
+    index_budget: int = 3000
+    llm_max_tokens: int = 10000
+    review_months: int = 0
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    config: Config
+    #: Values that could not be used (broken JSON, wrong types): the store is misconfigured.
+    errors: tuple[str, ...] = ()
+    #: Values that were clamped or files that were skipped; informative only.
+    warnings: tuple[str, ...] = ()
+    #: The files that were merged, in order.
+    sources: tuple[str, ...] = ()
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        return self.errors + self.warnings
+
+
+@dataclass(frozen=True)
+class ModelRequirement:
+    task: str
+    value: str | None
+
+
+# -- paths ---------------------------------------------------------------------------------
+
+
+def expand_tilde(value: str, home: str, platform: str = sys.platform) -> str:
+    """``~``, ``~/…`` and, on Windows only, ``~\\…`` under ``home``; anything else unchanged.
+
+    On POSIX ``~\\`` is a legal file name and stays literal.
+    """
+    if value == "~":
+        return home
+    if value.startswith("~/") or (platform == "win32" and value.startswith("~\\")):
+        import ntpath  # noqa: PLC0415 -- win32 rules are also checked on POSIX
+        import posixpath  # noqa: PLC0415
+
+        pathmod = ntpath if platform == "win32" else posixpath
+        rest = value[2:]
+        return pathmod.normpath(pathmod.join(home, rest)) if rest else home
+    return value
+
+
+def resolve_path(value: str, cwd: str, home: str, platform: str = sys.platform) -> str:
+    """A configured path made absolute: tilde expanded, relative paths taken from ``cwd``."""
+    from pi_memory.paths import expand_user_path  # noqa: PLC0415 -- keeps git helpers lazy
+
+    return str(expand_user_path(value, Path(cwd), platform, home))
+
+
+# -- reading values ------------------------------------------------------------------------
+
+
+class _Reader:
+    """Typed access to the merged raw dictionary, collecting errors and warnings."""
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw = raw
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+
+    def get(self, path: str) -> Any:
+        node: Any = self.raw
+        for part in path.split("."):
+            if not isinstance(node, Mapping):
+                return None
+            node = node.get(part)
+        return node
+
+    def section(self, path: str) -> Mapping[str, Any]:
+        value = self.get(path)
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            self.errors.append(f'"{path}" must be an object; using the defaults')
+            return {}
+        return value
+
+    def integer(self, path: str, default: int, low: int = 0, high: int | None = None) -> int:
+        value = self.get(path)
+        if value is None:
+            return default
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.errors.append(f'"{path}" must be an integer, got {value!r}; using {default}')
+            return default
+        clamped = _clamp(value, low, high)
+        if clamped != value:
+            self.warnings.append(f'"{path}" {value} is out of range; using {clamped}')
+        return clamped
+
+    def number(self, path: str, default: float) -> float:
+        value = self.get(path)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.errors.append(f'"{path}" must be a number, got {value!r}; using {default}')
+            return default
+        if value < 0:
+            self.warnings.append(f'"{path}" {value} is out of range; using 0')
+            return 0
+        return value
+
+    def boolean(self, path: str, default: bool) -> bool:
+        value = self.get(path)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            self.errors.append(f'"{path}" must be true or false, got {value!r}; using {default}')
+            return default
+        return value
+
+    def choice(self, path: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.get(path)
+        if value is None:
+            return default
+        if value not in choices:
+            allowed = " | ".join(choices)
+            self.errors.append(f'"{path}" must be one of {allowed}, got {value!r}; using {default}')
+            return default
+        return str(value)
+
+    def text(self, path: str) -> str | None:
+        value = self.get(path)
+        if value is None or value == "":
+            return None
+        if not isinstance(value, str):
+            self.errors.append(f'"{path}" must be a string, got {value!r}; ignored')
+            return None
+        return value
+
+
+def _clamp(value: int, low: int, high: int | None) -> int:
+    value = max(value, low)
+    return value if high is None else min(value, high)
+
+
+def _persistence(
+    reader: _Reader, path: str, cwd: str, home: str, platform: str
+) -> SessionPersistence | None:
+    if not reader.section(path):
+        return None
+    directory = reader.text(f"{path}.sessionDir")
+    return SessionPersistence(
+        enabled=reader.boolean(f"{path}.enabled", False),
+        session_dir=None if directory is None else resolve_path(directory, cwd, home, platform),
+    )
+
+
+def _providers(reader: _Reader) -> dict[str, Provider]:
+    providers: dict[str, Provider] = {}
+    for name, spec in reader.section("providers").items():
+        where = f'"providers.{name}"'
+        if not isinstance(spec, Mapping):
+            reader.errors.append(f"{where} must be an object; ignored")
+            continue
+        base_url, api, key_env = (
+            spec.get("baseUrl"),
+            spec.get("api", "openai"),
+            spec.get("apiKeyEnv", ""),
+        )
+        if not isinstance(base_url, str) or not base_url:
+            reader.errors.append(f'{where} needs a "baseUrl" string; ignored')
+        elif api not in APIS:
+            reader.errors.append(f'{where} "api" must be openai | anthropic, got {api!r}; ignored')
+        elif not isinstance(key_env, str):
+            reader.errors.append(f'{where} "apiKeyEnv" must be a string; ignored')
+        else:
+            providers[str(name)] = Provider(base_url, str(api), key_env)
+    return providers
+
+
+def _trusted(reader: _Reader) -> tuple[str, ...]:
+    value = reader.get("trustedProjects")
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        reader.errors.append('"trustedProjects" must be a list of paths; ignored')
+        return ()
+    return tuple(value)
+
+
+def parse_config(
+    raw: Mapping[str, Any],
+    *,
+    cwd: str,
+    home: str,
+    platform: str = sys.platform,
+    env: Mapping[str, str] | None = None,
+) -> LoadedConfig:
+    """Build a :class:`Config` from an already merged ``memory.json`` dictionary (pure)."""
+    r = _Reader(raw)
+    memory_dir = r.text("memoryDir") or DEFAULT_CONFIG["memoryDir"]
+    auto_dir = r.text("autoDir") or DEFAULT_AUTO_DIR
+    knobs = {
+        key: r.integer(key, default, low, high) for key, default, low, high in ENV_KNOBS.values()
+    }
+    defaults_persistence = _persistence(r, "defaults.sessionPersistence", cwd, home, platform)
+    config = Config(
+        memory_dir=resolve_path(memory_dir, cwd, home, platform),
+        auto_dir=resolve_path(auto_dir, cwd, home, platform),
+        layout=r.choice("layout", CATEGORIES, LAYOUTS),
+        mem_index_max_lines=r.integer("memIndexMaxLines", 200),
+        mem_index_max_bytes=r.integer("memIndexMaxBytes", 25600),
+        mem_index_inject_max_lines=r.integer("memIndexInjectMaxLines", 50),
+        mem_index_inject_max_bytes=r.integer("memIndexInjectMaxBytes", 16384),
+        lock=LockConfig(
+            timeout_ms=r.integer("lock.timeoutMs", 5000),
+            snapshot_keep=r.integer("lock.snapshotKeep", 5),
+        ),
+        defaults=DefaultsConfig(
+            model=r.text("defaults.model"),
+            session_persistence=defaults_persistence or SessionPersistence(),
+        ),
+        dream=DreamConfig(
+            nudge_after_sessions=r.integer("dream.nudgeAfterSessions", 5),
+            nudge_after_hours=r.number("dream.nudgeAfterHours", 24),
+            think_level=r.choice("dream.thinkLevel", "high", THINK_LEVELS),
+            model=r.text("dream.model"),
+            session_persistence=_persistence(r, "dream.sessionPersistence", cwd, home, platform),
+        ),
+        session_search=SessionSearchConfig(
+            max_sessions=r.integer("sessionSearch.maxSessions", 10),
+            max_matches=r.integer("sessionSearch.maxMatches", 5),
+        ),
+        auto_surfacing=AutoSurfacingConfig(
+            enabled=r.boolean("autoSurfacing.enabled", True),
+            think_level=r.choice("autoSurfacing.thinkLevel", "off", THINK_LEVELS),
+            max_files=r.integer("autoSurfacing.maxFiles", 3),
+            max_entry_bytes=r.integer("autoSurfacing.maxEntryBytes", 3072),
+            max_injection_bytes=r.integer("autoSurfacing.maxInjectionBytes", 10240),
+            model=r.text("autoSurfacing.model"),
+            session_persistence=_persistence(
+                r, "autoSurfacing.sessionPersistence", cwd, home, platform
+            ),
+        ),
+        extract_memories=ExtractMemoriesConfig(
+            enabled=r.boolean("extractMemories.enabled", False),
+            think_level=r.choice("extractMemories.thinkLevel", "high", THINK_LEVELS),
+            max_context_tokens=r.integer("extractMemories.maxContextTokens", 2000),
+            max_tool_result_chars=r.integer("extractMemories.maxToolResultChars", 500),
+            max_assistant_chars=r.integer("extractMemories.maxAssistantChars", 2000),
+            model=r.text("extractMemories.model"),
+            session_persistence=_persistence(
+                r, "extractMemories.sessionPersistence", cwd, home, platform
+            ),
+        ),
+        providers=_providers(r),
+        trusted_projects=_trusted(r),
+        review_turns=knobs["reviewTurns"],
+        consolidate_every=knobs["consolidateEvery"],
+        index_budget=knobs["indexBudget"],
+        llm_max_tokens=knobs["llmMaxTokens"],
+        review_months=knobs["reviewMonths"],
+    )
+    if env:
+        config = _apply_env(config, env, r.warnings, cwd=cwd, home=home, platform=platform)
+    return LoadedConfig(config, tuple(r.errors), tuple(r.warnings))
+
+
+_KNOB_FIELDS: Final = {
+    "reviewTurns": "review_turns",
+    "consolidateEvery": "consolidate_every",
+    "indexBudget": "index_budget",
+    "llmMaxTokens": "llm_max_tokens",
+    "reviewMonths": "review_months",
+}
+
+
+def _apply_env(
+    config: Config,
+    env: Mapping[str, str],
+    warnings: list[str],
+    *,
+    cwd: str,
+    home: str,
+    platform: str,
+) -> Config:
+    """Seed 000's variables override the file; a bad value is ignored, a number clamped."""
+    from dataclasses import replace  # noqa: PLC0415 -- only when a variable is set
+
+    changes: dict[str, Any] = {}
+    for variable, (key, _default, low, high) in ENV_KNOBS.items():
+        text = env.get(variable, "").strip()
+        if not text:
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            warnings.append(f"{variable}={text!r} is not an integer; ignored")
+            continue
+        changes[_KNOB_FIELDS[key]] = _clamp(value, low, high)
+    auto_dir = env.get(AUTO_DIR_ENV, "").strip()
+    if auto_dir:
+        changes["auto_dir"] = resolve_path(auto_dir, cwd, home, platform)
+    return replace(config, **changes) if changes else config
+
+
+# -- files ---------------------------------------------------------------------------------
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base``; objects merge key by key, anything else replaces."""
+    merged = dict(base)
+    for key, value in over.items():
+        below = merged.get(key)
+        if isinstance(below, Mapping) and isinstance(value, Mapping):
+            merged[key] = deep_merge(below, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_json_object(path: Path, errors: list[str]) -> dict[str, Any] | None:
+    """The JSON object in ``path``; ``None`` when absent; a broken file becomes an error line."""
+    import json  # noqa: PLC0415 -- hooks import this module; most never read a file
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        errors.append(f"{path}: cannot be read ({err}); its settings are ignored")
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        errors.append(
+            f"{path}: invalid JSON at line {err.lineno} column {err.colno} ({err.msg}); "
+            "its settings are ignored"
+        )
+        return None
+    if not isinstance(data, dict):
+        errors.append(f"{path}: must hold a JSON object; its settings are ignored")
+        return None
+    return data
+
+
+def _same_dir(a: str, b: str) -> bool:
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def is_trusted(project_root: str, trusted: tuple[str, ...], home: str, platform: str) -> bool:
+    """Whether the user file lists ``project_root`` (tilde expanded, symlinks resolved)."""
+    return any(
+        _same_dir(project_root, resolve_path(entry, project_root, home, platform))
+        for entry in trusted
+        if os.path.isabs(expand_tilde(entry, home, platform))
+    )
+
+
+def load_config(
+    cwd: Path,
+    env: Mapping[str, str],
+    *,
+    home: Path | None = None,
+    platform: str = sys.platform,
+    project_root: Path | None = None,
+) -> LoadedConfig:
+    """The effective configuration for a process started in ``cwd``.
+
+    ``project_root`` (default ``cwd``) is where ``.pi/memory.json`` is looked for;
+    it is read only when the user file's ``trustedProjects`` lists that root, and
+    a project file can never extend ``trustedProjects`` itself.
+    """
+    home_dir = str(home if home is not None else Path.home())
+    root = str(project_root if project_root is not None else cwd)
+    errors: list[str] = []
+    warnings: list[str] = []
+    sources: list[str] = []
+
+    user_path = Path(home_dir) / USER_CONFIG
+    user = _read_json_object(user_path, errors) or {}
+    if user_path.is_file():
+        sources.append(str(user_path))
+    trusted = _Reader(user)
+    trusted_roots = _trusted(trusted)
+    merged: dict[str, Any] = user
+
+    project_path = Path(root) / PROJECT_CONFIG
+    if project_path.is_file():
+        if is_trusted(root, trusted_roots, home_dir, platform):
+            project = _read_json_object(project_path, errors) or {}
+            project.pop("trustedProjects", None)
+            merged = deep_merge(user, project)
+            sources.append(str(project_path))
+        else:
+            warnings.append(
+                f'{project_path} ignored: add {root!r} to "trustedProjects" in {user_path} '
+                "to use it"
+            )
+
+    loaded = parse_config(merged, cwd=str(cwd), home=home_dir, platform=platform, env=env)
+    return LoadedConfig(
+        loaded.config,
+        tuple(errors) + loaded.errors,
+        tuple(warnings) + loaded.warnings,
+        tuple(sources),
+    )
+
+
+# -- models --------------------------------------------------------------------------------
+
+
+def task_model(config: Config, task: str) -> str | None:
+    """The model a task runs with: its own ``model``, else ``defaults.model``, else none."""
+    own = {
+        "dream": config.dream.model,
+        "extractMemories": config.extract_memories.model,
+        "autoSurfacing": config.auto_surfacing.model,
+    }[task]
+    return own or config.defaults.model
+
+
+def required_models(config: Config) -> list[ModelRequirement]:
+    """Seed 004's rule: dream always; extraction and surfacing when enabled."""
+    tasks = ["dream"]
+    if config.extract_memories.enabled:
+        tasks.append("extractMemories")
+    if config.auto_surfacing.enabled:
+        tasks.append("autoSurfacing")
+    return [ModelRequirement(task, task_model(config, task)) for task in tasks]
+
+
+def any_model_configured(config: Config) -> bool:
+    return any(task_model(config, task) for task in TASKS)
+
+
+def model_resolves(config: Config, value: str, env: Mapping[str, str]) -> bool:
+    """``provider/model-id`` names a declared provider whose key (if any) is in ``env``."""
+    provider_name, _, model_id = value.partition("/")
+    provider = config.providers.get(provider_name)
+    if provider is None or not model_id:
+        return False
+    return not provider.api_key_env or bool(env.get(provider.api_key_env))
+
+
+def model_errors(requirements: list[ModelRequirement], resolve: Callable[[str], bool]) -> list[str]:
+    """The seed's two error lines for requirements that are missing or do not resolve."""
+    errors = []
+    for req in requirements:
+        if not req.value:
+            errors.append(
+                f'no model for {req.task} — set "{req.task}.model" or "defaults.model" '
+                "in memory.json"
+            )
+        elif not resolve(req.value):
+            errors.append(
+                f'model "{req.value}" for {req.task} is not resolvable '
+                "(unknown id or missing credentials)"
+            )
+    return errors
+
+
+def model_config_errors(
+    config: Config,
+    env: Mapping[str, str],
+    *,
+    resolve: Callable[[str], bool] | None = None,
+    strict: bool = False,
+) -> list[str]:
+    """Model configuration errors, worded as in seed 004.
+
+    ``strict`` is the seed's check (:func:`required_models`). The default is ours:
+    with no model configured anywhere the deterministic features all work, so only
+    an explicitly enabled extraction still needs one; as soon as any model is
+    configured, the seed's rules apply in full.
+    """
+    check = resolve if resolve is not None else (lambda value: model_resolves(config, value, env))
+    requirements = required_models(config)
+    if not strict and not any_model_configured(config):
+        requirements = [req for req in requirements if req.task == "extractMemories"]
+    return model_errors(requirements, check)
+
+
+def required_model(config: Config, task: str) -> str:
+    """The model ``task`` must run with, or :class:`ConfigError` with the seed's wording."""
+    value = task_model(config, task)
+    if not value:
+        raise ConfigError(model_errors([ModelRequirement(task, None)], bool)[0])
+    return value
+
+
+def config_error_notification(errors: list[str]) -> str:
+    """The one notification a session start shows for a misconfigured store."""
+    return "\n".join(["pi-memory config error:", *(f"- {error}" for error in errors)])
+
+
+def tool_unavailable_message(errors: list[str], status_command: str = "/memory") -> str:
+    """What a memory tool answers while the configuration is broken."""
+    return f"Memory not initialized — {errors[0]}; run {status_command} for details"
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+def _persistence_dict(value: SessionPersistence) -> dict[str, Any]:
+    out: dict[str, Any] = {"enabled": value.enabled}
+    if value.session_dir is not None:
+        out["sessionDir"] = value.session_dir
+    return out
+
+
+def _task_extras(out: dict[str, Any], model: str | None, sp: SessionPersistence | None) -> None:
+    if model is not None:
+        out["model"] = model
+    if sp is not None:
+        out["sessionPersistence"] = _persistence_dict(sp)
+
+
+def seed_dict(config: Config) -> dict[str, Any]:
+    """The configuration in seed 004's ``memory.json`` shape (unset models omitted)."""
+    defaults: dict[str, Any] = {}
+    if config.defaults.model is not None:
+        defaults["model"] = config.defaults.model
+    defaults["sessionPersistence"] = _persistence_dict(config.defaults.session_persistence)
+    dream: dict[str, Any] = {
+        "nudgeAfterSessions": config.dream.nudge_after_sessions,
+        "nudgeAfterHours": config.dream.nudge_after_hours,
+        "thinkLevel": config.dream.think_level,
+    }
+    _task_extras(dream, config.dream.model, config.dream.session_persistence)
+    surf = config.auto_surfacing
+    surfacing: dict[str, Any] = {
+        "enabled": surf.enabled,
+        "thinkLevel": surf.think_level,
+        "maxFiles": surf.max_files,
+        "maxEntryBytes": surf.max_entry_bytes,
+        "maxInjectionBytes": surf.max_injection_bytes,
+    }
+    _task_extras(surfacing, surf.model, surf.session_persistence)
+    ext = config.extract_memories
+    extract: dict[str, Any] = {
+        "enabled": ext.enabled,
+        "thinkLevel": ext.think_level,
+        "maxContextTokens": ext.max_context_tokens,
+        "maxToolResultChars": ext.max_tool_result_chars,
+        "maxAssistantChars": ext.max_assistant_chars,
+    }
+    _task_extras(extract, ext.model, ext.session_persistence)
+    return {
+        "memoryDir": config.memory_dir,
+        "memIndexMaxLines": config.mem_index_max_lines,
+        "memIndexMaxBytes": config.mem_index_max_bytes,
+        "memIndexInjectMaxLines": config.mem_index_inject_max_lines,
+        "memIndexInjectMaxBytes": config.mem_index_inject_max_bytes,
+        "lock": {"timeoutMs": config.lock.timeout_ms, "snapshotKeep": config.lock.snapshot_keep},
+        "defaults": defaults,
+        "dream": dream,
+        "sessionSearch": {
+            "maxSessions": config.session_search.max_sessions,
+            "maxMatches": config.session_search.max_matches,
+        },
+        "autoSurfacing": surfacing,
+        "extractMemories": extract,
+    }
+
+
+def config_dict(config: Config) -> dict[str, Any]:
+    """Every setting, seed 004's keys plus ours, in ``memory.json`` shape (for ``--json``)."""
+    out = seed_dict(config)
+    out.update(
+        {
+            "layout": config.layout,
+            "providers": {
+                name: {"baseUrl": p.base_url, "api": p.api, "apiKeyEnv": p.api_key_env}
+                for name, p in config.providers.items()
+            },
+            "trustedProjects": list(config.trusted_projects),
+            "autoDir": config.auto_dir,
+            "reviewTurns": config.review_turns,
+            "consolidateEvery": config.consolidate_every,
+            "indexBudget": config.index_budget,
+            "llmMaxTokens": config.llm_max_tokens,
+            "reviewMonths": config.review_months,
+        }
+    )
+    return out
