@@ -1,0 +1,116 @@
+"""Every vector of ``status.json`` as one test case."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_memory.config import Config, parse_config
+from pi_memory.status import status_lines
+from tests.conftest import DATA
+
+VECTORS: list[dict[str, Any]] = json.loads(
+    (DATA / "conformance" / "status.json").read_text(encoding="utf-8")
+)
+
+INDEX = "# Memory Index\n\n- [A](a.md) — d\n- [B](b.md) — e\n"
+DREAM_META = '{"lastDreamAt": "2026-10-01T22:10:04.882Z", "sessionCountAtDream": 3}'
+
+
+def config(raw: dict[str, Any] | None = None) -> Config:
+    loaded = parse_config(raw or {}, cwd="/", home="/home/you", env={})
+    assert loaded.errors == ()
+    return loaded.config
+
+
+def healthy(cfg: Config, index: str | bytes | None, **over: Any) -> list[str]:
+    facts: dict[str, Any] = {
+        "directory": "/home/you/.pi/memory/git/github.com__owner__repo",
+        "index": index,
+        "entry_count": 2,
+        "dream_meta": DREAM_META,
+        "lock": "free",
+    }
+    facts.update(over)
+    return status_lines(cfg, **facts)
+
+
+def template_pattern(line: str) -> re.Pattern[str]:
+    """A template line with ``{…}`` slots (possibly nested) as a regular expression."""
+    out, depth = "", 0
+    for char in line:
+        if char == "{":
+            if depth == 0:
+                out += ".+?"
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif depth == 0:
+            out += re.escape(char)
+    return re.compile(out + r"\Z")
+
+
+def check_healthy_template(expected: list[str]) -> None:
+    models = {
+        "defaults": {"model": "provider/model-a"},
+        "autoSurfacing": {"model": "provider/model-b"},
+    }
+    for lock in (
+        "free",
+        "unreadable — run /memory unlock",
+        "held by add (pid 42 on box, started 2026-10-01T22:10:04.882Z)",
+    ):
+        for meta in (DREAM_META, None):
+            lines = healthy(config(models), INDEX, lock=lock, dream_meta=meta)
+            assert len(lines) == len(expected) == 7
+            for line, template in zip(lines, expected):
+                assert template_pattern(template).match(line), (line, template)
+    lines = healthy(config(models), INDEX)
+    assert lines[4] == (
+        "Modules: dream=on(provider/model-a) extractMemories=off autoSurfacing=on(provider/model-b)"
+    )
+    assert lines[5] == "Last dream: 2026-10-01T22:10:04.882Z"
+    assert healthy(config(models), INDEX, dream_meta=None)[5] == "Last dream: never"
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
+def test_vector(vector: dict[str, Any], tmp_path: Path) -> None:
+    args, expected = vector["input"], vector["expected"]
+    if vector["id"] == "healthy/template":
+        check_healthy_template(expected)
+    elif vector["id"] == "healthy/computed-crlf":
+        lines = healthy(config(), args["index_file"])
+        assert lines[1:3] == expected
+        # Read from disk as bytes, the numbers are the same.
+        (tmp_path / "MEMORY.md").write_bytes(args["index_file"].encode("utf-8"))
+        assert healthy(config(), (tmp_path / "MEMORY.md").read_bytes())[1:3] == expected
+    elif vector["id"] == "misconfigured/template":
+        errors = ["first problem", "second problem", "third problem"]
+        lines = status_lines(
+            config(),
+            directory="/x",
+            index=None,
+            entry_count=0,
+            dream_meta=None,
+            lock="free",
+            errors=errors,
+        )
+        assert lines[:2] == expected[:2]
+        assert lines[2:] == [f"- {e}" for e in errors]
+    elif vector["id"] == "misconfigured/example":
+        lines = status_lines(
+            config(),
+            directory="/x",
+            index=INDEX,
+            entry_count=2,
+            dream_meta=None,
+            lock="free",
+            errors=args["errors"],
+        )
+        assert "\n".join(lines) == expected
+    else:
+        raise AssertionError(f"no test mapped for {vector['id']}")
