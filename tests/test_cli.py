@@ -1,0 +1,153 @@
+"""The command line as a person types it (subprocesses, real files)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.clihelp import run_cli
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def write(project: Path, *args: str) -> dict[str, object]:
+    run = run_cli("write", "--json", *args, cwd=project)
+    assert run.code == 0, run.err
+    assert run.err == ""
+    data = json.loads(run.out)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_help_lists_every_command(project: Path) -> None:
+    run = run_cli("--help", cwd=project)
+    assert run.code == 0
+    for name in ("write", "search", "show", "rebuild", "compact", "import", "unlock", "tool", "hook"):
+        assert f"    {name} " in run.out
+
+
+def test_write_then_search_finds_it(project: Path) -> None:
+    first = write(project, "--keyword", "deploy", "Deploy with rsync --delete.")
+    assert first["layer"] == "project" and first["file"] == "CONVENTIONS.md"
+    assert first["deduped"] is False and first["superseded"] == []
+    run = run_cli("search", "--json", "rsync", cwd=project)
+    data = json.loads(run.out)
+    assert data["total"] == 1 and data["fallback"] is False
+    hit = data["results"][0]
+    assert hit["id"] == first["id"] and hit["keyword"] == "deploy"
+    assert hit["body"] == "Deploy with rsync --delete."
+    assert set(hit) == {"id", "layer", "file", "keyword", "body", "time", "last", "seen", "src",
+                        "project", "stale", "supersedes", "superseded_by"}
+    text = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
+    assert text.endswith(" | tags: deploy -->\nDeploy with rsync --delete.\n")
+
+
+def test_same_body_again_bumps_seen_instead_of_appending(project: Path) -> None:
+    first = write(project, "--keyword", "pnpm", "Use pnpm, never npm.")
+    again = write(project, "--keyword", "other", "--file", "DECISIONS.md", "use PNPM,  never npm")
+    assert again["deduped"] is True and again["id"] == first["id"]
+    rows = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
+    assert rows.count("<!-- mid:") == 1 and "| seen: 2 | last: " in rows
+    assert not (project / ".pi/agent/memory-auto/DECISIONS.md").exists()
+
+
+def test_supersedes_retires_the_old_row_and_reasserting_revives(project: Path) -> None:
+    old = write(project, "--keyword", "dev-server", "The dev server listens on port 3000.")
+    new = write(project, "--keyword", "dev-server", "--supersedes", str(old["id"]),
+                "The dev server listens on port 8080.")
+    assert new["superseded"] == [old["id"]]
+    data = json.loads(run_cli("search", "--json", "dev", "server", cwd=project).out)
+    assert [r["id"] for r in data["results"]] == [new["id"], old["id"]]
+    assert data["results"][1]["superseded_by"] == new["id"]
+    revived = write(project, "--keyword", "dev-server", "The dev server listens on port 3000.")
+    assert revived["deduped"] is False and revived["id"] not in (old["id"], new["id"])
+
+
+def test_extra_keywords_are_dropped_and_counted(project: Path) -> None:
+    data = write(project, "--layer", "g", "--keyword", "macos", "--keyword", "brew",
+                 "--keyword", "zsh", "Homebrew lives in /opt/homebrew.")
+    assert data["layer"] == "user" and data["dropped_keywords"] == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("write", "--layer", "glob", "--keyword", "k", "body"), "unknown layer 'glob'"),
+        (("write", "--keyword", "k", "--file", "NOTES.md", "body"), "not a category file"),
+        (("write", "--keyword", "k", "an (unclosed thought"), "truncated"),
+        (("write", "--keyword", "k", "--supersedes", "nope", "body"), "supersedes takes entry ids"),
+        (("rebuild",), "rebuild needs a layer"),
+        (("compact",), "compact needs a layer"),
+        (("rebuild", "project", "extra"), "unrecognized arguments: extra"),
+        (("rebuild", "prject"), "unknown layer 'prject'"),
+        (("search", "--page", "0", "x"), "--page counts from 1"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(project: Path, args: tuple[str, ...], message: str) -> None:
+    run = run_cli(*args, cwd=project)
+    assert run.code != 0
+    assert run.out == ""
+    assert len(run.err.splitlines()) == 1 and message in run.err
+    assert "Traceback" not in run.err
+    assert not (project / ".pi/agent/memory-auto/NOTES.md").exists()
+
+
+def test_show_text_and_json(project: Path) -> None:
+    write(project, "--keyword", "deploy", "Deploy with rsync.")
+    write(project, "--keyword", "deploy", "--file", "DECISIONS.md", "Deploys happen on Tuesdays.")
+    run = run_cli("show", cwd=project)
+    assert run.code == 0, run.err
+    assert f"project: {project.name} — 2 memories, 1 keyword" in run.out
+    assert "  #deploy (2)" in run.out
+    assert "  files: CONVENTIONS.md 1 · DECISIONS.md 1" in run.out
+    data = json.loads(run_cli("show", "--json", cwd=project).out)
+    layer = data["layers"]["project"]
+    assert layer["memories"] == 2 and layer["table"] == [
+        {"keyword": "deploy", "count": 2, "recalls": 0}
+    ]
+    assert layer["health"]["superseded"] == 0
+    assert data["layers"]["user"]["memories"] == 0
+
+
+def test_rebuild_collapses_legacy_rows_and_keeps_a_backup(project: Path) -> None:
+    layer = project / ".pi/agent/memory-auto"
+    layer.mkdir(parents=True)
+    legacy = (
+        "<!-- mid: 20250301-0001 | t: 2025-03-01 10:00:00 | p: app | src: auto"
+        " | tags: deploy,rsync,backup -->\nDeploy with rsync.\n"
+    )
+    (layer / "DECISIONS.md").write_text(legacy, "utf-8")
+    run = run_cli("rebuild", "project", cwd=project)
+    assert run.code == 0, run.err
+    assert "collapsed 1" in run.out
+    assert (layer / "DECISIONS.md.bak").read_text("utf-8") == legacy
+    assert "| tags: deploy -->" in (layer / "DECISIONS.md").read_text("utf-8")
+    assert "#deploy" in (layer / "MEMORY.md").read_text("utf-8")
+
+
+def test_body_from_stdin(project: Path) -> None:
+    run = run_cli("write", "--keyword", "multi", "-", cwd=project, stdin="line one\nline two\n")
+    assert run.code == 0, run.err
+    text = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
+    assert text.endswith("| tags: multi -->\nline one\nline two\n")
+
+
+def test_tool_write_and_search(project: Path) -> None:
+    run = run_cli("tool", "memory_write", cwd=project,
+                  stdin=json.dumps({"body": "Tests run with pytest -q.", "keyword": "tests"}))
+    result = json.loads(run.out)
+    assert result["ok"] is True and result["text"].startswith("Saved [")
+    run = run_cli("tool", "memory_search", cwd=project, stdin=json.dumps({"query": "pytest"}))
+    result = json.loads(run.out)
+    assert result["ok"] is True and "Tests run with pytest -q." in result["text"]
+    bad = json.loads(run_cli("tool", "memory_search", cwd=project, stdin='{"page": "x"}').out)
+    assert bad == {"ok": False, "text": '"page" must be a whole number from 1'}

@@ -1,0 +1,60 @@
+"""Several processes writing to one store at once lose nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pi_memory.layouts.categories import parse_entries
+from tests.clihelp import REPO
+
+WRITERS = 6
+PER_WRITER = 5
+
+SCRIPT = """
+import sys
+from datetime import datetime
+from pathlib import Path
+from pi_memory.resolve import open_store
+store = open_store(Path(sys.argv[1]))
+writer = sys.argv[2]
+for i in range(int(sys.argv[3])):
+    store.write("project", f"Writer {writer} fact number {i} is distinct.", ["race"],
+                now=datetime.now(), file=("DECISIONS.md" if i % 2 else "FAILURES.md"))
+    store.write("project", "Every writer states this same fact.", ["shared"], now=datetime.now())
+"""
+
+
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SCRIPT, str(project), str(w), str(PER_WRITER)],
+            env=env, stderr=subprocess.PIPE, text=True,
+        )
+        for w in range(WRITERS)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    layer = project / ".pi/agent/memory-auto"
+    entries = [
+        e
+        for name in ("CONVENTIONS.md", "DECISIONS.md", "FAILURES.md")
+        if (layer / name).exists()
+        for e in parse_entries((layer / name).read_text("utf-8"), "project", name)
+    ]
+    distinct = {e.body for e in entries if e.keyword == "race"}
+    assert distinct == {
+        f"Writer {w} fact number {i} is distinct." for w in range(WRITERS) for i in range(PER_WRITER)
+    }
+    shared = [e for e in entries if e.keyword == "shared"]
+    assert len(shared) == 1
+    assert shared[0].seen == WRITERS * PER_WRITER
+    assert len({e.id for e in entries}) == len(entries)
+    assert not (layer / ".lock").exists()
+    assert "entries=31 " in (layer / "MEMORY.md").read_text("utf-8")
