@@ -1,0 +1,210 @@
+"""Rollback points: copies of the files a write is about to change, in ``.backups/``.
+
+Each write first copies the files it will touch into
+``<dir>/.backups/<ISO time>-<label>/`` (the time with ``:`` and ``.`` turned
+into ``-``); a consolidation round copies the whole directory once instead.
+Only the newest ``lock.snapshotKeep`` points are kept. Directories named
+``migrate-*`` are whole-directory copies left by an old migration and hold the
+only originals of pre-2.0 files: they are never counted and never pruned, and
+neither is anything else in ``.backups/`` that this module did not name.
+
+Taking a snapshot fails closed: if the copy cannot be made, the error is
+raised and the caller does not write.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Final
+
+from pi_memory import fsretry
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from datetime import datetime
+
+BACKUPS_DIR: Final = ".backups"
+MIGRATE_PREFIX: Final = "migrate-"
+DEFAULT_KEEP: Final = 5
+INDEX_FILE: Final = "MEMORY.md"
+
+#: Names this module gives: ``2026-10-01T00-00-01-000Z-<label>[-N]``.
+SNAPSHOT_NAME_RE: Final = re.compile(r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z-.")
+
+#: Pruning retries a busy tree the way Node's ``fs.rm`` does (maxRetries 6,
+#: retryDelay 50 ms, growing linearly), on its own list of codes.
+RM_MAX_RETRIES: Final = 6
+RM_RETRY_DELAY_MS: Final = 50
+RM_RETRY_CODES: Final = frozenset({"EBUSY", "EMFILE", "ENFILE", "ENOTEMPTY", "EPERM"})
+
+Copier = Callable[[Path, Path], object]
+
+
+def iso_timestamp(now: datetime) -> str:
+    """``Date.prototype.toISOString``: UTC, milliseconds, ``Z``."""
+    from datetime import timezone  # noqa: PLC0415 -- only writes need it
+
+    utc = now.astimezone(timezone.utc)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S") + f".{utc.microsecond // 1000:03d}Z"
+
+
+def snapshot_dir_name(now: datetime, label: str) -> str:
+    return iso_timestamp(now).replace(":", "-").replace(".", "-") + "-" + label
+
+
+def take_snapshot(
+    directory: Path,
+    label: str,
+    files: Iterable[Path],
+    keep: int = DEFAULT_KEEP,
+    now: datetime | None = None,
+    *,
+    copy: Copier = shutil.copy2,
+    platform: str = sys.platform,
+) -> Path:
+    """Copy those of ``files`` that exist into a new snapshot directory; prune; return it.
+
+    ``files`` are paths inside ``directory`` (or bare names); they keep their
+    relative place in the snapshot. ``copy`` and ``platform`` exist so the
+    retry of a busy copy can be shown without patching the OS.
+    """
+    directory = Path(directory)
+    root = directory / BACKUPS_DIR
+    # A regular file in the way raises here, and the write is not made.
+    root.mkdir(exist_ok=True)
+    target = _claim(root, snapshot_dir_name(_now(now), label))
+    for source in files:
+        _copy_one(directory, Path(source), target, copy, platform)
+    try:
+        prune_snapshots(root, keep, protect=target.name)
+    except OSError:
+        # The rollback point exists; an old one that will not go away yet must
+        # not cost the user this write. The next snapshot tries again.
+        pass
+    return target
+
+
+def whole_dir_snapshot(
+    directory: Path,
+    label: str,
+    keep: int = DEFAULT_KEEP,
+    now: datetime | None = None,
+) -> Path:
+    """One rollback point for a whole round: every memory file and ``MEMORY.md``."""
+    return take_snapshot(directory, label, memory_files(directory), keep, now)
+
+
+def memory_files(directory: Path) -> list[Path]:
+    """The top-level ``.md`` files of a store (entries, categories, the index); no dotfiles."""
+    found = []
+    for entry in os.scandir(directory):
+        if entry.name.startswith(".") or not entry.name.endswith(".md"):
+            continue
+        if entry.is_file(follow_symlinks=False):
+            found.append(Path(entry.path))
+    return sorted(found)
+
+
+def prune_snapshots(root: Path, keep: int, *, protect: str | None = None) -> list[str]:
+    """Remove all but the newest ``keep`` snapshot directories; return the names removed.
+
+    ``protect`` (the point just taken) always survives and counts towards ``keep``.
+    """
+    names = sorted(
+        (
+            e.name
+            for e in os.scandir(root)
+            if SNAPSHOT_NAME_RE.match(e.name)
+            and not e.name.startswith(MIGRATE_PREFIX)
+            and e.name != protect
+            and e.is_dir(follow_symlinks=False)
+        ),
+        key=natural_key,
+    )
+    room = max(keep, 1) - (1 if protect else 0)
+    doomed = names[: max(len(names) - room, 0)]
+    for name in doomed:
+        remove_tree(root / name)
+    return doomed
+
+
+def natural_key(name: str) -> list[object]:
+    """Orders ``…Z-write`` < ``…Z-write-2`` < ``…Z-write-10``."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def remove_tree(
+    path: Path,
+    *,
+    remove: Callable[[Path], object] = shutil.rmtree,
+    sleep: Callable[[float], object] = time.sleep,
+) -> None:
+    """``rm -rf`` that waits out a scanner holding a file open (missing is fine)."""
+    for attempt in range(RM_MAX_RETRIES + 1):
+        try:
+            remove(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            code = errno.errorcode.get(error.errno or 0)
+            if attempt == RM_MAX_RETRIES or code not in RM_RETRY_CODES:
+                raise
+        sleep(RM_RETRY_DELAY_MS * (attempt + 1) / 1000)
+
+
+def _claim(root: Path, base: str) -> Path:
+    """Create the snapshot directory; the same millisecond again gets ``-2``, ``-3``, ….
+
+    Counting on from the highest suffix present (not the first free one) keeps
+    names in creation order even after pruning freed a lower one.
+    """
+    suffix = 1 + max((_suffix(name, base) for name in os.listdir(root)), default=0)
+    while True:
+        name = base if suffix == 1 else f"{base}-{suffix}"
+        try:
+            (root / name).mkdir()
+        except FileExistsError:
+            suffix += 1
+            continue
+        return root / name
+
+
+def _suffix(name: str, base: str) -> int:
+    if name == base:
+        return 1
+    rest = name[len(base) + 1 :] if name.startswith(base + "-") else ""
+    return int(rest) if rest.isdigit() else 0
+
+
+def _copy_one(directory: Path, source: Path, target: Path, copy: Copier, platform: str) -> None:
+    if not source.is_absolute():
+        source = directory / source
+    try:
+        relative = source.relative_to(directory)
+    except ValueError:
+        relative = Path(source.name)
+    if not source.is_file():
+        return
+    destination = target / relative
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fsretry.retry(copy, source, destination, platform=platform)
+    except FileNotFoundError:
+        if source.exists():
+            raise
+        # Removed since it was listed: there is nothing to roll back to.
+
+
+def _now(now: datetime | None) -> datetime:
+    if now is not None:
+        return now
+    from datetime import datetime, timezone  # noqa: PLC0415 -- only writes need it
+
+    return datetime.now(timezone.utc)
