@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pi_memory import fsretry
+from pi_memory import fsretry, snapshot
+from tests.conftest import DATA
 
 
 class EmptiesAfter:
@@ -103,3 +107,87 @@ def test_errors_that_are_not_os_errors_are_not_transient() -> None:
     assert not fsretry.is_transient(RuntimeError("boom"), "win32")
     assert not fsretry.is_transient(OSError("no errno"), "win32")
     assert fsretry.is_transient(OSError(errno.EBUSY, "busy"), "linux")
+
+
+# -- conformance vectors -----------------------------------------------------------
+
+VECTORS: list[dict[str, Any]] = json.loads(
+    (DATA / "conformance" / "fs_retry.json").read_text(encoding="utf-8")
+)
+assert VECTORS, "fs_retry vectors not found"
+
+
+class FailsWith:
+    """Fails with a fresh ``OSError(code)`` on each of its first ``times`` calls, then copies."""
+
+    def __init__(self, code: str, times: int = 1_000) -> None:
+        self.code = code
+        self.times = times
+        self.raised: list[OSError] = []
+
+    def __call__(self, source: Path, destination: Path) -> object:
+        if len(self.raised) < self.times:
+            number = getattr(errno, self.code)
+            error = OSError(number, os.strerror(number))
+            self.raised.append(error)
+            raise error
+        return shutil.copy2(source, destination)
+
+
+def run_vector(vector: dict[str, Any], tmp_path: Path) -> None:
+    given, expected = vector["input"], vector["expected"]
+    fn = given["fn"]
+    if fn == "isTransientFsError":
+        if "code" in given:
+            number = getattr(errno, given["code"])
+            error: BaseException = OSError(number, os.strerror(number))
+            assert fsretry.is_transient_code(given["code"], given["platform"]) is expected
+        else:
+            error = Exception("boom")
+        assert fsretry.is_transient(error, given["platform"]) is expected
+    elif fn == "withFsRetry":
+        failing = FailsWith(given["always_fails_with"])
+        sleeps: list[float] = []
+        with pytest.raises(OSError) as info:  # noqa: PT011 -- the original error, whatever it is
+            fsretry.retry(failing, "a", "b", platform=given["platform"], sleep=sleeps.append)
+        assert len(failing.raised) == expected["calls"]
+        assert info.value is failing.raised[-1]
+        assert [round(s * 1000) for s in sleeps] == expected.get("delays_ms", [])
+    elif fn == "pruneSnapshots rm options":
+        assert (
+            expected["maxRetries"],
+            expected["retryDelay"],
+        ) == (snapshot.RM_MAX_RETRIES, snapshot.RM_RETRY_DELAY_MS)
+        # recursive + force: a nested tree goes, a missing one is no error.
+        tree = tmp_path / "t"
+        (tree / "a").mkdir(parents=True)
+        (tree / "a" / "f.md").write_text("x")
+        snapshot.remove_tree(tree)
+        snapshot.remove_tree(tree)
+        assert not tree.exists()
+        # Its own retry: six more tries, 50 ms growing linearly, not the fsretry ladder.
+        busy = EmptiesAfter(tmp_path / "busy", 99)
+        with pytest.raises(OSError, match="not empty"):
+            snapshot.remove_tree(busy.directory, remove=os.rmdir, sleep=busy.sleep)
+        assert busy.sleeps == [0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
+    elif fn == "createSnapshot":
+        store = tmp_path / "store"
+        store.mkdir()
+        (store / "A.md").write_text("a")
+        copy = FailsWith(given["cp_fails_once_with"], times=1)
+        point = snapshot.take_snapshot(
+            store, "write", [store / "A.md"], copy=copy, platform="win32"
+        )
+        assert expected["succeeds"] is True
+        assert (point / "A.md").read_text() == "a"
+        assert len(copy.raised) == 1
+        # The same failure on POSIX is a real refusal: the write is aborted.
+        with pytest.raises(PermissionError):
+            snapshot.take_snapshot(store, "write", [store / "A.md"], copy=FailsWith("EPERM", 1))
+    else:  # pragma: no cover - a new vector needs a test
+        pytest.fail(f"no test for vector {vector['id']}")
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
+def test_fs_retry_vector(vector: dict[str, Any], tmp_path: Path) -> None:
+    run_vector(vector, tmp_path)
