@@ -887,9 +887,10 @@ class _ConfigParser:
         self.section, self.subsection = name.lower(), "".join(sub_chars)
 
     def parse_variable(self) -> None:
+        # git accepts a variable before any section header (section "").
         match = _VARIABLE_NAME.match(self.text, self.pos)
-        if match is None or not self.section:
-            raise ConfigSyntaxError("variable outside a section")
+        if match is None:
+            raise ConfigSyntaxError("bad variable name")
         key = match.group().lower()
         self.pos = match.end()
         ch = self.next_char()
