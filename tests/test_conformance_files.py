@@ -1,0 +1,258 @@
+"""Every vector of ``entry_file.json`` and ``index_lines.json`` as one test case."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from pi_memory.entry import Entry
+from pi_memory.errors import EntryRejected
+from pi_memory.layouts.files import (
+    EntryMeta,
+    FilesLayer,
+    derive_description,
+    parse_entry_file,
+    serialize_entry_file,
+)
+from pi_memory.layouts.files_index import (
+    CAPACITY_TEMPLATE,
+    IndexLine,
+    format_index_line,
+    index_capacity,
+    parse_entry_index,
+    rebuild_index,
+    remove_index_line,
+    split_lines,
+    upsert_index_line,
+)
+from tests.conftest import DATA
+
+CONFORMANCE = DATA / "conformance"
+NOW = datetime(2026, 10, 1, 9, 12, 33, 123000, tzinfo=timezone.utc)
+
+
+def _vectors(name: str) -> list[Any]:
+    cases = json.loads((CONFORMANCE / name).read_text(encoding="utf-8"))
+    return [pytest.param(case, id=case["id"]) for case in cases]
+
+
+VECTORS = _vectors("entry_file.json") + _vectors("index_lines.json")
+
+
+def test_vectors_found() -> None:
+    assert len(VECTORS) == 48
+
+
+def _layer(tmp_path: Path, **options: Any) -> FilesLayer:
+    return FilesLayer("project", tmp_path / "store", **options)
+
+
+# ------------------------------------------------------------------ entry files
+
+
+def _serialize(case: dict[str, Any], _tmp: Path) -> None:
+    meta = EntryMeta(**case["input"]["meta"])
+    assert serialize_entry_file(meta, case["input"]["body"]) == case["expected"]
+
+
+def _parse(case: dict[str, Any], _tmp: Path) -> None:
+    parsed = parse_entry_file(case["input"]["raw"])
+    expected = case["expected"]
+    if expected is None:
+        assert parsed is None
+        return
+    assert parsed is not None
+    assert parsed.meta == EntryMeta(**expected["meta"])
+    assert parsed.body == expected["body"]
+    # A parsed file serialises back to the same memory.
+    again = parse_entry_file(serialize_entry_file(parsed.meta, parsed.body, parsed.extra))
+    assert again == parsed
+
+
+def _derive(case: dict[str, Any], _tmp: Path) -> None:
+    assert derive_description(case["input"]["body"], case["input"]["max"]) == case["expected"]
+
+
+def _store_validation(case: dict[str, Any], tmp: Path) -> None:
+    data = case["input"]
+    layer = _layer(tmp)
+    message = case["expected"]["throws"]
+    call: Callable[[], object]
+    if data["op"] == "remove":
+        call = lambda: layer.remove_by_name(data["ref"])  # noqa: E731
+    elif "created" in data:
+        entry = Entry(
+            id="",
+            time="",
+            project="",
+            src="user",
+            keyword="",
+            body=data["body"],
+            name=data["name"],
+            created=data["created"],
+        )
+        call = lambda: layer.append(entry)  # noqa: E731
+    else:
+        call = lambda: layer.add(data["name"], data["body"], now=NOW)  # noqa: E731
+    with pytest.raises(EntryRejected) as caught:
+        call()
+    assert str(caught.value) == message
+    assert layer.read() == []
+
+
+def _store_semantics(case: dict[str, Any], tmp: Path) -> None:
+    data = case["input"]
+    expected = case["expected"]
+    if data["op"] == "add" and "adds" in data:
+        layer = _layer(
+            tmp,
+            index_max_lines=data["config"]["indexMaxLines"],
+            index_max_bytes=data["config"]["indexMaxBytes"],
+        )
+        first = layer.add(data["adds"][0], "正文一", now=NOW)
+        second = layer.add(data["adds"][1], "正文二", now=NOW)
+        assert first.capacity_warning is expected["first"]
+        assert second.capacity_warning is not None
+        for part in expected["second_contains"]:
+            assert part in second.capacity_warning
+        raw = layer.read_index()
+        template = expected["exact_template"]
+        assert second.capacity_warning == template.format(
+            lineCount=2, maxLines=1, byteLength=len(raw.encode()), maxBytes=25600
+        )
+        assert (
+            CAPACITY_TEMPLATE.replace("line_count", "lineCount")
+            .replace("max_lines", "maxLines")
+            .replace("byte_length", "byteLength")
+            .replace("max_bytes", "maxBytes")
+            == template
+        )
+        # The write still happened.
+        assert [e.name for e in layer.read()] == ["A", "B"]
+    elif data["op"] == "add":
+        layer = _layer(tmp)
+        layer.add(data["name"], data["body"], now=NOW)
+        (entry,) = layer.read()
+        assert entry.description == expected["description"]
+    elif data["op"] == "replace":
+        layer = _layer(tmp)
+        layer.add("A", "旧正文。", now=NOW)
+        layer.add("B", "别的。", now=NOW)
+        before = parse_entry_index(layer.read_index()).entries
+        layer.replace(data["ref"], data["patch"]["body"], now=NOW)
+        after = parse_entry_index(layer.read_index()).entries
+        assert layer.find("A") is not None
+        assert layer.find("A").description == expected["description"]  # type: ignore[union-attr]
+        assert expected["index_position"] == "unchanged"
+        assert [(e.file, e.line_no) for e in after] == [(e.file, e.line_no) for e in before]
+        assert after[0].description == expected["description"]
+    else:
+        layer = _layer(tmp)
+        layer.add("Test command", "run npm test, not npm run test", type="project", now=NOW)
+        shape = expected["line_format"]
+        assert shape == "- name (type, modified …) — description [file]"
+        assert layer.list_text() == (
+            "- Test command (project, modified 2026-10-01T09:12:33.123Z)"
+            " — run npm test, not npm run test [Test-command.md]"
+        )
+
+
+# ------------------------------------------------------------------ index lines
+
+
+def _parse_index(case: dict[str, Any], _tmp: Path) -> None:
+    parsed = parse_entry_index(case["input"]["raw"])
+    expected = case["expected"]
+    assert [
+        {"name": e.name, "file": e.file, "description": e.description, "lineNo": e.line_no}
+        for e in parsed.entries
+    ] == expected["entries"]
+    assert parsed.unrecognized == expected["unrecognized"]
+
+
+def _format_line(case: dict[str, Any], _tmp: Path) -> None:
+    data = case["input"]
+    assert format_index_line(data["name"], data["file"], data["description"]) == case["expected"]
+
+
+def _upsert(case: dict[str, Any], _tmp: Path) -> None:
+    data = case["input"]
+    entry = data["entry"]
+    at = (data["options"] or {}).get("atLineNo")
+    result = upsert_index_line(data["raw"], entry["name"], entry["file"], entry["description"], at)
+    assert result == case["expected"]
+
+
+def _remove(case: dict[str, Any], _tmp: Path) -> None:
+    assert remove_index_line(case["input"]["raw"], case["input"]["file"]) == case["expected"]
+
+
+def _capacity(case: dict[str, Any], _tmp: Path) -> None:
+    data = case["input"]
+    cap = index_capacity(data["raw"], data["maxLines"], data["maxBytes"])
+    assert {"lineCount": cap.line_count, "byteLength": cap.byte_length, "ok": cap.ok} == case[
+        "expected"
+    ]
+
+
+def _split(case: dict[str, Any], _tmp: Path) -> None:
+    assert split_lines(case["input"]["raw"]) == case["expected"]
+
+
+def _write_entry(directory: Path, name: str, file: str, description: str, modified: str) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    meta = EntryMeta(name, description, "project", "2026-10-01", modified)
+    (directory / file).write_text(serialize_entry_file(meta, "body"), encoding="utf-8")
+
+
+def _rebuild(case: dict[str, Any], tmp: Path) -> None:
+    data = case["input"]
+    if "index_before" in data:
+        lines = [IndexLine(**e) for e in data["entries_on_disk_sorted"]]
+        assert rebuild_index(data["index_before"], lines).text == case["expected"]
+        return
+    # The return value, through the store: entries on disk and the header kept.
+    layer = _layer(tmp)
+    _write_entry(layer.directory, "A", "a.md", "A 摘要", "2026-10-01T00:00:02.000Z")
+    _write_entry(layer.directory, "B", "b.md", "B 摘要", "2026-10-01T00:00:01.000Z")
+    (layer.directory / "legacy.md").write_text("---\nupdated: x\n---\nold\n", encoding="utf-8")
+    result = layer.rebuild()
+    assert (result.entries, result.header_lines) == (2, 2)
+    assert layer.read_index() == ("# Memory Index\n\n- [B](b.md) — B 摘要\n- [A](a.md) — A 摘要\n")
+    layer.index_path.write_text("# Mine\nnotes\n\n- [X](x.md) — gone\n", encoding="utf-8")
+    result = layer.rebuild()
+    assert (result.entries, result.header_lines) == (2, 2)
+    assert layer.read_index().startswith("# Mine\nnotes\n- [B](b.md)")
+
+
+HANDLERS: dict[str, Callable[[dict[str, Any], Path], None]] = {
+    "serializeEntryFile": _serialize,
+    "parseEntryFile": _parse,
+    "deriveDescription": _derive,
+    "MemoryStore.addEntry/replaceEntry": _store_validation,
+    "MemoryStore": _store_semantics,
+    "parseEntryIndex": _parse_index,
+    "formatIndexLine": _format_line,
+    "upsertIndexLine": _upsert,
+    "removeIndexLine": _remove,
+    "indexCapacity": _capacity,
+    "splitLines": _split,
+    "MemoryStore.rebuildIndex": _rebuild,
+}
+
+
+@pytest.mark.parametrize("case", VECTORS)
+def test_vector(case: dict[str, Any], tmp_path: Path) -> None:
+    HANDLERS[case["input"]["fn"]](case, tmp_path)
+
+
+def test_list_line_shape_matches_the_readme(tmp_path: Path) -> None:
+    layer = _layer(tmp_path)
+    layer.add("A", "first. more", now=NOW)
+    line = layer.list_text()
+    assert re.fullmatch(r"- A \(feedback, modified \S+\) — first\. \[A\.md\]", line)
