@@ -1,0 +1,288 @@
+"""The one-keyword rules: canonical keys, validity, repair on read, the keyword table.
+
+Every memory carries exactly one keyword. A write keeps the first valid one and
+counts the rest as dropped (a model asked for one often answers with three, and
+rejecting the call would cost a round-trip to learn what the cap already
+knows). A read repairs what older versions stored: comma lists, legacy
+``#a #b #c`` blobs and invalid candidates collapse to the first survivor, and
+an entry left with nothing gets a keyword derived from its body.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.staleness import sortable_time
+
+if TYPE_CHECKING:
+    from pi_memory.entry import Entry
+
+MAX_WORDS: Final = 8
+MAX_HAN: Final = 8
+#: No rule of the seed names a length, but eight words never need more than
+#: this, and an unbounded single "word" (a pasted hash, a URL) is not a topic.
+MAX_CHARS: Final = 80
+TABLE_CAP: Final = 200
+#: The recall bonus a keyword can earn in the table's ordering.
+RECALL_BONUS_CAP: Final = 4
+FALLBACK_KEYWORD: Final = "note"
+
+#: Words that never carry a topic on their own (retrieval drops them from queries too).
+_STOPWORD_TEXT: Final = """
+    a about above after again all also am an and any are as at be because been
+    before being below between both but by can could did do does doing done down
+    during each either else ever every few for from further had has have having he
+    her here hers him his how however i if in into is it its itself just let me
+    more most must my no nor not now of off on once only or other our ours out over
+    own per please same she should so some such than that the their theirs them
+    then there these they this those through to too under until up upon us use used
+    uses using very via was we were what when where whether which while who whom
+    why will with within without would yet you your yours
+    """
+STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
+
+_HAN_RANGES: Final = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x2FA1F),
+)
+_HAN_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+_HAN_RUN_RE: Final = re.compile(f"[{_HAN_CLASS}]+")
+#: Unicode punctuation categories that only separate the parts of a keyword.
+_SEPARATOR_CATEGORIES: Final = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"})
+#: Punctuation that changes what a keyword names (``c#`` is not ``c``), so it stays.
+_KEPT_PUNCTUATION: Final = frozenset("#")
+_LEGACY_SPLIT_RE: Final = re.compile(r"\s+(?=#)")
+_LIST_SPLIT_RE: Final = re.compile("[,，]")
+_SENTENCE_END_RE: Final = re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]")
+_CODE_SPAN_RE: Final = re.compile(r"`([^`\n]+)`")
+_IDENTIFIER_RE: Final = re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+")
+_WORD_RE: Final = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def is_han(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _HAN_RANGES)
+
+
+def _strip_hash(keyword: str) -> str:
+    return keyword.strip().lstrip("#").strip()
+
+
+@functools.lru_cache(maxsize=16384)
+def canonical_key(keyword: str) -> str:
+    """The identity of a keyword: lowercase with whitespace and separators removed.
+
+    ``Serialize Conversation``, ``serialize-conversation`` and
+    ``#serialize_conversation`` are one keyword. Han characters, letters,
+    digits, symbols and ``#`` inside the keyword are kept (``c#`` is not ``c``).
+    Cached: search calls it once per entry, and a layer has few distinct keywords.
+    """
+    kept = []
+    for char in _strip_hash(keyword).lower():
+        separator = char.isspace() or unicodedata.category(char) in _SEPARATOR_CATEGORIES
+        if char in _KEPT_PUNCTUATION or not separator:
+            kept.append(char)
+    return "".join(kept)
+
+
+def _display_form(keyword: str) -> str:
+    return " ".join(_strip_hash(keyword).split())
+
+
+def keyword_issue(keyword: str) -> str | None:
+    """Why ``keyword`` cannot be stored, or ``None`` when it can.
+
+    A leading ``#`` (the index's own notation) is stripped before judging.
+    """
+    text = _strip_hash(keyword)
+    if not text:
+        return "empty keyword"
+    if "\n" in text or "\r" in text:
+        return "contains a line break"
+    if "|" in text:
+        return "contains '|', which separates the entry's metadata fields"
+    if "-->" in text or "<!--" in text:
+        return "contains a comment marker, which would break the entry's metadata"
+    if "," in text or "，" in text:
+        return "contains a comma: one keyword per memory"
+    if len(text) > MAX_CHARS:
+        return f"longer than {MAX_CHARS} characters"
+    han = sum(1 for char in text if is_han(char))
+    if han > MAX_HAN:
+        return f"{han} Chinese characters (at most {MAX_HAN})"
+    words = len(_HAN_RUN_RE.sub(" ", text).split())
+    if words > MAX_WORDS:
+        return f"{words} words (at most {MAX_WORDS})"
+    if not canonical_key(text):
+        return "no letters or digits"
+    return None
+
+
+@dataclass(frozen=True)
+class KeywordPick:
+    """What a write keeps of the keywords it was given."""
+
+    #: The keyword to store, ``None`` when no candidate was valid.
+    keyword: str | None
+    #: Candidates that were not stored (repeats of the kept keyword aside).
+    dropped: int
+    #: One ``'candidate': reason`` line per invalid candidate.
+    issues: tuple[str, ...]
+
+
+def _split_list(raw: Iterable[str]) -> list[str]:
+    pieces: list[str] = []
+    for item in raw:
+        pieces.extend(piece.strip() for piece in _LIST_SPLIT_RE.split(item))
+    return [piece for piece in pieces if piece]
+
+
+def sanitize_keywords(raw: Sequence[str] | str) -> KeywordPick:
+    """Keep the first valid keyword; count the rest, never reject for being many.
+
+    A comma list inside one candidate counts as several candidates: the tags
+    field is comma-separated, so that is what the writer meant. ``dropped``
+    counts every candidate that is not stored (invalid ones too, each also
+    explained in ``issues``), except other spellings of the kept keyword; it
+    is 0 when nothing is kept.
+    """
+    candidates = _split_list([raw] if isinstance(raw, str) else raw)
+    if not candidates:
+        return KeywordPick(keyword=None, dropped=0, issues=("no keyword given",))
+    kept: str | None = None
+    dropped = 0
+    issues: list[str] = []
+    for candidate in candidates:
+        issue = keyword_issue(candidate)
+        if issue is not None:
+            issues.append(f"{candidate!r}: {issue}")
+            dropped += 1
+        elif kept is None:
+            kept = _display_form(candidate)
+        elif canonical_key(candidate) != canonical_key(kept):
+            dropped += 1
+    return KeywordPick(keyword=kept, dropped=dropped if kept else 0, issues=tuple(issues))
+
+
+def split_stored_tags(tags_field: str) -> list[str]:
+    """A stored ``tags:`` value as candidates: commas, and legacy ``#a #b #c`` blobs."""
+    candidates: list[str] = []
+    for piece in _split_list([tags_field]):
+        if piece.startswith("#"):
+            candidates.extend(part for part in _LEGACY_SPLIT_RE.split(piece) if part.strip())
+        else:
+            candidates.append(piece)
+    return candidates
+
+
+def coerce_keywords(tags_field: str, body: str) -> tuple[str, int]:
+    """The keyword an entry is read with, and how many other stored keywords it had.
+
+    Never writes and never fails: the first valid candidate wins, and an entry
+    with none gets :func:`derive_keyword`. The count is every stored candidate
+    but one (a legacy blob of three counts as three), so ``> 0`` means the row
+    still holds the old 1-3 contract and a rebuild would collapse it.
+    """
+    candidates = split_stored_tags(tags_field)
+    others = max(0, len(candidates) - 1)
+    for candidate in candidates:
+        if keyword_issue(candidate) is None:
+            return _display_form(candidate), others
+    return derive_keyword(body), others
+
+
+def _first_sentence(body: str) -> str:
+    text = body.strip()
+    # A fenced block says nothing about the topic in its first line.
+    if text.startswith("```"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    match = _SENTENCE_END_RE.search(text)
+    return text[: match.start()] if match else text
+
+
+def _valid(keyword: str) -> bool:
+    return keyword_issue(keyword) is None
+
+
+def derive_keyword(body: str) -> str:
+    """A deterministic keyword for a body that has none; never empty.
+
+    In order: the first short code span of the first sentence, its first
+    identifier (``src/store.ts``, ``node.js``, ``camelCase``), its first Han
+    run (at most 8 characters), its first two content words; else ``note``.
+    """
+    sentence = _first_sentence(body)
+    for span in _CODE_SPAN_RE.findall(sentence):
+        candidate = " ".join(span.split())
+        if len(candidate.split()) <= 3 and _valid(candidate):
+            return candidate
+    identifier = _IDENTIFIER_RE.search(sentence)
+    if identifier and _valid(identifier.group()):
+        return identifier.group()
+    han = _HAN_RUN_RE.search(sentence)
+    if han:
+        return han.group()[:MAX_HAN]
+    words = [
+        word.lower().strip("'-")
+        for word in _WORD_RE.findall(sentence)
+        if word.lower() not in STOPWORDS and len(word) > 2
+    ]
+    candidate = " ".join(words[:2])
+    if candidate and _valid(candidate):
+        return candidate
+    return FALLBACK_KEYWORD
+
+
+@dataclass(frozen=True)
+class KeywordRow:
+    """One line of the keyword table."""
+
+    keyword: str
+    #: How many live memories carry the keyword.
+    count: int
+    #: How often a search credited it (``usage.json``).
+    recalls: int
+
+
+def collect_keywords(
+    entries: Iterable[Entry], recalls: Mapping[str, int], cap: int = TABLE_CAP
+) -> list[KeywordRow]:
+    """The keyword table of a layer, best first, at most ``cap`` rows.
+
+    Live entries only. Keywords are grouped by canonical key and shown in the
+    spelling of the earliest-written memory. Ordered by shared count plus
+    recalls (at most 4), then count, then alphabetically; the lowest-ranked
+    rows beyond ``cap`` are left out (their memories stay searchable).
+    """
+    first: dict[str, tuple[str, int, str]] = {}
+    counts: dict[str, int] = {}
+    for index, entry in enumerate(entries):
+        if not entry.live:
+            continue
+        key = canonical_key(entry.keyword)
+        if not key:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+        written = (sortable_time(entry.time), index, entry.keyword)
+        if key not in first or written[:2] < first[key][:2]:
+            first[key] = (written[0], index, _display_form(entry.keyword))
+    rows = [
+        KeywordRow(keyword=first[key][2], count=count, recalls=max(0, recalls.get(key, 0)))
+        for key, count in counts.items()
+    ]
+    rows.sort(
+        key=lambda row: (
+            -(row.count + min(row.recalls, RECALL_BONUS_CAP)),
+            -row.count,
+            row.keyword.casefold(),
+            row.keyword,
+        )
+    )
+    return rows[: max(0, cap)]

@@ -1,0 +1,119 @@
+"""Staleness: a memory not confirmed within its review interval is labelled, never removed.
+
+The clock starts at the entry's own ``confirmed`` time (``last`` when it was
+written again, else ``time``), so re-writing or superseding a memory refreshes
+it and nothing is stored. A month is a fixed 30 days so the threshold cannot
+drift with the calendar. Superseded entries are never stale: they are already
+retired, and saying both would report them twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.entry import format_time, parse_time
+
+if TYPE_CHECKING:
+    from pi_memory.entry import Entry
+
+DAYS_PER_MONTH: Final = 30
+#: Review intervals of the ``categories`` layout's files, in months.
+FILE_INTERVALS: Final = {
+    "TOOLING.md": 3,
+    "USER.md": 6,
+    "CONVENTIONS.md": 6,
+    "LESSONS.md": 12,
+    "FAILURES.md": 12,
+    "DECISIONS.md": 12,
+}
+#: The ``files`` layout names its files after the memory, so the ``type`` decides,
+#: mapped to the category file holding the same kind of memory: a reference
+#: points at an outside system that moves like tooling does (TOOLING.md), a
+#: user memory is a preference (USER.md), feedback is a lesson (LESSONS.md)
+#: and a project memory is a decision or convention that lasts (DECISIONS.md).
+TYPE_INTERVALS: Final = {"reference": 3, "user": 6, "feedback": 12, "project": 12}
+#: A memory whose kind is unknown gets the longest interval: a false "stale"
+#: costs the reader's trust, a late one only a delay.
+DEFAULT_INTERVAL: Final = 12
+
+
+def interval_months(entry: Entry, review_months: int = 0) -> int:
+    """The entry's review interval; ``review_months > 0`` overrides every file."""
+    if review_months > 0:
+        return review_months
+    if entry.type:
+        return TYPE_INTERVALS.get(entry.type, DEFAULT_INTERVAL)
+    return FILE_INTERVALS.get(entry.file, DEFAULT_INTERVAL)
+
+
+def sortable_time(text: str) -> str:
+    """A stored time as ``YYYY-MM-DD HH:MM:SS``, which sorts chronologically.
+
+    ``""`` when the text is not a time (it then sorts oldest). The common form
+    is recognised without parsing, because search calls this once per entry.
+    """
+    if (
+        len(text) == 19
+        and text[4] == "-"
+        and text[7] == "-"
+        and text[10] == " "
+        and text[13] == ":"
+        and text[16] == ":"
+    ):
+        return text
+    parsed = parse_time(text)
+    return format_time(parsed) if parsed is not None else ""
+
+
+def moment(text: str) -> datetime | None:
+    """A sortable time (see :func:`sortable_time`) as a naive datetime."""
+    try:
+        return datetime(
+            int(text[0:4]),
+            int(text[5:7]),
+            int(text[8:10]),
+            int(text[11:13]),
+            int(text[14:16]),
+            int(text[17:19]),
+        )
+    except ValueError:
+        return None
+
+
+def local_now(now: datetime) -> datetime:
+    """``now`` as the naive local time stored entries use, to the second."""
+    if now.tzinfo is not None:
+        now = now.astimezone().replace(tzinfo=None)
+    return now.replace(microsecond=0)
+
+
+def stale_cutoff(now: datetime, months: int) -> str:
+    """Entries confirmed before this sortable time are stale for ``months``."""
+    return format_time(local_now(now) - timedelta(days=months * DAYS_PER_MONTH))
+
+
+def stale_age_days(entry: Entry, now: datetime, review_months: int = 0) -> int | None:
+    """The entry's age in whole days when it is stale, else ``None``."""
+    if not entry.live:
+        return None
+    confirmed = moment(sortable_time(entry.confirmed))
+    if confirmed is None:
+        return None
+    age = local_now(now) - confirmed
+    if age <= timedelta(days=interval_months(entry, review_months) * DAYS_PER_MONTH):
+        return None
+    return age.days
+
+
+def stale_label(entry: Entry, now: datetime, review_months: int = 0) -> str | None:
+    days = stale_age_days(entry, now, review_months)
+    if days is None:
+        return None
+    months = interval_months(entry, review_months)
+    return f"stale ({days}d, interval {months}mo) — verify before relying on it"
+
+
+def clamp_review_months(value: int) -> int:
+    """``PI_MEMORY_AUTO_REVIEW_MONTHS``: negative clamps to 0 (the per-file defaults)."""
+    return max(0, value)

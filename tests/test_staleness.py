@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from pi_memory.entry import Entry, format_time
+from pi_memory.staleness import (
+    clamp_review_months,
+    interval_months,
+    sortable_time,
+    stale_age_days,
+    stale_label,
+)
+
+NOW = datetime(2026, 10, 1, 10, 0, 0)
+
+
+def entry(
+    time: str = "2026-01-11 10:00:00",
+    file: str = "FAILURES.md",
+    *,
+    type_: str = "",
+    last: str = "",
+    superseded_by: str = "",
+) -> Entry:
+    return Entry(
+        id="20260111-aabb",
+        time=time,
+        project="p",
+        src="auto",
+        keyword="deploy",
+        body="b",
+        file=file,
+        type=type_,
+        last=last,
+        superseded_by=superseded_by,
+    )
+
+
+def ago(days: float) -> str:
+    return format_time(NOW - timedelta(days=days))
+
+
+@pytest.mark.parametrize(
+    ("file", "months"),
+    [
+        ("TOOLING.md", 3),
+        ("USER.md", 6),
+        ("CONVENTIONS.md", 6),
+        ("LESSONS.md", 12),
+        ("FAILURES.md", 12),
+        ("DECISIONS.md", 12),
+        ("something-else.md", 12),
+    ],
+)
+def test_interval_per_file(file: str, months: int) -> None:
+    assert interval_months(entry(file=file)) == months
+
+
+@pytest.mark.parametrize(
+    ("type_", "months"),
+    [("reference", 3), ("user", 6), ("feedback", 12), ("project", 12), ("odd", 12)],
+)
+def test_interval_per_type_in_the_files_layout(type_: str, months: int) -> None:
+    # The files layout names files after the memory; USER.md here is a memory's name.
+    assert interval_months(entry(file="USER.md", type_=type_)) == months
+
+
+def test_override_applies_to_every_file() -> None:
+    assert interval_months(entry(file="TOOLING.md"), 2) == 2
+    assert interval_months(entry(file="DECISIONS.md", type_="project"), 1) == 1
+
+
+def test_zero_and_negative_override_mean_defaults() -> None:
+    assert interval_months(entry(file="TOOLING.md"), 0) == 3
+    assert interval_months(entry(file="TOOLING.md"), -5) == 3
+    assert clamp_review_months(-5) == 0
+    assert clamp_review_months(4) == 4
+
+
+def test_label_text() -> None:
+    assert (
+        stale_label(entry(time=ago(400)), NOW)
+        == "stale (400d, interval 12mo) — verify before relying on it"
+    )
+    assert (
+        stale_label(entry(time=ago(263), file="TOOLING.md"), NOW)
+        == "stale (263d, interval 3mo) — verify before relying on it"
+    )
+
+
+def test_month_is_thirty_days_and_the_boundary_is_fresh() -> None:
+    tooling = "TOOLING.md"
+    assert stale_age_days(entry(time=ago(90), file=tooling), NOW) is None
+    just_over = format_time(NOW - timedelta(days=90, seconds=1))
+    assert stale_age_days(entry(time=just_over, file=tooling), NOW) == 90
+
+
+def test_days_are_whole_days_rounded_down() -> None:
+    assert stale_age_days(entry(time=ago(400.9)), NOW) == 400
+
+
+def test_last_restarts_the_clock() -> None:
+    assert stale_age_days(entry(time=ago(800), last=ago(10)), NOW) is None
+    assert stale_age_days(entry(time=ago(800), last=ago(500)), NOW) == 500
+
+
+def test_superseded_is_never_stale() -> None:
+    assert stale_label(entry(time=ago(2000), superseded_by="20260201-cccc"), NOW) is None
+
+
+def test_unreadable_time_is_not_stale() -> None:
+    assert stale_label(entry(time="garbage"), NOW) is None
+    assert stale_label(entry(time=""), NOW) is None
+
+
+def test_iso_times_from_the_files_layout() -> None:
+    assert stale_age_days(entry(time="2024-01-01T00:00:00", file="x.md"), NOW) is not None
+    assert stale_age_days(entry(time="2026-09-30", file="x.md"), NOW) is None
+
+
+def test_aware_now_is_compared_in_local_time() -> None:
+    aware = NOW.astimezone(timezone.utc)
+    assert stale_age_days(entry(time=ago(400)), aware) == 400
+
+
+def test_override_changes_the_label() -> None:
+    assert (
+        stale_label(entry(time=ago(45)), NOW, 1)
+        == "stale (45d, interval 1mo) — verify before relying on it"
+    )
+
+
+def test_sortable_time() -> None:
+    assert sortable_time("2026-01-11 10:00:00") == "2026-01-11 10:00:00"
+    assert sortable_time("2026-01-11T10:00:00") == "2026-01-11 10:00:00"
+    assert sortable_time("2026-01-11") == "2026-01-11 00:00:00"
+    assert sortable_time("nonsense") == ""
