@@ -520,3 +520,52 @@ def test_import_is_light() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+CONFIG_SAMPLES = [
+    '[remote "o"]\r\n\turl = https://a/b\r\n',
+    '[remote "a\\tb"]\n url = x\n',
+    '[remote "o"]\nurl =\n[remote "p"]\nurl = y\n',
+    '[remote "o"]\nurl = a\tb\t\n',
+    '[remote "o"]\nurl = "a;b"#c\n',
+    '[remote "o"]\nurl = a"  "b\n',
+    '[ remote "o"]\nurl = x\n',
+    '[remote  "o"]\nurl = x\n',
+    '[remote "o"]url=x\n',
+    '[remote "o"]\n\turl=x\\\n\n',
+    '[remote "o"]\nurl = x\n[remote "o" ]\nurl = y\n',
+    "[remote.O]\nurl = x\n",
+    '[Remote "O"]\nURL = x\n',
+    '[remote "o"]\nurl = é\n',
+    '[remote "o"]\nurl\n',
+    '#c\n;c\n[remote "o"] ; c\nurl = x\n',
+    '[remote "o"]\nurl = x # y\n',
+    '[remote "o"]\nurl = \\"x\n',
+    '[remote ""]\nurl = x\n',
+    '[remote "o"]\n  url  =  "  x  "  \n',
+]
+
+
+@pytest.mark.parametrize("text", CONFIG_SAMPLES)
+def test_config_reader_agrees_with_git(text: str, tmp_path: Path) -> None:
+    (tmp_path / "cfg").write_bytes(text.encode("utf-8"))
+    done = subprocess.run(
+        ["git", "config", "--file", "cfg", "--get-regexp", r"^remote\..*\.url$"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode > 1:
+        with pytest.raises(paths.ConfigSyntaxError):
+            paths.parse_git_config(text)
+        return
+    # git's listing read the way the reference implementation reads it.
+    expected = []
+    for line in done.stdout.splitlines():
+        key, space, url = line.partition(" ")
+        name = key[len("remote.") : -len(".url")]
+        if space and name and url.strip():
+            expected.append((name, url.strip()))
+    remotes = paths.remotes_from_config(paths.parse_git_config(text))
+    assert [(name, url.strip()) for name, url in remotes if url.strip()] == expected
