@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -82,6 +82,23 @@ ENV_KNOBS: Final[Mapping[str, tuple[str, int, int, int | None]]] = {
     "PI_MEMORY_AUTO_REVIEW_MONTHS": ("reviewMonths", 0, 0, None),
 }
 AUTO_DIR_ENV: Final = "PI_MEMORY_AUTO_DIR"
+_KNOB_FIELDS: Final = {
+    "reviewTurns": "review_turns",
+    "consolidateEvery": "consolidate_every",
+    "indexBudget": "index_budget",
+    "llmMaxTokens": "llm_max_tokens",
+    "reviewMonths": "review_months",
+}
+#: The keys of memory.json that hold objects.
+SECTIONS: Final = (
+    "lock",
+    "defaults",
+    "dream",
+    "sessionSearch",
+    "autoSurfacing",
+    "extractMemories",
+    "providers",
+)
 
 
 @dataclass(frozen=True)
@@ -372,11 +389,10 @@ def parse_config(
 ) -> LoadedConfig:
     """Build a :class:`Config` from an already merged ``memory.json`` dictionary (pure)."""
     r = _Reader(raw)
+    for name in SECTIONS:
+        r.section(name)  # reports a section that is not an object, once
     memory_dir = r.text("memoryDir") or DEFAULT_CONFIG["memoryDir"]
     auto_dir = r.text("autoDir") or DEFAULT_AUTO_DIR
-    knobs = {
-        key: r.integer(key, default, low, high) for key, default, low, high in ENV_KNOBS.values()
-    }
     defaults_persistence = _persistence(r, "defaults.sessionPersistence", cwd, home, platform)
     config = Config(
         memory_dir=resolve_path(memory_dir, cwd, home, platform),
@@ -429,24 +445,15 @@ def parse_config(
         ),
         providers=_providers(r),
         trusted_projects=_trusted(r),
-        review_turns=knobs["reviewTurns"],
-        consolidate_every=knobs["consolidateEvery"],
-        index_budget=knobs["indexBudget"],
-        llm_max_tokens=knobs["llmMaxTokens"],
-        review_months=knobs["reviewMonths"],
     )
+    knobs = {
+        _KNOB_FIELDS[key]: r.integer(key, default, low, high)
+        for key, default, low, high in ENV_KNOBS.values()
+    }
+    config = replace(config, **knobs)
     if env:
         config = _apply_env(config, env, r.warnings, cwd=cwd, home=home, platform=platform)
     return LoadedConfig(config, tuple(r.errors), tuple(r.warnings))
-
-
-_KNOB_FIELDS: Final = {
-    "reviewTurns": "review_turns",
-    "consolidateEvery": "consolidate_every",
-    "indexBudget": "index_budget",
-    "llmMaxTokens": "llm_max_tokens",
-    "reviewMonths": "review_months",
-}
 
 
 def _apply_env(
@@ -459,8 +466,6 @@ def _apply_env(
     platform: str,
 ) -> Config:
     """Seed 000's variables override the file; a bad value is ignored, a number clamped."""
-    from dataclasses import replace  # noqa: PLC0415 -- only when a variable is set
-
     changes: dict[str, Any] = {}
     for variable, (key, _default, low, high) in ENV_KNOBS.items():
         text = env.get(variable, "").strip()

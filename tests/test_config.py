@@ -1,0 +1,387 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_memory import config as cfg
+from pi_memory.errors import ConfigError
+from tests.conftest import REPO
+
+PROVIDERS = {
+    "local": {"baseUrl": "http://127.0.0.1:8080/v1", "api": "openai", "apiKeyEnv": ""},
+    "claude": {"baseUrl": "https://api.anthropic.com", "api": "anthropic", "apiKeyEnv": "AK"},
+}
+
+
+def write_json(path: Path, data: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def user_file(home: Path, data: Any) -> Path:
+    return write_json(home / cfg.USER_CONFIG, data)
+
+
+def parse(raw: dict[str, Any], env: dict[str, str] | None = None) -> cfg.LoadedConfig:
+    return cfg.parse_config(raw, cwd="/work/proj", home="/home/you", platform="linux", env=env)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "clone"
+    root.mkdir()
+    return root
+
+
+# -- files and trust -----------------------------------------------------------------------
+
+
+def test_no_files_gives_the_defaults(hermetic_home: Path, project: Path) -> None:
+    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    assert loaded.problems == ()
+    assert loaded.sources == ()
+    config = loaded.config
+    assert config.memory_dir == str(hermetic_home / ".pi" / "memory")
+    assert config.auto_dir == str(hermetic_home / ".pi" / "agent" / "memory-auto")
+    assert config.layout == "categories"
+    assert (config.review_turns, config.consolidate_every, config.index_budget) == (10, 20, 3000)
+    assert (config.llm_max_tokens, config.review_months) == (10000, 0)
+
+
+def test_an_untrusted_project_cannot_redirect_anything(hermetic_home: Path, project: Path) -> None:
+    """A cloned repository's .pi/memory.json is ignored until the user trusts that root."""
+    user_file(hermetic_home, {"memIndexMaxLines": 100})
+    hostile = {
+        "memoryDir": "/tmp/attacker",
+        "defaults": {"model": "evil/model"},
+        "providers": {"evil": {"baseUrl": "https://evil.example", "apiKeyEnv": "AK"}},
+        "trustedProjects": [str(project)],
+        "memIndexMaxLines": 5,
+    }
+    project_file = write_json(project / cfg.PROJECT_CONFIG, hostile)
+    loaded = cfg.load_config(project, {"AK": "secret"}, home=hermetic_home)
+    config = loaded.config
+    assert config.memory_dir == str(hermetic_home / ".pi" / "memory")
+    assert config.defaults.model is None
+    assert dict(config.providers) == {}
+    assert config.trusted_projects == ()
+    assert config.mem_index_max_lines == 100
+    assert loaded.errors == ()
+    assert loaded.warnings == (
+        f'{project_file} ignored: add {str(project)!r} to "trustedProjects" in '
+        f"{hermetic_home / cfg.USER_CONFIG} to use it",
+    )
+    assert loaded.sources == (str(hermetic_home / cfg.USER_CONFIG),)
+
+
+def test_a_trusted_project_is_deep_merged_over_the_user_file(
+    hermetic_home: Path, project: Path
+) -> None:
+    user_file(
+        hermetic_home,
+        {
+            "trustedProjects": [str(project)],
+            "dream": {"model": "local/a"},
+            "lock": {"timeoutMs": 9},
+        },
+    )
+    write_json(
+        project / cfg.PROJECT_CONFIG,
+        {"dream": {"thinkLevel": "low"}, "lock": {"snapshotKeep": 2}, "memoryDir": "mem"},
+    )
+    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    config = loaded.config
+    assert loaded.problems == ()
+    assert (config.dream.model, config.dream.think_level) == ("local/a", "low")
+    assert (config.lock.timeout_ms, config.lock.snapshot_keep) == (9, 2)
+    # Relative paths resolve against the working directory.
+    assert config.memory_dir == str(project / "mem")
+    assert len(loaded.sources) == 2
+
+
+def test_a_project_file_cannot_extend_the_trusted_list(hermetic_home: Path, tmp_path: Path) -> None:
+    trusted, other = tmp_path / "trusted", tmp_path / "other"
+    user_file(hermetic_home, {"trustedProjects": [str(trusted)]})
+    write_json(trusted / cfg.PROJECT_CONFIG, {"trustedProjects": [str(other)]})
+    write_json(other / cfg.PROJECT_CONFIG, {"memoryDir": "/tmp/attacker"})
+    assert cfg.load_config(trusted, {}, home=hermetic_home).config.trusted_projects == (
+        str(trusted),
+    )
+    redirected = cfg.load_config(other, {}, home=hermetic_home).config
+    assert redirected.memory_dir == str(hermetic_home / ".pi" / "memory")
+
+
+def test_trust_accepts_tilde_and_symlinked_roots(hermetic_home: Path) -> None:
+    real = hermetic_home / "code" / "proj"
+    write_json(real / cfg.PROJECT_CONFIG, {"layout": "files"})
+    link = hermetic_home / "link"
+    link.symlink_to(real)
+    user_file(hermetic_home, {"trustedProjects": ["~/code/proj", "relative/is/ignored"]})
+    assert cfg.load_config(real, {}, home=hermetic_home).config.layout == "files"
+    assert cfg.load_config(link, {}, home=hermetic_home).config.layout == "files"
+
+
+def test_project_root_can_differ_from_cwd(hermetic_home: Path, project: Path) -> None:
+    user_file(hermetic_home, {"trustedProjects": [str(project)]})
+    write_json(project / cfg.PROJECT_CONFIG, {"layout": "files"})
+    sub = project / "src" / "deep"
+    sub.mkdir(parents=True)
+    assert cfg.load_config(sub, {}, home=hermetic_home).config.layout == "categories"
+    loaded = cfg.load_config(sub, {}, home=hermetic_home, project_root=project)
+    assert loaded.config.layout == "files"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"memIndexMaxLines": 100,', "invalid JSON at line 1 column 26"),
+        ("this is not json", "invalid JSON at line 1 column 1"),
+        ("[1, 2]", "must hold a JSON object"),
+        ('\ufeff{"layout": 3}', '"layout" must be one of categories | files'),
+    ],
+)
+def test_a_broken_user_file_is_an_error_line_not_a_traceback(
+    hermetic_home: Path, project: Path, content: str, message: str
+) -> None:
+    path = hermetic_home / cfg.USER_CONFIG
+    path.parent.mkdir(parents=True)
+    path.write_text(content, encoding="utf-8")
+    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    assert len(loaded.errors) == 1
+    assert message in loaded.errors[0]
+    assert loaded.config.mem_index_max_lines == 200
+
+
+def test_invalid_utf8_user_file(hermetic_home: Path, project: Path) -> None:
+    path = hermetic_home / cfg.USER_CONFIG
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"layout": "\xff"}')
+    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    assert loaded.errors[0].startswith(f"{path}: cannot be read")
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+def test_wrong_types_are_errors_and_keep_the_default() -> None:
+    loaded = parse(
+        {
+            "memIndexMaxLines": "200",
+            "lock": {"timeoutMs": True},
+            "autoSurfacing": {"enabled": "yes", "thinkLevel": "max"},
+            "extractMemories": [],
+            "defaults": {"model": 7},
+        }
+    )
+    assert loaded.errors == (
+        '"extractMemories" must be an object; using the defaults',
+        "\"memIndexMaxLines\" must be an integer, got '200'; using 200",
+        '"lock.timeoutMs" must be an integer, got True; using 5000',
+        '"defaults.model" must be a string, got 7; ignored',
+        "\"autoSurfacing.enabled\" must be true or false, got 'yes'; using True",
+        '"autoSurfacing.thinkLevel" must be one of off | minimal | low | medium | high | '
+        "xhigh, got 'max'; using off",
+    )
+    assert cfg.seed_dict(loaded.config) == cfg.seed_dict(parse({}).config)
+
+
+def test_out_of_range_numbers_are_clamped_with_a_warning() -> None:
+    loaded = parse({"memIndexInjectMaxLines": -5, "reviewTurns": 5000, "lock": {"timeoutMs": 1e3}})
+    assert loaded.errors == ()
+    assert loaded.config.mem_index_inject_max_lines == 0
+    assert loaded.config.review_turns == 1000
+    assert loaded.config.lock.timeout_ms == 1000
+    assert loaded.warnings == (
+        '"memIndexInjectMaxLines" -5 is out of range; using 0',
+        '"reviewTurns" 5000 is out of range; using 1000',
+    )
+
+
+def test_null_sections_and_unknown_keys_fall_back_silently() -> None:
+    loaded = parse({"dream": None, "enabled": False, "autoSurfacing": {"maxTopicBytes": 9}})
+    assert loaded.problems == ()
+    assert loaded.config.dream == cfg.DreamConfig()
+    assert loaded.config.auto_surfacing.max_entry_bytes == 3072
+
+
+def test_session_persistence_inherits_unless_a_task_sets_it() -> None:
+    config = parse(
+        {
+            "defaults": {"sessionPersistence": {"enabled": True, "sessionDir": "~/sessions"}},
+            "dream": {"sessionPersistence": {"enabled": False}},
+        }
+    ).config
+    assert config.defaults.session_persistence == cfg.SessionPersistence(True, "/home/you/sessions")
+    assert config.dream.session_persistence == cfg.SessionPersistence(False)
+    assert config.auto_surfacing.session_persistence is None
+
+
+@pytest.mark.parametrize(
+    ("value", "platform", "expected"),
+    [
+        ("~", "linux", "/home/you"),
+        ("~/mem", "linux", "/home/you/mem"),
+        ("~/a/../b", "darwin", "/home/you/b"),
+        ("~\\mem", "linux", "~\\mem"),
+        ("~user/mem", "linux", "~user/mem"),
+        ("/abs/~/x", "linux", "/abs/~/x"),
+    ],
+)
+def test_expand_tilde(value: str, platform: str, expected: str) -> None:
+    assert cfg.expand_tilde(value, "/home/you", platform) == expected
+
+
+def test_expand_tilde_backslash_on_windows() -> None:
+    assert cfg.expand_tilde("~\\.pi\\memory", "C:\\Users\\you", "win32") == (
+        "C:\\Users\\you\\.pi\\memory"
+    )
+
+
+def test_memory_dir_resolution() -> None:
+    assert parse({"memoryDir": "~/m"}).config.memory_dir == "/home/you/m"
+    assert parse({"memoryDir": "rel/m"}).config.memory_dir == "/work/proj/rel/m"
+    assert parse({"memoryDir": "/abs/m/"}).config.memory_dir == "/abs/m"
+
+
+# -- environment ---------------------------------------------------------------------------
+
+
+def test_environment_overrides_the_file_and_is_clamped() -> None:
+    env = {
+        "PI_MEMORY_AUTO_REVIEW_TURNS": "0",
+        "PI_MEMORY_AUTO_CONSOLIDATE_EVERY": "9999",
+        "PI_MEMORY_AUTO_INDEX_BUDGET": " 150 ",
+        "PI_MEMORY_AUTO_LLM_MAX_TOKENS": "2048",
+        "PI_MEMORY_AUTO_REVIEW_MONTHS": "-4",
+        "PI_MEMORY_AUTO_DIR": "~/elsewhere",
+    }
+    loaded = parse({"reviewTurns": 50, "indexBudget": 5000, "autoDir": "/from/file"}, env)
+    config = loaded.config
+    assert (config.review_turns, config.consolidate_every, config.index_budget) == (1, 500, 200)
+    assert (config.llm_max_tokens, config.review_months) == (2048, 0)
+    assert config.auto_dir == "/home/you/elsewhere"
+    assert loaded.problems == ()
+
+
+def test_unset_or_bad_environment_values_leave_the_file_value() -> None:
+    env = {"PI_MEMORY_AUTO_REVIEW_TURNS": "ten", "PI_MEMORY_AUTO_INDEX_BUDGET": ""}
+    loaded = parse({"reviewTurns": 50, "indexBudget": 5000}, env)
+    assert (loaded.config.review_turns, loaded.config.index_budget) == (50, 5000)
+    assert loaded.warnings == ("PI_MEMORY_AUTO_REVIEW_TURNS='ten' is not an integer; ignored",)
+
+
+def test_load_config_reads_the_environment(hermetic_home: Path, project: Path) -> None:
+    env = {"PI_MEMORY_AUTO_DIR": "relative"}
+    assert cfg.load_config(project, env, home=hermetic_home).config.auto_dir == str(
+        project / "relative"
+    )
+
+
+# -- providers and models ------------------------------------------------------------------
+
+
+def test_providers_are_validated() -> None:
+    loaded = parse(
+        {
+            "providers": {
+                **PROVIDERS,
+                "nourl": {"api": "openai"},
+                "badapi": {"baseUrl": "http://x", "api": "grpc"},
+                "notobject": "http://x",
+            }
+        }
+    )
+    assert sorted(loaded.config.providers) == ["claude", "local"]
+    assert loaded.config.providers["claude"] == cfg.Provider(
+        "https://api.anthropic.com", "anthropic", "AK"
+    )
+    assert len(loaded.errors) == 3
+
+
+@pytest.mark.parametrize(
+    ("value", "env", "resolves"),
+    [
+        ("local/qwen3", {}, True),
+        ("claude/sonnet", {"AK": "key"}, True),
+        ("claude/sonnet", {}, False),
+        ("claude/sonnet", {"AK": ""}, False),
+        ("unknown/model", {"AK": "key"}, False),
+        ("local/", {}, False),
+        ("local", {}, False),
+    ],
+)
+def test_model_resolution(value: str, env: dict[str, str], resolves: bool) -> None:
+    config = parse({"providers": PROVIDERS}).config
+    assert cfg.model_resolves(config, value, env) is resolves
+
+
+def test_seed_wording_and_order_of_model_errors() -> None:
+    config = parse(
+        {
+            "extractMemories": {"enabled": True},
+            "dream": {"model": "claude/x"},
+            "providers": PROVIDERS,
+        }
+    ).config
+    assert cfg.model_config_errors(config, {}) == [
+        'model "claude/x" for dream is not resolvable (unknown id or missing credentials)',
+        'no model for extractMemories — set "extractMemories.model" or "defaults.model" '
+        "in memory.json",
+        'no model for autoSurfacing — set "autoSurfacing.model" or "defaults.model" in memory.json',
+    ]
+    assert cfg.model_config_errors(config, {"AK": "k"}, resolve=None)[0].startswith("no model")
+
+
+def test_without_any_model_the_deterministic_features_are_not_misconfigured() -> None:
+    config = parse({}).config
+    assert cfg.model_config_errors(config, {}) == []
+    assert [e.split(" — ")[0] for e in cfg.model_config_errors(config, {}, strict=True)] == [
+        "no model for dream",
+        "no model for autoSurfacing",
+    ]
+    extracting = parse({"extractMemories": {"enabled": True}}).config
+    assert cfg.model_config_errors(extracting, {}) == [
+        'no model for extractMemories — set "extractMemories.model" or "defaults.model" '
+        "in memory.json"
+    ]
+
+
+def test_task_model_falls_back_to_defaults_only() -> None:
+    config = parse(
+        {
+            "defaults": {"model": "local/a"},
+            "dream": {"model": "local/b"},
+            "autoSurfacing": {"model": ""},
+        }
+    ).config
+    assert cfg.task_model(config, "dream") == "local/b"
+    assert cfg.task_model(config, "autoSurfacing") == "local/a"
+    assert cfg.required_model(config, "extractMemories") == "local/a"
+    with pytest.raises(ConfigError, match=r'no model for dream — set "dream\.model"'):
+        cfg.required_model(parse({}).config, "dream")
+
+
+def test_config_dict_round_trips_through_parse() -> None:
+    raw = {
+        "layout": "files",
+        "providers": PROVIDERS,
+        "trustedProjects": ["/p"],
+        "defaults": {"model": "local/a"},
+        "reviewMonths": 3,
+    }
+    config = parse(raw).config
+    again = parse(cfg.config_dict(config)).config
+    assert again == config
+
+
+def test_importing_config_reads_no_json() -> None:
+    code = "import sys, pi_memory.config; assert 'json' not in sys.modules, 'json imported'"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-S", "-c", code], check=True, cwd=REPO, env=env)
