@@ -69,9 +69,7 @@ def _check_project_key_vector(case: dict[str, Any], home: Path) -> None:
         assert paths.resolve_memory_dir(str(base), identity, platform) == expected
     elif fn == "memoryDirRelative":
         platform = _platform(inp)
-        identity = paths.identify_project(
-            inp["toplevel"], inp["toplevel"], _remotes(inp), platform
-        )
+        identity = paths.identify_project(inp["toplevel"], inp["toplevel"], _remotes(inp), platform)
         assert paths.memory_dir_relative(identity, platform) == expected
     elif fn == "hash8":
         key = inp["key"]
@@ -122,9 +120,7 @@ def _store_file_choices(inp: dict[str, Any]) -> list[str]:
     files: dict[str, str] = {}
     chosen: list[str] = []
     for name in inp["adds"]:
-        file = paths.unique_entry_file_name(
-            name, files.values(), case_insensitive=case_insensitive
-        )
+        file = paths.unique_entry_file_name(name, files.values(), case_insensitive=case_insensitive)
         files[name] = file
         chosen.append(file)
     replace = inp.get("replace")
