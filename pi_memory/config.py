@@ -446,7 +446,7 @@ def parse_config(
         providers=_providers(r),
         trusted_projects=_trusted(r),
     )
-    knobs = {
+    knobs: dict[str, Any] = {
         _KNOB_FIELDS[key]: r.integer(key, default, low, high)
         for key, default, low, high in ENV_KNOBS.values()
     }
