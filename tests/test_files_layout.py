@@ -174,6 +174,9 @@ def test_derive_description_strips_one_marker_and_caps_in_utf16_units() -> None:
     assert derive_description("x" * 201) == "x" * 199 + "…"
     assert derive_description("😀" * 101) == "😀" * 99 + "\ufffd…"
     assert derive_description("abc", 2) == "a…"
+    # A marker is stripped only at the start of the line.
+    assert derive_description("Now 2200. Changed.") == "Now 2200."
+    assert derive_description("Use - dashes - freely") == "Use - dashes - freely"
 
 
 def test_type_category_table() -> None:

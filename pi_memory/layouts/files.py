@@ -140,7 +140,7 @@ _JS_DOT: Final = "[^\n\r\u2028\u2029]"
 # The reference reads keys of letters, digits and "_"; "-" is ours (superseded-by).
 _FIELD_RE: Final = re.compile(rf"([A-Za-z_][A-Za-z0-9_-]*):[ \t]*({_JS_DOT}*)\Z")
 _MD_MARKER_RE: Final = re.compile(
-    rf"{_JS_WS}*(#{{1,6}}{_JS_WS}+|[-*+]{_JS_WS}+|[0-9]+[.)]{_JS_WS}+)"
+    rf"\A{_JS_WS}*(#{{1,6}}{_JS_WS}+|[-*+]{_JS_WS}+|[0-9]+[.)]{_JS_WS}+)"
 )
 _SENTENCE_END_RE: Final = re.compile("[。！？!?.]")
 _CREATED_RE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")

@@ -1,0 +1,194 @@
+"""The files layout's ``memory`` tool: five actions, strict arguments, texts the agent reads."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from pi_memory.layouts.files import FilesLayer
+from pi_memory.memory_tool import ToolResult, parse_arguments, run_memory_tool
+from tests.conftest import REPO
+
+NOW = datetime(2026, 10, 2, 8, 14, 3, 120000, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def layer(tmp_path: Path) -> FilesLayer:
+    return FilesLayer("project", tmp_path / "store")
+
+
+def run(layer: FilesLayer, **args: object) -> ToolResult:
+    return run_memory_tool(layer, args, NOW)
+
+
+def test_add_list_search_replace_remove(layer: FilesLayer) -> None:
+    assert run(layer, action="list") == ToolResult(True, "No memories yet.")
+    assert run(
+        layer,
+        action="add",
+        name=" SSH port on staging ",
+        content="staging 的 SSH 用 2222 端口。",
+        description="staging SSH listens on 2222, not 22",
+        type="project",
+    ) == ToolResult(True, 'Saved "SSH port on staging" (SSH-port-on-staging.md).')
+    assert run(layer, action="list") == ToolResult(
+        True,
+        "- SSH port on staging (project, modified 2026-10-02T08:14:03.120Z) — "
+        "staging SSH listens on 2222, not 22 [SSH-port-on-staging.md]",
+    )
+    assert run(layer, action="search", query="2222") == ToolResult(
+        True,
+        "## SSH port on staging\nfile: SSH-port-on-staging.md\ntype: project\n\n"
+        "staging 的 SSH 用 2222 端口。",
+    )
+    assert run(layer, action="search", query="nope", scope="memory") == ToolResult(
+        True, "No matches in memory."
+    )
+    assert run(
+        layer, action="replace", name="SSH port on staging", content="Now 2200. Changed."
+    ) == ToolResult(True, 'Replaced "SSH port on staging" (SSH-port-on-staging.md).')
+    entry = layer.find("SSH port on staging")
+    assert entry is not None
+    assert (entry.description, entry.type) == ("Now 2200.", "project")
+    assert run(layer, action="remove", name="SSH port on staging") == ToolResult(
+        True, 'Removed "SSH port on staging".'
+    )
+    assert run(layer, action="remove", name="SSH port on staging") == ToolResult(
+        False, 'Entry "SSH port on staging" not found'
+    )
+    assert layer.read() == []
+
+
+def test_add_without_description_uses_the_first_sentence(layer: FilesLayer) -> None:
+    assert run(layer, action="add", name="A", content="First. Second.").ok
+    assert layer.read_index() == "- [A](A.md) — First.\n"
+
+
+def test_over_capacity_the_write_succeeds_with_the_warning(tmp_path: Path) -> None:
+    small = FilesLayer("project", tmp_path / "s", index_max_lines=1)
+    assert run(small, action="add", name="A", content="a.") == ToolResult(True, 'Saved "A" (A.md).')
+    result = run(small, action="add", name="B", content="b.")
+    assert result.ok
+    assert result.text == (
+        'Saved "B" (B.md).\n\nMEMORY.md is over its limit: 2/1 lines, 38/25600 bytes. '
+        "The write succeeded, but everything past the limit is dropped on the next load. "
+        "Rewrite it now: keep one line per entry, merge or drop stale entries, and move "
+        "detail into entry bodies rather than the index."
+    )
+    assert len(small.read()) == 2
+    replaced = run(small, action="replace", name="A", content="a2.")
+    assert replaced.ok
+    assert "MEMORY.md is over its limit: 2/1 lines" in replaced.text
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        ({"action": "add", "content": "x"}, "name is required for add"),
+        ({"action": "add", "name": "  ", "content": "x"}, "name is required for add"),
+        ({"action": "add", "name": "A"}, "content is required for add"),
+        ({"action": "add", "name": "A", "content": ""}, "content is required for add"),
+        ({"action": "add", "name": "A", "content": "  "}, "body is required"),
+        ({"action": "add", "name": "A\nB", "content": "x"}, "name must be a single line"),
+        ({"action": "replace", "content": "x"}, "name is required for replace"),
+        ({"action": "replace", "name": "A"}, "content is required for replace"),
+        ({"action": "replace", "name": "A", "content": "x"}, 'Entry "A" not found'),
+        ({"action": "remove"}, "name is required for remove"),
+        ({"action": "remove", "name": "nope"}, 'Entry "nope" not found'),
+        ({"action": "search"}, "query is required for search"),
+        ({"action": "search", "query": " "}, "query is required for search"),
+        (
+            {"action": "search", "query": "x", "scope": "sessions"},
+            "session search is not available in this host",
+        ),
+        (
+            {"action": "search", "query": "x", "scope": "web"},
+            "scope must be one of memory, sessions",
+        ),
+        ({}, "action is required (one of add, replace, remove, list, search)"),
+        ({"action": "rename", "name": "A"}, "Unknown action: rename"),
+        ({"action": "rebuild_index"}, "Unknown action: rebuild_index"),
+        ({"action": 3}, "action must be a string, not a number"),
+        ({"action": "add", "name": ["A"], "content": "x"}, "name must be a string, not an array"),
+        (
+            {"action": "add", "name": "A", "content": {"t": 1}},
+            "content must be a string, not an object",
+        ),
+        (
+            {"action": "add", "name": "A", "content": True},
+            "content must be a string, not a boolean",
+        ),
+        (
+            {"action": "add", "name": "A", "content": "x", "type": "note"},
+            "type must be one of user, feedback, project, reference",
+        ),
+        (
+            {"action": "add", "name": "A", "body": "x"},
+            "unknown argument 'body' for memory "
+            "(expected: action, name, description, content, type, query, scope)",
+        ),
+        (
+            {"action": "add", "name": "A", "content": "x", "description": "a\nb"},
+            "description must be a single line",
+        ),
+    ],
+)
+def test_bad_arguments_are_results_not_exceptions(
+    layer: FilesLayer, args: dict[str, object], text: str
+) -> None:
+    assert run_memory_tool(layer, args, NOW) == ToolResult(False, text)
+    assert layer.read() == []
+
+
+def test_arguments_that_are_not_an_object(layer: FilesLayer) -> None:
+    not_objects: list[object] = [None, [], "add", 3]
+    for args in not_objects:
+        result = run_memory_tool(layer, args, NOW)  # type: ignore[arg-type]
+        assert result == ToolResult(False, "memory arguments must be a JSON object")
+
+
+def test_null_counts_as_absent() -> None:
+    call = parse_arguments({"action": "list", "name": None, "scope": None})
+    assert (call.action, call.name, call.scope) == ("list", None, None)
+
+
+def test_a_held_lock_is_a_failed_result(layer: FilesLayer) -> None:
+    slow = FilesLayer("project", layer.directory, lock_timeout_ms=100)
+    assert run(slow, action="add", name="A", content="a.").ok
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom pathlib import Path\nfrom pi_memory.lock import StoreLock\n"
+            "with StoreLock(Path(sys.argv[1]), 'add'):\n"
+            "    print('held', flush=True)\n    time.sleep(2)\n",
+            str(layer.directory),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
+        result = run(slow, action="remove", name="A")
+    finally:
+        holder.wait(timeout=10)
+        assert holder.stdout is not None
+        holder.stdout.close()
+    assert not result.ok
+    assert result.text.startswith("Memory is locked by add (pid ")
+    assert [e.name for e in layer.read()] == ["A"]
+
+
+def test_an_os_error_is_a_failed_result(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    layer = FilesLayer("project", blocker / "store")
+    result = run(layer, action="add", name="A", content="a.")
+    assert not result.ok
+    assert result.text.startswith("memory add failed: ")
