@@ -516,17 +516,25 @@ def break_lock(directory: Path, expected: LockStatus | None = None) -> None:
             raise LockChangedError(
                 f"The memory lock at {path} changed while it was being removed; nothing was removed"
             )
-    fsretry.retry(os.unlink, private)
+    try:
+        fsretry.retry(os.unlink, private)
+    except OSError:
+        # Say "not removed" truthfully: the lock goes back where it was.
+        _put_back(private, path)
+        raise
 
 
 def _put_back(private: Path, path: Path) -> None:
     try:
-        if sys.platform == "win32":
-            os.rename(private, path)  # never overwrites on Windows
+        if sys.platform == "win32" or private.is_dir():
+            # Never overwrites a file: Windows refuses, and POSIX will not put
+            # a directory over a file.
+            os.rename(private, path)
         else:
             os.link(private, path)  # fails if a new lock took the path meanwhile
             os.unlink(private)
-    except OSError:
-        # Someone holds the path now; the moved record's holder is gone or
-        # will find its record missing and leave the new one alone on release.
+    except FileExistsError:
+        # A new lock holds the path; the moved record no longer guards anything.
         _unlink_quietly(private)
+    except OSError:
+        pass

@@ -489,3 +489,65 @@ def test_failed_acquire_releases_the_process_lock(store: Path) -> None:
     thread.start()
     thread.join()
     assert result == [True]
+
+
+# -- unlock ------------------------------------------------------------------------
+
+
+def test_unlock_without_a_terminal_or_yes_refuses_in_one_line(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    raw = write_record(store, pid=dead_pid())
+    assert unlock.run(store, yes=False, force=False, answer=None) == 1
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1
+    assert "--yes" in captured.err
+    assert (store / ".lock").read_bytes() == raw
+
+
+@pytest.mark.parametrize("reply", ["", "n", "no", "N", "maybe"])
+def test_unlock_declined_keeps_the_lock(
+    store: Path, capsys: pytest.CaptureFixture[str], reply: str
+) -> None:
+    raw = write_record(store, pid=dead_pid())
+    assert unlock.run(store, yes=False, force=False, answer=lambda _q: reply) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "Memory lock left in place."
+    assert (store / ".lock").read_bytes() == raw
+
+
+@pytest.mark.parametrize("reply", ["y", "Y", "yes", " YES \n"])
+def test_unlock_confirmed_removes_a_foreign_hosts_lock(
+    store: Path, capsys: pytest.CaptureFixture[str], reply: str
+) -> None:
+    write_record(store, hostname="some-other-host")
+    asked: list[str] = []
+
+    def ask(question: str) -> str:
+        asked.append(question)
+        return reply
+
+    assert unlock.run(store, yes=False, force=False, answer=ask) == 0
+    assert asked == [
+        "Memory lock: Remove the memory lock file? It is held by dream (pid 1 on some-other-host,"
+        " started 2026-10-01T00:00:00.000Z). Only do this if no memory operation is running."
+        " [y/N] "
+    ]
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "Lock: held by dream (pid 1 on some-other-host, started 2026-10-01T00:00:00.000Z)",
+        "Memory lock removed.",
+    ]
+    assert os.listdir(store) == []
+
+
+def test_unlock_that_cannot_remove_leaves_the_lock_in_place(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A directory squatting on the lock path cannot be unlinked.
+    (store / ".lock").mkdir()
+    (store / ".lock" / "x").write_text("x")
+    assert unlock.run(store, yes=True, force=False, answer=None) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("Failed to remove memory lock: ")
+    assert err.count("\n") == 1
+    assert (store / ".lock" / "x").read_text() == "x"

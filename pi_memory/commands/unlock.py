@@ -26,6 +26,8 @@ CONFIRM_OTHER: Final = (
 REMOVED: Final = "Memory lock removed."
 DECLINED: Final = "Memory lock left in place."
 FAILURE: Final = "Failed to remove memory lock: {message}"
+#: For the caller that resolves the store directory before calling :func:`run`.
+RESOLVE_FAILURE: Final = "Failed to resolve memory dir: {message}"
 
 
 def run(

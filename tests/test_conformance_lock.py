@@ -1,0 +1,366 @@
+"""Every vector of the lock conformance file, one case each."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+import pytest
+
+from pi_memory import lock
+from pi_memory.commands import unlock
+from pi_memory.errors import LockError, PiMemoryError
+from pi_memory.lock import MemoryLockedError, ProcessLock, ProcessLockTimeoutError, StoreLock
+from tests.conftest import DATA
+from tests.test_lock import Holder, dead_pid
+
+VECTORS: list[dict[str, Any]] = json.loads(
+    (DATA / "conformance" / "lock.json").read_text(encoding="utf-8")
+)
+assert VECTORS, "lock vectors not found"
+
+OUR_UNLOCK = "python -m pi_memory unlock"
+
+
+def ours(template: str) -> str:
+    """A seed error template as pi_memory words it.
+
+    Two deliberate differences: the person is pointed at our command instead of
+    pi's ``/memory unlock``, and the holder is named with its host, as the
+    ``Lock:`` status line does. Everything else is the seed's text.
+    """
+    return (
+        template.replace("/memory unlock", OUR_UNLOCK)
+        .replace("(pid {holder.pid}, started", "(pid {holder.pid} on {holder.hostname}, started")
+        .replace(
+            "— delete the file to clear it", f"— delete the file to clear it, or run {OUR_UNLOCK}"
+        )
+    )
+
+
+def holder_ns(status: lock.LockStatus) -> SimpleNamespace:
+    return SimpleNamespace(
+        op=status.op, pid=status.pid, hostname=status.hostname, startedAt=status.started_at
+    )
+
+
+def write_lock(store: Path, raw: str | None = None, **fields: object) -> None:
+    if raw is None:
+        record = {
+            "pid": os.getpid(),
+            "hostname": lock.this_host(),
+            "startedAt": "2026-10-01T00:00:00.000Z",
+            "op": "dream",
+        }
+        record.update(fields)
+        raw = json.dumps(record, separators=(",", ":"))
+    (store / ".lock").write_text(raw, encoding="utf-8")
+
+
+def camel_to_snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def failing_close(fd: int) -> None:
+    os.close(fd)
+    raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+
+def in_thread(fn: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    result: list[object] = []
+
+    def run() -> None:
+        try:
+            result.append(fn())
+        except BaseException as error:
+            result.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, result
+
+
+# -- one function per vector --------------------------------------------------------
+
+
+def v_path(store: Path, given: dict[str, Any], expected: Any) -> None:
+    assert expected == "<memoryDir>/.lock"
+    assert lock.lock_path(store) == store / ".lock"
+    with StoreLock(store, "add"):
+        assert os.listdir(store) == [".lock"]
+
+
+def v_op_names(store: Path, given: dict[str, Any], expected: Any) -> None:
+    assert {camel_to_snake(k): v for k, v in expected.items()} == lock.STORE_OPS
+
+
+def v_close_failure(store: Path, given: dict[str, Any], expected: Any) -> None:
+    record = lock.format_record(os.getpid(), lock.this_host(), "2026-10-01T00:00:00.000Z", "add")
+    with pytest.raises(OSError) as info:  # noqa: PT011 -- the original error, whatever it is
+        lock.create_lock_file(store / ".lock", record, close=failing_close)
+    assert errno.errorcode.get(info.value.errno or 0) == expected["throws_original_code"]
+    assert (store / ".lock").exists() is expected["lock_file_left"]
+
+
+def v_read_status(store: Path, given: dict[str, Any], expected: Any) -> None:
+    if "lock_file_raw" in given:
+        write_lock(store, given["lock_file_raw"])
+    elif given["lock_file"] is not None:
+        # The vector shows the fields that matter; the rest of the record is filled in.
+        write_lock(store, pid=dead_pid(), op=given["lock_file"]["op"])
+    status = lock.read_lock_status(store)
+    assert status.kind == expected["kind"]
+    if status.kind == "held":
+        assert status.op == "dream"
+        assert lock.holder_alive(status) is False  # dead, and still reported as held
+
+
+def v_no_renewal(store: Path, given: dict[str, Any], expected: Any) -> None:
+    with StoreLock(store, "add"):
+        before = (store / ".lock").read_bytes(), os.stat(store / ".lock").st_mtime_ns
+        time.sleep(0.03)
+        after = (store / ".lock").read_bytes(), os.stat(store / ".lock").st_mtime_ns
+    assert (before == after) is expected["record_unchanged"]
+
+
+def v_zero_byte_waits(store: Path, given: dict[str, Any], expected: Any) -> None:
+    write_lock(store, given["lock_file_raw"])
+    started = time.monotonic()
+    with pytest.raises(MemoryLockedError) as info:
+        StoreLock(store, "add", timeout_ms=given["timeoutMs"], poll_ms=given["pollMs"]).acquire()
+    elapsed_ms = (time.monotonic() - started) * 1000
+    assert type(info.value).__name__ == expected["throws"]
+    assert info.value.abandoned is expected["abandoned"]
+    assert elapsed_ms >= 140
+    message = ours(expected["message"]).replace("<lockPath>", str(store / ".lock"))
+    assert str(info.value) == message
+    assert "delete the file" in message
+    assert (store / ".lock").read_bytes() == b""
+
+
+def v_garbage(store: Path, given: dict[str, Any], expected: Any) -> None:
+    write_lock(store, given["lock_file_raw"])
+    started = time.monotonic()
+    with pytest.raises(MemoryLockedError) as info:
+        StoreLock(store, "add", timeout_ms=5000).acquire()
+    assert time.monotonic() - started < 1.0
+    assert type(info.value).__name__ == expected["throws"]
+    assert info.value.abandoned is True
+    assert "abandoned" in str(info.value)
+    assert str(info.value) == ours(expected["message"]).replace("<lockPath>", str(store / ".lock"))
+
+
+def v_other_host(store: Path, given: dict[str, Any], expected: Any) -> None:
+    write_lock(store, **given["existing"])
+    before = (store / ".lock").read_bytes()
+    with pytest.raises(MemoryLockedError) as info:
+        StoreLock(store, "add", timeout_ms=given["timeoutMs"]).acquire()
+    assert type(info.value).__name__ == expected["throws"]
+    assert info.value.abandoned is expected["abandoned"]
+    assert ((store / ".lock").read_bytes() == before) is expected["lock_file_left_in_place"]
+
+
+def v_try_live(store: Path, given: dict[str, Any], expected: Any) -> None:
+    holder = Holder(store)
+    try:
+        started = time.monotonic()
+        got = StoreLock(store, "add", timeout_ms=5000).acquire(blocking=False)
+        assert time.monotonic() - started < 1.0
+        assert (None if got is False else got) is expected["result"]
+    finally:
+        holder.release()
+
+
+def v_error_name(store: Path, given: dict[str, Any], expected: Any) -> None:
+    assert MemoryLockedError.__name__ == expected["name"]
+    assert issubclass(MemoryLockedError, LockError)
+    assert issubclass(MemoryLockedError, PiMemoryError)
+    write_lock(store, pid=dead_pid())
+    with pytest.raises(MemoryLockedError) as info:
+        StoreLock(store, "replace").acquire()
+    error = info.value
+    assert [f.split()[0] for f in expected["fields"]] == ["lockPath", "holder", "op", "abandoned"]
+    assert error.lock_path == store / ".lock"
+    assert isinstance(error.holder, lock.LockStatus)
+    assert error.op == "replace"
+    assert error.abandoned is True
+
+
+def v_message_templates(store: Path, given: dict[str, Any], expected: Any) -> None:
+    path = store / ".lock"
+    holder = lock.LockStatus("held", 4242, "box", "2026-10-01T00:00:00.000Z", "dream")
+    values = {"lockPath": path, "holder": holder_ns(holder)}
+    cases = {
+        "abandoned_with_holder": lock.locked_message(path, holder, abandoned=True),
+        "abandoned_unreadable": lock.locked_message(path, None, abandoned=True),
+        "locked_by_holder": lock.locked_message(path, holder, abandoned=False),
+        "still_being_written": lock.locked_message(path, None, abandoned=False),
+    }
+    assert set(cases) == set(expected)
+    for key, message in cases.items():
+        assert message == ours(expected[key]).format(**values), key
+
+
+def v_status_lines(store: Path, given: dict[str, Any], expected: Any) -> None:
+    assert lock.status_line(lock.read_lock_status(store)) == expected["absent"]
+    write_lock(store, "")
+    assert lock.status_line(lock.read_lock_status(store)) == expected["unreadable_or_empty"]
+    write_lock(store, "garbage")
+    assert lock.status_line(lock.read_lock_status(store)) == expected["unreadable_or_empty"]
+    write_lock(store, pid=77, hostname="box", op="dream")
+    status = lock.read_lock_status(store)
+    assert lock.status_line(status) == expected["held"].format(
+        op="dream", pid=77, hostname="box", startedAt="2026-10-01T00:00:00.000Z"
+    )
+
+
+def v_unlock_messages(store: Path, given: dict[str, Any], expected: Any) -> None:
+    status = lock.LockStatus("held", 77, "box", "2026-10-01T00:00:00.000Z", "dream")
+    assert expected["confirm_title"] == unlock.CONFIRM_TITLE
+    assert unlock.CONFIRM_HELD.format(holder=lock.describe_holder(status)) == expected[
+        "confirm_held"
+    ].format(op="dream", pid=77, hostname="box", startedAt="2026-10-01T00:00:00.000Z")
+    assert expected["confirm_other"] == unlock.CONFIRM_OTHER
+    assert unlock.NO_LOCK == expected["no_lock"] == expected["vanished_during_confirm"]
+    assert expected["removed"] == unlock.REMOVED
+    assert expected["failure"] == unlock.FAILURE
+    assert expected["resolve_failure"] == unlock.RESOLVE_FAILURE
+
+
+def v_process_lock_timeout(store: Path, given: dict[str, Any], expected: Any) -> None:
+    entered, leave = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with ProcessLock(store):
+            entered.set()
+            leave.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    entered.wait(10)
+    try:
+        with pytest.raises(ProcessLockTimeoutError) as info:
+            StoreLock(store, "add", timeout_ms=given["timeoutMs"]).acquire()
+    finally:
+        leave.set()
+        thread.join()
+    key = os.path.join(os.path.realpath(store), "MEMORY.md")
+    assert type(info.value).__name__ == expected["throws"]
+    assert str(info.value) == expected["message"].replace("<memoryDir>/MEMORY.md", key)
+
+
+def v_no_stall(store: Path, given: dict[str, Any], expected: Any) -> None:
+    entered, leave = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with ProcessLock(store):
+            entered.set()
+            leave.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    entered.wait(10)
+
+    def impatient() -> str:
+        with StoreLock(store, "add", timeout_ms=20):
+            return "impatient"
+
+    def later() -> str:
+        with StoreLock(store, "add", timeout_ms=5000):
+            return "after"
+
+    waiter, waiter_result = in_thread(impatient)
+    waiter.join()
+    queued, queued_result = in_thread(later)
+    time.sleep(0.05)
+    leave.set()
+    holder.join()
+    queued.join()
+    assert isinstance(waiter_result[0], ProcessLockTimeoutError)
+    assert queued_result == [expected["later_caller_result"]]
+
+
+def v_unlock_flow(store: Path, capsys: pytest.CaptureFixture[str], expected: Any) -> None:
+    # No lock.
+    assert unlock.run(store, yes=False, force=False, answer=None) == 0
+    assert capsys.readouterr().out == expected["no_lock"] + "\n"
+    # An unreadable lock, confirmed: the generic question, then removed.
+    write_lock(store, "not json")
+    asked: list[str] = []
+
+    def agree(question: str) -> str:
+        asked.append(question)
+        return "y"
+
+    assert unlock.run(store, yes=False, force=False, answer=agree) == 0
+    assert asked == [f"{expected['confirm_title']}: {expected['confirm_other']} [y/N] "]
+    assert capsys.readouterr().out.splitlines()[-1] == expected["removed"]
+    # A dead holder; the lock vanishes while the person reads the question.
+    pid = dead_pid()
+    write_lock(store, pid=pid)
+
+    def vanish(question: str) -> str:
+        asked.append(question)
+        (store / ".lock").unlink()
+        return "yes"
+
+    assert unlock.run(store, yes=False, force=False, answer=vanish) == 0
+    assert (
+        expected["confirm_held"].format(
+            op="dream", pid=pid, hostname=lock.this_host(), startedAt="2026-10-01T00:00:00.000Z"
+        )
+        in asked[-1]
+    )
+    assert capsys.readouterr().out.splitlines()[-1] == expected["vanished_during_confirm"]
+    # Removal that fails: a directory squats on the lock path.
+    (store / ".lock").mkdir()
+    (store / ".lock" / "x").write_text("x")
+    assert unlock.run(store, yes=True, force=False, answer=None) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(expected["failure"].format(message=""))
+    assert len(err.splitlines()) == 1
+
+
+CASES: dict[str, Callable[[Path, dict[str, Any], Any], None]] = {
+    "lock/path": v_path,
+    "lock/op-names": v_op_names,
+    "lock/acquire-close-failure": v_close_failure,
+    "lock/readLockStatus-absent": v_read_status,
+    'lock/readLockStatus-unreadable-""': v_read_status,
+    'lock/readLockStatus-unreadable-"{\\"pid\\":\\"x\\"}"': v_read_status,
+    "lock/readLockStatus-dead-pid": v_read_status,
+    "lock/withLock-no-renewal": v_no_renewal,
+    "lock/withLock-zero-byte-waits": v_zero_byte_waits,
+    "lock/withLock-garbage": v_garbage,
+    "lock/withLock-other-host": v_other_host,
+    "lock/tryWithLock-live": v_try_live,
+    "lock/error-name": v_error_name,
+    "lock/message-templates": v_message_templates,
+    "lock/status-line-templates": v_status_lines,
+    "lock/unlock-messages": v_unlock_messages,
+    "lock/process-lock-timeout-message": v_process_lock_timeout,
+    "lock/process-lock-timeout-no-stall": v_no_stall,
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    directory = tmp_path / "store"
+    directory.mkdir()
+    return directory
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
+def test_lock_vector(
+    vector: dict[str, Any], store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert vector["id"] in CASES, f"no test for vector {vector['id']}"
+    CASES[vector["id"]](store, vector["input"], vector["expected"])
+    if vector["id"] == "lock/unlock-messages":
+        v_unlock_flow(store, capsys, vector["expected"])
