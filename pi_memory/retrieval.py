@@ -1,0 +1,380 @@
+"""Search over entries: tokenising, scoring, ranking, paging, and the text a reader sees.
+
+Modes (seed 000's retrieval table):
+
+``keyword`` (default)
+    A hit needs any one query token in the body or keyword. Scored
+    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + recency``.
+    When nothing matches, the newest entries are listed and ``fallback`` is set.
+``all``
+    Every entry, ranked by the same scorer with a three times stronger
+    recency term: matches first, then whatever is newest.
+``tag``
+    Exact canonical-keyword lookup (the mode for a keyword copied from the index).
+``recent``
+    Newest first.
+``id``
+    Exact entry id.
+
+An id-shaped query (``YYYYMMDD-xxxx``) is an id lookup in every mode, and a
+query with no tokens (empty, or only stopwords) lists the newest entries as
+mode ``recent`` (nothing was asked, so nothing "failed to match"). A result's
+``mode`` is the mode that actually ran.
+
+Matching is by substring of the lowercased body, so ``deploy`` finds
+``deployment`` and a Chinese query finds Chinese text without a word
+segmenter. Han runs are queried as the run itself plus its 2-grams: ``部署前备份``
+then still finds ``部署时先备份`` through ``部署`` and ``备份``, and coverage
+says how much of the query was found.
+
+Ranking is per mode, then demoted in two stable groups: stale entries below
+fresh ones, superseded entries last. Each entry's rank key is computed once.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.entry import format_time, is_id
+from pi_memory.keywords import STOPWORDS, canonical_key
+from pi_memory.staleness import (
+    interval_months,
+    local_now,
+    moment,
+    sortable_time,
+    stale_cutoff,
+    stale_label,
+)
+
+if TYPE_CHECKING:
+    from pi_memory.entry import Entry
+
+PAGE_SIZE: Final = 10
+KEYWORD: Final = "keyword"
+TAG: Final = "tag"
+RECENT: Final = "recent"
+ALL: Final = "all"
+ID: Final = "id"
+MODES: Final = (KEYWORD, TAG, RECENT, ALL, ID)
+
+COVERAGE_WEIGHT: Final = 10.0
+TAG_EXACT_WEIGHT: Final = 4.0
+TAG_PARTIAL_WEIGHT: Final = 2.0
+TEXT_HIT_WEIGHT: Final = 0.5
+RECENCY_MAX: Final = 1.5
+RECENCY_DAYS: Final = 60.0
+#: Past this age recency is 0; younger entries are the only ones whose time is parsed.
+RECENCY_HORIZON_DAYS: Final = 90
+ALL_RECENCY_BOOST: Final = 3.0
+
+_HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN_RE: Final = re.compile(f"[{_HAN}]+|-{{0,2}}[^\\W{_HAN}]+(?:[./-][^\\W{_HAN}]+)*")
+_FRESH: Final = 0
+_STALE: Final = 1
+_SUPERSEDED: Final = 2
+
+
+def _han_tokens(run: str) -> list[str]:
+    if len(run) <= 2:
+        return [run]
+    return [run, *(run[i : i + 2] for i in range(len(run) - 1))]
+
+
+def _single_letter(token: str) -> bool:
+    return len(token) == 1 and token.isascii() and token.isalpha()
+
+
+def tokenize(text: str) -> list[str]:
+    """The distinct search tokens of ``text``, in first-seen order.
+
+    Lowercased; identifiers joined by ``.`` ``/`` ``-`` stay whole
+    (``node.js``, ``src/store.ts``, ``--delete``); stopwords and single
+    letters are dropped; a Han run gives itself and its 2-grams.
+    """
+    seen: dict[str, None] = {}
+    for match in _TOKEN_RE.finditer(text.lower()):
+        token = match.group()
+        if "\u3400" <= token[0] <= "\ufaff":
+            for piece in _han_tokens(token):
+                seen.setdefault(piece, None)
+        elif token not in STOPWORDS and not _single_letter(token):
+            seen.setdefault(token, None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class Hit:
+    entry: Entry
+    score: float
+    #: The staleness label, ``None`` when fresh (or superseded).
+    stale: str | None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    #: The mode that ran (an id-shaped query runs ``id``, an empty one ``recent``).
+    mode: str
+    query: str
+    page: int
+    pages: int
+    #: Results over all pages.
+    total: int
+    #: Nothing matched, so the newest entries are listed instead.
+    fallback: bool
+    hits: tuple[Hit, ...]
+
+
+#: A result before paging, larger is better: (-group, score, confirmed time, id, -position).
+#: Plain tuples compare in C; the position makes every row distinct, so the order
+#: is total and the same input always gives the same pages.
+_Row = tuple[int, float, str, str, int]
+
+
+class _Clock:
+    """Per-search time facts, computed once; times are compared as sortable strings."""
+
+    def __init__(self, now: datetime, review_months: int) -> None:
+        self.now = local_now(now)
+        self.review_months = review_months
+        #: Staleness cutoff by what decides the interval (``type`` or ``file``).
+        self.cutoffs: dict[str, str] = {}
+        #: 1, or 3 in mode ``all``.
+        self.recency_boost = 1.0
+        self.recency_cutoff = format_time(self.now - timedelta(days=RECENCY_HORIZON_DAYS))
+
+    def cutoff(self, entry: Entry) -> str:
+        """The entry's staleness cutoff, memoised in :attr:`cutoffs`."""
+        months = interval_months(entry, self.review_months)
+        cutoff = self.cutoffs[entry.type or entry.file] = stale_cutoff(self.now, months)
+        return cutoff
+
+    def recency(self, when: str) -> float:
+        if not when or when < self.recency_cutoff:
+            return 0.0
+        confirmed = moment(when)
+        if confirmed is None:
+            return 0.0
+        age_days = max(0.0, (self.now - confirmed).total_seconds() / 86400)
+        return max(0.0, RECENCY_MAX - age_days / RECENCY_DAYS)
+
+
+def _row(entry: Entry, index: int, score: float | None, clock: _Clock) -> _Row:
+    """``score`` is ``None`` for a listing (no score, not even recency).
+
+    Runs once per entry, so the common cases are inlined: a time already in
+    the stored form is not re-parsed, and cutoffs are plain dict lookups.
+    """
+    when = entry.last or entry.time
+    if len(when) != 19 or when[10] != " ":
+        when = sortable_time(when)
+    if entry.superseded_by:
+        group = _SUPERSEDED
+    elif when and when < (clock.cutoffs.get(entry.type or entry.file) or clock.cutoff(entry)):
+        group = _STALE
+    else:
+        group = _FRESH
+    if score is None:
+        return (-group, 0.0, when, entry.id, -index)
+    if when >= clock.recency_cutoff:
+        score += clock.recency_boost * clock.recency(when)
+    return (-group, score, when, entry.id, -index)
+
+
+def _tag_score(key: str, forms: Sequence[str]) -> float:
+    if not key:
+        return 0.0
+    if key in forms:
+        return TAG_EXACT_WEIGHT
+    for form in forms:
+        if form in key or key in form:
+            return TAG_PARTIAL_WEIGHT
+    return 0.0
+
+
+def _score_entries(
+    entries: Sequence[Entry], tokens: Sequence[str], query: str, clock: _Clock, *, every: bool
+) -> list[_Row]:
+    """Scored rows; the matching is substring counting, which runs in C.
+
+    Without ``every``, entries that match no token are left out. What depends
+    only on the keyword (which tokens it contains, its tag score) is computed
+    once per distinct keyword.
+    """
+    forms = [form for form in {canonical_key(query), *map(canonical_key, tokens)} if form]
+    per_keyword: dict[str, tuple[tuple[bool, ...] | None, float]] = {}
+    count = len(tokens)
+    rows: list[_Row] = []
+    for index, entry in enumerate(entries):
+        counts = list(map(entry.body.lower().count, tokens))
+        missing = counts.count(0)
+        keyword = per_keyword.get(entry.keyword)
+        if keyword is None:
+            keyword = per_keyword[entry.keyword] = _keyword_facts(entry.keyword, tokens, forms)
+        in_keyword, tag = keyword
+        found = count - missing
+        if missing and in_keyword is not None:
+            found = sum(1 for hits, named in zip(counts, in_keyword) if hits or named)
+        if found:
+            score = COVERAGE_WEIGHT * found / count + tag + TEXT_HIT_WEIGHT * sum(counts)
+            rows.append(_row(entry, index, score, clock))
+        elif every:
+            rows.append(_row(entry, index, 0.0, clock))
+    return rows
+
+
+def _keyword_facts(
+    keyword: str, tokens: Sequence[str], forms: Sequence[str]
+) -> tuple[tuple[bool, ...] | None, float]:
+    """(which tokens the keyword contains, or ``None`` for none; its tag score)."""
+    lowered = keyword.lower()
+    named = tuple(token in lowered for token in tokens)
+    return (named if any(named) else None), _tag_score(canonical_key(keyword), forms)
+
+
+def _listing(entries: Sequence[Entry], clock: _Clock, wanted: Iterable[int]) -> list[_Row]:
+    """Unscored rows for the entries at positions ``wanted`` (newest first once ranked)."""
+    return [_row(entries[index], index, None, clock) for index in wanted]
+
+
+def _id_query(query: str) -> str | None:
+    candidate = query.strip().strip("[]").strip()
+    return candidate if is_id(candidate) else None
+
+
+def _run(
+    entries: Sequence[Entry], query: str, mode: str, clock: _Clock
+) -> tuple[str, bool, list[_Row]]:
+    """(the mode that ran, fallback, unordered rows)."""
+    everything = range(len(entries))
+    wanted_id = _id_query(query)
+    if wanted_id is not None:
+        matching = [i for i in everything if entries[i].id == wanted_id]
+        return ID, False, _listing(entries, clock, matching)
+    tokens = tokenize(query)
+    if mode == ID:
+        if not query.strip():
+            return RECENT, False, _listing(entries, clock, everything)
+        return ID, False, []
+    if mode == TAG:
+        key = canonical_key(query)
+        if not key:
+            return RECENT, False, _listing(entries, clock, everything)
+        tagged = [i for i in everything if canonical_key(entries[i].keyword) == key]
+        return TAG, False, _listing(entries, clock, tagged)
+    if mode == RECENT or not tokens:
+        return RECENT, False, _listing(entries, clock, everything)
+    if mode == ALL:
+        clock.recency_boost = ALL_RECENCY_BOOST
+        return ALL, False, _score_entries(entries, tokens, query, clock, every=True)
+    scored = _score_entries(entries, tokens, query, clock, every=False)
+    if scored:
+        return KEYWORD, False, scored
+    return KEYWORD, True, _listing(entries, clock, everything)
+
+
+def search(
+    entries: Sequence[Entry],
+    query: str,
+    *,
+    mode: str = KEYWORD,
+    page: int = 1,
+    now: datetime,
+    review_months: int = 0,
+) -> SearchResult:
+    """Rank ``entries`` for ``query`` and return one page of hits.
+
+    Raises ``ValueError`` for an unknown mode (the caller's input, not the store's).
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
+    clock = _Clock(now, review_months)
+    ran, fallback, rows = _run(entries, query, mode, clock)
+    page = max(1, page)
+    total = len(rows)
+    pages = max(1, -(-total // PAGE_SIZE))
+    # Rows are distinct (they end with the input position), so this order is total.
+    window = heapq.nlargest(page * PAGE_SIZE, rows)[(page - 1) * PAGE_SIZE :]
+    hits = tuple(
+        Hit(entries[-row[4]], round(row[1], 4), stale_label(entries[-row[4]], now, review_months))
+        for row in window
+    )
+    return SearchResult(
+        mode=ran,
+        query=query.strip(),
+        page=page,
+        pages=pages,
+        total=total,
+        fallback=fallback,
+        hits=hits,
+    )
+
+
+def _location(entry: Entry) -> str:
+    return f"{entry.layer}/{entry.file}" if entry.file else entry.layer
+
+
+def render_hit(hit: Hit) -> list[str]:
+    """One result: the metadata line, its labels, then the body, all as stored."""
+    entry = hit.entry
+    fields = [f"[{entry.id}] {_location(entry)}", entry.time, f"src: {entry.src}"]
+    fields.append(f"tags: {entry.keyword}")
+    if entry.seen > 1:
+        fields.append(f"seen: {entry.seen}")
+    if entry.last:
+        fields.append(f"last: {entry.last}")
+    if entry.supersedes:
+        fields.append(f"supersedes: {','.join(entry.supersedes)}")
+    lines = [" | ".join(fields) + " |"]
+    if hit.stale:
+        lines.append(f"  {hit.stale}")
+    if entry.superseded_by:
+        lines.append(f"  superseded by [{entry.superseded_by}]")
+    lines.extend(f"  {line}".rstrip() for line in entry.body.splitlines())
+    return lines
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _header(result: SearchResult) -> str:
+    parts = [f"memory search — mode: {result.mode}"]
+    query = " ".join(result.query.split())
+    if query:
+        parts.append(f'query: "{query}"')
+    parts.append(_plural(result.total, "result"))
+    parts.append(f"page {result.page}/{result.pages}")
+    return " · ".join(parts)
+
+
+def _empty_note(result: SearchResult) -> str:
+    if result.fallback or result.mode == RECENT:
+        return "no memories stored"
+    if result.mode == TAG:
+        return 'no memory has this keyword — mode "keyword" searches the text'
+    if result.mode == ID:
+        return "no memory has this id"
+    return "no memory matched"
+
+
+def render_search(result: SearchResult) -> str:
+    """The text a person or an agent reads for one page of results."""
+    lines = [_header(result)]
+    if result.total == 0:
+        lines.append(_empty_note(result))
+    elif result.fallback:
+        lines.append("no match — newest entries shown")
+    if result.total and not result.hits:
+        lines.append(f"nothing on page {result.page} — {_plural(result.pages, 'page')} in all")
+    for hit in result.hits:
+        lines.append("")
+        lines.extend(render_hit(hit))
+    if result.hits and result.page < result.pages:
+        lines.append("")
+        lines.append(f"page {result.page}/{result.pages} — more: --page {result.page + 1}")
+    return "\n".join(lines) + "\n"
