@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +27,8 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Atomically replace ``path`` with ``data``, keeping the permission bits it had."""
+    import tempfile  # noqa: PLC0415 -- hooks that only read never pay for it
+
     path = Path(path)
     directory = path.parent
     mode = _target_mode(path)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -65,7 +64,7 @@ def take_snapshot(
     keep: int = DEFAULT_KEEP,
     now: datetime | None = None,
     *,
-    copy: Copier = shutil.copy2,
+    copy: Copier | None = None,
     platform: str = sys.platform,
 ) -> Path:
     """Copy those of ``files`` that exist into a new snapshot directory; prune; return it.
@@ -74,13 +73,15 @@ def take_snapshot(
     relative place in the snapshot. ``copy`` and ``platform`` exist so the
     retry of a busy copy can be shown without patching the OS.
     """
+    import shutil  # noqa: PLC0415 -- only writes copy; shutil drags in bz2 and lzma
+
     directory = Path(directory)
     root = directory / BACKUPS_DIR
     # A regular file in the way raises here, and the write is not made.
     root.mkdir(exist_ok=True)
     target = _claim(root, snapshot_dir_name(_now(now), label))
     for source in files:
-        _copy_one(directory, Path(source), target, copy, platform)
+        _copy_one(directory, Path(source), target, copy or shutil.copy2, platform)
     try:
         prune_snapshots(root, keep, protect=target.name)
     except OSError:
@@ -142,10 +143,14 @@ def natural_key(name: str) -> list[object]:
 def remove_tree(
     path: Path,
     *,
-    remove: Callable[[Path], object] = shutil.rmtree,
+    remove: Callable[[Path], object] | None = None,
     sleep: Callable[[float], object] = time.sleep,
 ) -> None:
     """``rm -rf`` that waits out a scanner holding a file open (missing is fine)."""
+    if remove is None:
+        import shutil  # noqa: PLC0415 -- see take_snapshot
+
+        remove = shutil.rmtree
     for attempt in range(RM_MAX_RETRIES + 1):
         try:
             remove(path)
