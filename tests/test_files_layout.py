@@ -552,3 +552,12 @@ def test_read_skips_index_dot_files_and_other_files(tmp_path: Path) -> None:
     (layer.directory / "sessions").mkdir()
     assert [e.name for e in layer.read()] == ["A"]
     assert _layer(tmp_path / "missing").read() == []
+
+
+def test_device_named_files_are_skipped_on_windows_only(tmp_path: Path) -> None:
+    linux = FilesLayer("project", tmp_path / "store", platform="linux")
+    linux.directory.mkdir()
+    (linux.directory / "con.md").write_bytes((GOLDEN / "reference.md").read_bytes())
+    assert [e.file for e in linux.read()] == ["con.md"]
+    windows = FilesLayer("project", tmp_path / "store", platform="win32")
+    assert windows.read() == []

@@ -108,7 +108,12 @@ from pi_memory.layouts.files_index import (
     upsert_index_line,
 )
 from pi_memory.lock import StoreLock
-from pi_memory.paths import unique_entry_file_name
+from pi_memory.paths import (
+    WIN32,
+    current_platform,
+    is_reserved_windows_name,
+    unique_entry_file_name,
+)
 from pi_memory.snapshot import take_snapshot
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
@@ -446,6 +451,7 @@ class FilesLayer:
         lock_timeout_ms: int = DEFAULT_LOCK_TIMEOUT_MS,
         snapshot_keep: int = DEFAULT_SNAPSHOT_KEEP,
         clock: Callable[[], datetime] = _utc_now,
+        platform: str | None = None,
     ) -> None:
         self.layer = layer
         self.directory = Path(directory)
@@ -454,6 +460,7 @@ class FilesLayer:
         self.lock_timeout_ms = lock_timeout_ms
         self.snapshot_keep = snapshot_keep
         self._clock = clock
+        self.platform = platform or current_platform()
 
     # ----------------------------------------------------------------- reading
 
@@ -462,13 +469,22 @@ class FilesLayer:
         return self.directory / INDEX_FILE
 
     def entry_files(self) -> list[str]:
-        """Names of the candidate entry files: ``*.md`` but ``MEMORY.md`` and dot-files."""
+        """Names of the candidate entry files: ``*.md`` but ``MEMORY.md`` and dot-files.
+
+        On Windows a device name (``con.md``, made by hand or on another
+        platform) is skipped: opening it would reach the console, not a file.
+        """
         try:
             names = os.listdir(self.directory)
         except OSError:
             return []
         return sorted(
-            n for n in names if n.endswith(".md") and n != INDEX_FILE and not n.startswith(".")
+            n
+            for n in names
+            if n.endswith(".md")
+            and n != INDEX_FILE
+            and not n.startswith(".")
+            and not (self.platform == WIN32 and is_reserved_windows_name(n))
         )
 
     def read(self) -> list[Entry]:
