@@ -73,7 +73,7 @@ RECENCY_HORIZON_DAYS: Final = 90
 ALL_RECENCY_BOOST: Final = 3.0
 
 _HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN_RE: Final = re.compile(f"[{_HAN}]+|-{{0,2}}[^\\W{_HAN}]+(?:[./-][^\\W{_HAN}]+)*")
+_TOKEN_RE: Final = re.compile(f"([{_HAN}]+)|-{{0,2}}[^\\W{_HAN}]+(?:[./-][^\\W{_HAN}]+)*")
 _FRESH: Final = 0
 _STALE: Final = 1
 _SUPERSEDED: Final = 2
@@ -99,7 +99,7 @@ def tokenize(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for match in _TOKEN_RE.finditer(text.lower()):
         token = match.group()
-        if "\u3400" <= token[0] <= "\ufaff":
+        if match.group(1):
             for piece in _han_tokens(token):
                 seen.setdefault(piece, None)
         elif token not in STOPWORDS and not _single_letter(token):
