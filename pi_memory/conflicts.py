@@ -40,7 +40,6 @@ from pi_memory.similarity import (
     number_list,
     rarity_ranks,
     token_list,
-    tokens,
     without_numbers,
 )
 
@@ -74,6 +73,7 @@ class ConflictPair:
 @dataclass(frozen=True)
 class _Features:
     entry: Entry
+    age: tuple[str, str]
     norm: str
     keywords: dict[str, str]
     tokens: frozenset[str]
@@ -84,13 +84,15 @@ class _Features:
 
 
 def _features(entry: Entry) -> _Features:
-    words = token_list(without_numbers(entry.body))
     numbers = number_list(entry.body)
+    all_tokens = token_list(entry.body)
+    words = token_list(without_numbers(entry.body)) if numbers else all_tokens
     return _Features(
         entry=entry,
+        age=age_key(entry),
         norm=normalize_memory_text(entry.body),
         keywords=keyword_keys([entry.keyword]),
-        tokens=tokens(entry.body),
+        tokens=frozenset(all_tokens),
         word_list=tuple(words),
         words=frozenset(words),
         number_list=tuple(numbers),
@@ -103,7 +105,7 @@ def _judge(x: _Features, y: _Features) -> ConflictPair | None:
     shared = x.keywords.keys() & y.keywords.keys()
     if not shared or x.norm == y.norm:
         return None
-    old, new = (x, y) if age_key(x.entry) <= age_key(y.entry) else (y, x)
+    old, new = (x, y) if x.age <= y.age else (y, x)
     words = jaccard(old.words, new.words)
     numeric = bool(old.numbers and new.numbers and old.numbers != new.numbers)
     if numeric:
@@ -189,7 +191,7 @@ def _candidates(group: Sequence[_Features]) -> set[tuple[int, int]]:
     ranks: dict[str, int] | None = None
     for members in by_keyword.values():
         if len(members) <= _SMALL_GROUP:
-            pairs.update((i, j) for n, i in enumerate(members) for j in members[n + 1 :])
+            pairs.update(_similar_sizes(group, members))
             continue
         if ranks is None:
             ranks = rarity_ranks(item.words for item in group)
@@ -199,3 +201,18 @@ def _candidates(group: Sequence[_Features]) -> set[tuple[int, int]]:
             pairs.update((min(i, j), max(i, j)) for j in prefixes.probe(words))
             prefixes.add(i, words)
     return pairs
+
+
+def _similar_sizes(group: Sequence[_Features], members: list[int]) -> list[tuple[int, int]]:
+    # Jaccard(x, y) <= min/max of the sizes: pairs that cannot reach the
+    # lowest similarity gate are not worth judging (the tolerance keeps a
+    # pair exactly at the gate despite float rounding).
+    sizes = [(len(group[i].words), i) for i in members]
+    return [
+        (i, j)
+        for n, (size_i, i) in enumerate(sizes)
+        for size_j, j in sizes[n + 1 :]
+        if size_i
+        and size_j
+        and min(size_i, size_j) >= MIN_SIMILARITY_NUMBERS * max(size_i, size_j) - 1e-9
+    ]

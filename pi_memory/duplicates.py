@@ -43,6 +43,8 @@ MIN_TOKEN: Final = 0.45
 MIN_TOKEN_WITH_KEYWORDS: Final = 0.25
 MIN_SHARED_KEYWORDS: Final = 2
 MIN_SCORE: Final = 0.5
+#: Keyword groups up to this size are compared pair by pair.
+_SMALL_GROUP: Final = 16
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class DuplicatePair:
 @dataclass(frozen=True)
 class _Features:
     entry: Entry
+    age: tuple[str, str]
     norm: str
     tokens: frozenset[str]
     numbers: frozenset[str]
@@ -73,6 +76,7 @@ class _Features:
 def _features(entry: Entry) -> _Features:
     return _Features(
         entry=entry,
+        age=age_key(entry),
         norm=normalize_memory_text(entry.body),
         tokens=tokens(entry.body),
         numbers=frozenset(number_list(entry.body)),
@@ -107,7 +111,7 @@ def _judge(x: _Features, y: _Features) -> DuplicatePair | None:
         score = TOKEN_WEIGHT * token + KEYWORD_WEIGHT * keyword
         if score < MIN_SCORE:
             return None
-    older, newer = (x, y) if age_key(x.entry) <= age_key(y.entry) else (y, x)
+    older, newer = (x, y) if x.age <= y.age else (y, x)
     return DuplicatePair(
         a=older.entry.id,
         b=newer.entry.id,
@@ -162,26 +166,52 @@ def find_duplicates(entries: Iterable[Entry], limit: int | None = None) -> list[
 
 
 def _candidates(group: Sequence[_Features]) -> set[tuple[int, int]]:
-    """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts."""
+    """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts.
+
+    A pair sharing no keyword scores ``0.6 * token``, so it needs
+    ``token >= 0.5 / 0.6``: one store-wide join at that high threshold keeps
+    prefixes short. Pairs sharing a keyword are joined within their keyword's
+    group at the acceptance threshold.
+    """
     pairs = _identical_bodies(group)
-    # Only the two-shared-keywords branch accepts a token Jaccard below 0.45,
-    # and it needs entries that carry two keywords.
-    multi = sum(1 for item in group if len(item.keywords) >= MIN_SHARED_KEYWORDS) >= 2
-    threshold = MIN_TOKEN_WITH_KEYWORDS if multi else MIN_TOKEN
     ranks = rarity_ranks(item.tokens for item in group)
-    # The number guard splits the group: bodies with numbers pair only with
+    _join(group, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, ranks, pairs)
+    by_keyword: dict[str, list[int]] = {}
+    for index, item in enumerate(group):
+        for key in item.keywords:
+            by_keyword.setdefault(key, []).append(index)
+    for members in by_keyword.values():
+        if len(members) <= _SMALL_GROUP:
+            pairs.update(_all_pairs(members))
+            continue
+        # Only the two-shared-keywords branch accepts a token Jaccard below
+        # 0.45, and it needs entries that carry two keywords.
+        multi = sum(1 for i in members if len(group[i].keywords) >= MIN_SHARED_KEYWORDS) >= 2
+        threshold = MIN_TOKEN_WITH_KEYWORDS if multi else MIN_TOKEN
+        _join(group, members, threshold, ranks, pairs)
+    return pairs
+
+
+def _join(
+    group: Sequence[_Features],
+    members: list[int],
+    threshold: float,
+    ranks: dict[str, int],
+    out: set[tuple[int, int]],
+) -> None:
+    """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
+    # The number guard splits the members: bodies with numbers pair only with
     # bodies carrying the same numbers, or with bodies carrying none.
     by_numbers: dict[frozenset[str], list[int]] = {}
-    for index, item in enumerate(group):
-        by_numbers.setdefault(item.numbers, []).append(index)
+    for index in members:
+        by_numbers.setdefault(group[index].numbers, []).append(index)
     plain = PrefixIndex(threshold, ranks)
-    _self_join(group, by_numbers.pop(frozenset(), []), plain, pairs)
-    for members in by_numbers.values():
-        _self_join(group, members, PrefixIndex(threshold, ranks), pairs)
-        for i in members:
+    _self_join(group, by_numbers.pop(frozenset(), []), plain, out)
+    for same in by_numbers.values():
+        _self_join(group, same, PrefixIndex(threshold, ranks), out)
+        for i in same:
             for j in plain.probe(group[i].tokens):
-                pairs.add((min(i, j), max(i, j)))
-    return pairs
+                out.add((min(i, j), max(i, j)))
 
 
 def _self_join(

@@ -137,3 +137,12 @@ def test_limit_keeps_the_best() -> None:
     full = find_conflicts(store)
     assert len(full) > 2
     assert find_conflicts(store, limit=2) == full[:2]
+
+
+def test_a_pair_exactly_at_the_similarity_gate_is_kept() -> None:
+    # words: 3 shared, 10 in all → 0.3, where 0.3 * 10 rounds above 3 in floats.
+    a = entry("20261001-aaaa", "alpha beta gamma 3000", "k")
+    b = entry("20261002-bbbb", "alpha beta gamma da db dc dd de df dg 8080", "k")
+    pairs = find_conflicts([a, b])
+    assert pairs == find_conflicts_bruteforce([a, b])
+    assert [p.values for p in pairs] == [("3000", "8080")]
