@@ -140,7 +140,7 @@ def test_limit_keeps_the_best() -> None:
 
 
 def test_a_pair_exactly_at_the_similarity_gate_is_kept() -> None:
-    # words: 3 shared, 10 in all → 0.3, where 0.3 * 10 rounds above 3 in floats.
+    # words: 3 of 10 shared → exactly 0.3, and the sizes' ratio is exactly the gate too.
     a = entry("20261001-aaaa", "alpha beta gamma 3000", "k")
     b = entry("20261002-bbbb", "alpha beta gamma da db dc dd de df dg 8080", "k")
     pairs = find_conflicts([a, b])
