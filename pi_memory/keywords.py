@@ -190,12 +190,20 @@ def coerce_keywords(tags_field: str, body: str) -> tuple[str, int]:
     but one (a legacy blob of three counts as three), so ``> 0`` means the row
     still holds the old 1-3 contract and a rebuild would collapse it.
     """
+    keyword, others = _stored_keyword(tags_field)
+    return (keyword if keyword is not None else derive_keyword(body)), others
+
+
+@functools.lru_cache(maxsize=16384)
+def _stored_keyword(tags_field: str) -> tuple[str | None, int]:
+    """The first valid stored keyword and the count of the others (cached: a layer
+    repeats few distinct ``tags`` values, and every read of every row asks)."""
     candidates = split_stored_tags(tags_field)
     others = max(0, len(candidates) - 1)
     for candidate in candidates:
         if keyword_issue(candidate) is None:
             return _display_form(candidate), others
-    return derive_keyword(body), others
+    return None, others
 
 
 def _first_sentence(body: str) -> str:

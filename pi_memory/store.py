@@ -71,6 +71,8 @@ class Store:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._layers: dict[str, LayerStore] = {}
+        #: Entries read since the last write of this process (a hook reads a layer once).
+        self._read_cache: dict[str, list[Entry]] = {}
 
     # -- reading ------------------------------------------------------------
 
@@ -85,7 +87,9 @@ class Store:
         return self._layers[layer]
 
     def read(self, layer: str) -> list[Entry]:
-        return self.layer(layer).read()
+        if layer not in self._read_cache:
+            self._read_cache[layer] = self.layer(layer).read()
+        return list(self._read_cache[layer])
 
     def read_all(self) -> list[Entry]:
         return [entry for layer in LAYERS for entry in self.read(layer)]
@@ -106,6 +110,7 @@ class Store:
 
         directory = self.directory(layer)
         directory.mkdir(parents=True, exist_ok=True)
+        self._read_cache.pop(layer, None)  # whatever happens under the lock, read afresh
         return StoreLock(directory, op, self.settings.lock_timeout_ms)
 
     def default_file(self, layer: str) -> str:
@@ -219,7 +224,7 @@ class Store:
             if not store.directory.is_dir():
                 continue
             with self.lock(layer, "rebuild"):
-                store.refresh_index(store.read(), self.recalls(layer))
+                store.refresh_index(self.read(layer), self.recalls(layer))
 
     # -- injecting ----------------------------------------------------------
 

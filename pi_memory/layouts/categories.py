@@ -14,6 +14,7 @@ it is. Rewriting one entry changes that entry's lines and nothing else.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -319,7 +320,21 @@ class CategoriesLayer:
         atomic_write_bytes(self.directory / file, encode(text))
 
     def read_file(self, file: str) -> list[Entry]:
-        return parse_entries(self._read_text(file), self.layer, file)
+        from pi_memory.parse_cache import cached_entries
+
+        path = self.directory / file
+        try:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = handle.read()
+        except FileNotFoundError:
+            return []
+        return cached_entries(
+            path,
+            data,
+            (st.st_mtime_ns, st.st_size, st.st_ino),
+            lambda: parse_entries(decode(data), self.layer, file),
+        )
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []

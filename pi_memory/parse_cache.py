@@ -1,0 +1,62 @@
+"""A disposable cache of parsed entries, keyed by each source file's identity.
+
+A hook is a new process on every event; re-parsing a large category file each
+time would cost more than the interpreter's own start-up. The parsed entries
+of a file are kept, with the file's ``(mtime_ns, size, inode)``, under the
+user's cache directory (never inside a project layer, which is committed).
+A file whose identity changed is parsed again; a missing, corrupt or foreign
+cache is simply a miss. Deleting the cache costs one parse, never a memory.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import astuple
+from pathlib import Path
+from typing import Final
+
+from pi_memory.entry import Entry
+
+VERSION: Final = 1
+_FIELDS: Final = len(astuple(Entry(id="", time="", project="", src="", keyword="", body="")))
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "pi_memory"
+
+
+def _cache_file(path: Path) -> Path:
+    import hashlib
+
+    digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
+    return cache_dir() / f"{digest[:24]}.entries"
+
+
+def cached_entries(
+    path: Path, data: bytes, identity: tuple[int, int, int], parse: Callable[[], list[Entry]]
+) -> list[Entry]:
+    """``parse()`` of ``path``, or the cached result when the file is unchanged."""
+    import marshal
+
+    target = _cache_file(path)
+    key = (VERSION, *identity, len(data))
+    try:
+        stored = marshal.loads(target.read_bytes())
+        if stored[0] == key:
+            return [Entry(*row) for row in stored[1]]
+    except Exception:  # noqa: BLE001, S110 - any unreadable cache is a miss
+        pass
+    entries = parse()
+    rows = [astuple(entry) for entry in entries]
+    if all(len(row) == _FIELDS for row in rows):
+        try:
+            from pi_memory.atomic import atomic_write_bytes
+
+            target.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(target, marshal.dumps((key, rows)))
+        except OSError:
+            pass
+    return entries

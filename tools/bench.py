@@ -1,0 +1,102 @@
+"""Start-up and store-size benchmark: ratios against a bare interpreter, in one run.
+
+    python tools/bench.py                 # 1,000 / 10,000 / 100,000 memories
+    python tools/bench.py --sizes 1000 --runs 5
+
+For each store size it builds a realistic categories store (both layers) in a
+temporary HOME and project, then times, as subprocesses the way a host runs
+them: ``python -c pass`` (the floor), ``hook session-start``, ``search``,
+``write`` and ``show``. Medians are reported with their ratio to the floor;
+this machine is shared and noisy, so the ratios are the figure to read.
+The detectors are timed in-process (``tools/bench_detect.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pi_memory.entry import CATEGORY_FILES, PROJECT, USER  # noqa: E402
+from pi_memory.layouts.categories import format_entry  # noqa: E402
+from tools.bench_detect import make_store  # noqa: E402
+
+
+def build_store(home: Path, project: Path, n: int) -> None:
+    """``n`` memories split 1:3 between the user and project layers."""
+    entries = make_store(n, seed=n)
+    dirs = {USER: home / ".pi/agent/memory-auto", PROJECT: project / ".pi/agent/memory-auto"}
+    chunks: dict[tuple[str, str], list[str]] = {}
+    for i, entry in enumerate(entries):
+        layer = USER if i % 4 == 0 else PROJECT
+        files = CATEGORY_FILES[layer]
+        key = (layer, files[i % len(files)])
+        chunks.setdefault(key, []).append(format_entry(entry))
+    for (layer, name), rows in chunks.items():
+        dirs[layer].mkdir(parents=True, exist_ok=True)
+        (dirs[layer] / name).write_text("\n".join(rows), "utf-8")
+    (project / ".git").mkdir(exist_ok=True)
+
+
+def time_command(argv: list[str], cwd: Path, env: dict[str, str], stdin: str, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
+                              check=False)
+        samples.append(time.perf_counter() - start)
+        if proc.returncode != 0:
+            raise SystemExit(f"{argv} failed: {proc.stderr.strip()}")
+    return statistics.median(samples)
+
+
+def bench_size(n: int, runs: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp, "home"), Path(tmp, "proj")
+        project.mkdir(parents=True)
+        build_store(home, project, n)
+        env = dict(os.environ, HOME=str(home), PYTHONPATH=str(ROOT))
+        env.pop("PI_MEMORY_AUTO_DIR", None)
+        py = [sys.executable]
+        event = json.dumps({"cwd": str(project), "hook_event_name": "SessionStart"})
+        subprocess.run([*py, "-m", "pi_memory", "hook", "session-start"], cwd=project, env=env,
+                       input=event, capture_output=True, text=True, check=True)  # writes MEMORY.md once
+        cases = {
+            "python -c pass": ([*py, "-c", "pass"], ""),
+            "hook session-start": ([*py, "-m", "pi_memory", "hook", "session-start"], event),
+            "search": ([*py, "-m", "pi_memory", "search", "deploy", "staging", "port"], ""),
+            "write": ([*py, "-m", "pi_memory", "write", "--keyword", "bench",
+                       "The benchmark writes this same fact on every run."], ""),
+            "show": ([*py, "-m", "pi_memory", "show"], ""),
+        }
+        return {name: time_command(argv, project, env, stdin, runs)
+                for name, (argv, stdin) in cases.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--runs", type=int, default=9, help="runs per command (median)")
+    args = parser.parse_args(argv)
+    print(f"Python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.runs} runs")
+    print(f"{'memories':>9} {'command':<20} {'median':>9} {'× python -c pass':>17}")
+    for n in args.sizes:
+        runs = args.runs if n < 100_000 else max(3, args.runs // 3)
+        times = bench_size(n, runs)
+        floor = times["python -c pass"]
+        for name, seconds in times.items():
+            print(f"{n:>9,} {name:<20} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
