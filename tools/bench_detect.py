@@ -1,0 +1,191 @@
+"""Time duplicate and conflict detection on generated stores.
+
+    python tools/bench_detect.py            # 10,000 and 100,000 memories
+    python tools/bench_detect.py 2000 20000
+
+The brute-force references (the all-pairs definitions) run once, on the
+smallest store only: at 100,000 memories they would take hours.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pi_memory.conflicts import find_conflicts, find_conflicts_bruteforce
+from pi_memory.duplicates import find_duplicates, find_duplicates_bruteforce
+from pi_memory.entry import Entry
+
+FUNCTION_WORDS = ["the", "a", "to", "for", "on", "with", "is", "and", "in", "of", "not", "before"]
+TOOLS = [
+    "pnpm", "npm", "yarn", "bun", "node", "python", "pytest", "ruff", "mypy", "docker",
+    "nginx", "redis", "postgres", "sqlite", "rsync", "make", "git", "vite", "webpack", "jest",
+    "eslint", "prettier", "uv", "pip", "cargo", "go", "terraform", "helm", "kubectl", "bazel",
+]  # fmt: skip
+NUMBER_TEMPLATES = [
+    "The {s} listens on port {n}.",
+    "The {s} timeout is {n} seconds.",
+    "Pin {t} to version {n} for the {s}.",
+    "The {s} retries {n} times before giving up.",
+    "Keep at most {n} connections open to the {s}.",
+]
+HAN_CHARS = (
+    "部署备份版本配置文件仓库根目录测试失败日志启动脚本发布分支合并检查缓存服务器端口超时重试"
+    "数据库迁移索引搜索队列任务调度权限认证密钥证书网关代理前端后端构建打包依赖安装升级回滚"
+)
+SYLLABLES = ["ka", "lo", "mi", "ren", "tas", "vo", "zu", "pel", "dri", "qua", "sen", "tor", "bix"]
+
+
+def _vocabulary(rng: random.Random, size: int) -> list[str]:
+    words: set[str] = set(TOOLS)
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    ordered = sorted(words)
+    rng.shuffle(ordered)
+    return ordered
+
+
+class _Zipf:
+    """Draws from ``items`` with weight ``1 / rank``: a few common, a long tail."""
+
+    def __init__(self, rng: random.Random, items: list[str]) -> None:
+        self._rng = rng
+        self._items = items
+        self._cumulative = list(itertools.accumulate(1 / (rank + 1) for rank in range(len(items))))
+
+    def draw(self, k: int = 1) -> list[str]:
+        return self._rng.choices(self._items, cum_weights=self._cumulative, k=k)
+
+
+def _id(rng: random.Random, day: int, taken: set[str]) -> str:
+    while True:
+        candidate = f"2026{1 + day // 28:02d}{1 + day % 28:02d}-{rng.getrandbits(16):04x}"
+        if candidate not in taken:
+            taken.add(candidate)
+            return candidate
+
+
+def _prose(rng: random.Random, words: _Zipf) -> str:
+    out: list[str] = []
+    for word in words.draw(rng.randint(5, 16)):
+        out.append(word)
+    return " ".join(out).capitalize() + "."
+
+
+def _sentence(rng: random.Random, words: _Zipf, topics: _Zipf) -> tuple[str, str]:
+    """A body and its keyword."""
+    roll = rng.random()
+    if roll < 0.12:
+        subject = " ".join(words.draw(2))
+        number = rng.choice([rng.randint(1, 120), rng.randint(1000, 9999), "1.2.3", "18.4"])
+        body = rng.choice(NUMBER_TEMPLATES).format(s=subject, t=rng.choice(TOOLS), n=number)
+        return body, subject.replace(" ", "-")
+    if roll < 0.2:
+        han = "".join(rng.choice(HAN_CHARS) for _ in range(rng.randint(6, 16)))
+        return f"{han} {rng.choice(TOOLS)}", topics.draw()[0]
+    return _prose(rng, words), topics.draw()[0]
+
+
+def _reword(rng: random.Random, body: str) -> str:
+    """A true near-duplicate: the same fact in slightly different words."""
+    words = body.rstrip(".").split()
+    if rng.random() < 0.5 and len(words) > 3:
+        del words[rng.randrange(1, len(words))]
+    else:
+        words.insert(rng.randrange(1, len(words) + 1), rng.choice(["always", "now", "also"]))
+    return " ".join(words) + "."
+
+
+def _renumber(rng: random.Random, body: str) -> str:
+    """A changed requirement: the same sentence with another number."""
+    return re.sub(r"\d+", lambda _: str(rng.randint(1, 9999)), body, count=1)
+
+
+def make_store(n: int, seed: int = 0) -> list[Entry]:
+    """``n`` memories over two layers: prose from a Zipf vocabulary, numbered
+    templates, some Chinese, about 4% rewordings, 1% changed numbers, 2% superseded."""
+    rng = random.Random(seed)
+    # Real text: the most frequent words are function words, content words
+    # follow a long tail.
+    words = _Zipf(rng, FUNCTION_WORDS + _vocabulary(rng, 4000 + n // 5))
+    topics = _Zipf(rng, words.draw(max(50, n // 4)))
+    taken: set[str] = set()
+    entries: list[Entry] = []
+    for i in range(n):
+        day = i * 300 // max(1, n)
+        roll = rng.random()
+        if entries and roll < 0.05:
+            source = rng.choice(entries)
+            edit = _reword if roll < 0.04 or not re.search(r"\d", source.body) else _renumber
+            body, keyword, layer = edit(rng, source.body), source.keyword, source.layer
+        else:
+            body, keyword = _sentence(rng, words, topics)
+            layer = "project" if rng.random() < 0.7 else "user"
+        entries.append(
+            Entry(
+                id=_id(rng, day, taken),
+                time=f"2026-{1 + day // 28:02d}-{1 + day % 28:02d} {rng.randint(0, 23):02d}:00:00",
+                project="bench",
+                src="auto",
+                keyword=keyword,
+                body=body,
+                layer=layer,
+                file="DECISIONS.md" if layer == "project" else "TOOLING.md",
+                superseded_by="20260101-dead" if rng.random() < 0.02 else "",
+            )
+        )
+    return entries
+
+
+def _timed(fn: Any, *args: Any) -> tuple[float, list[Any]]:
+    start = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - start, result
+
+
+def bench(n_values: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
+    """Seconds and pair counts per store size; brute force at the smallest size only."""
+    results: dict[str, Any] = {}
+    for position, n in enumerate(n_values):
+        store = make_store(n, seed=n)
+        row: dict[str, Any] = {}
+        row["duplicates_s"], dups = _timed(find_duplicates, store)
+        row["conflicts_s"], conflicts = _timed(find_conflicts, store)
+        row["duplicates"], row["conflicts"] = len(dups), len(conflicts)
+        if position == 0:
+            row["duplicates_brute_s"], brute_dups = _timed(find_duplicates_bruteforce, store)
+            row["conflicts_brute_s"], brute_conf = _timed(find_conflicts_bruteforce, store)
+            row["same_as_brute"] = (brute_dups, brute_conf) == (dups, conflicts)
+        results[str(n)] = row
+    return results
+
+
+def main(argv: list[str]) -> int:
+    sizes = tuple(int(arg.replace("_", "")) for arg in argv) or (10_000, 100_000)
+    results = bench(sizes)
+    print(f"{'memories':>9}  {'duplicates':>16}  {'conflicts':>16}  {'both':>7}  brute force")
+    for n, row in results.items():
+        both = row["duplicates_s"] + row["conflicts_s"]
+        brute = ""
+        if "duplicates_brute_s" in row:
+            brute_total = row["duplicates_brute_s"] + row["conflicts_brute_s"]
+            brute = (
+                f"{brute_total:.1f} s ({brute_total / both:.0f}x slower, "
+                f"same pairs: {row['same_as_brute']})"
+            )
+        print(
+            f"{int(n):>9,}  {row['duplicates_s']:>7.3f} s {row['duplicates']:>5}p"
+            f"  {row['conflicts_s']:>7.3f} s {row['conflicts']:>5}p  {both:>5.2f} s  {brute}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
