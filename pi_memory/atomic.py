@@ -27,7 +27,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Atomically replace ``path`` with ``data``, keeping the permission bits it had."""
-    import tempfile  # noqa: PLC0415 -- hooks that only read never pay for it
+    import tempfile
 
     path = Path(path)
     directory = path.parent

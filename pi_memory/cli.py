@@ -72,10 +72,20 @@ def _build_parser() -> argparse.ArgumentParser:
     w = cmd["write"]
     w.add_argument("--layer", default="project", help="user|project (default: project)")
     w.add_argument("--file", help="category file, e.g. DECISIONS.md (categories layout)")
-    w.add_argument("--keyword", action="append", default=[], required=True,
-                   help="the memory's one keyword (extras are ignored)")
-    w.add_argument("--supersedes", action="append", default=[], metavar="ID",
-                   help="id of a memory this one replaces (repeatable)")
+    w.add_argument(
+        "--keyword",
+        action="append",
+        default=[],
+        required=True,
+        help="the memory's one keyword (extras are ignored)",
+    )
+    w.add_argument(
+        "--supersedes",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="id of a memory this one replaces (repeatable)",
+    )
     w.add_argument("--src", default="user", help="who wrote it (default: user)")
     w.add_argument("--json", action="store_true", help="print one JSON object")
     w.add_argument("body", nargs="+", metavar="BODY", help="the memory text ('-' reads stdin)")
@@ -99,8 +109,13 @@ def _build_parser() -> argparse.ArgumentParser:
     u = cmd["unlock"]
     u.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     u.add_argument("--force", action="store_true", help="remove even a live holder's lock")
-    u.add_argument("layer", nargs="?", default="project", metavar="LAYER",
-                   help="user|project (default: project)")
+    u.add_argument(
+        "layer",
+        nargs="?",
+        default="project",
+        metavar="LAYER",
+        help="user|project (default: project)",
+    )
 
     cmd["tool"].add_argument("name", metavar="NAME", help="memory | memory_write | memory_search")
     cmd["hook"].add_argument("event", metavar="EVENT", help="session-start")
@@ -118,8 +133,13 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.write import run_write
 
         return run_write(
-            layer=ns.layer, file=ns.file, keywords=ns.keyword, supersedes=ns.supersedes,
-            src=ns.src, body=ns.body, as_json=ns.json,
+            layer=ns.layer,
+            file=ns.file,
+            keywords=ns.keyword,
+            supersedes=ns.supersedes,
+            src=ns.src,
+            body=ns.body,
+            as_json=ns.json,
         )
     if command == "search":
         from pi_memory.commands.search import run_search

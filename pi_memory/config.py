@@ -230,8 +230,8 @@ def expand_tilde(value: str, home: str, platform: str = sys.platform) -> str:
     if value == "~":
         return home
     if value.startswith("~/") or (platform == "win32" and value.startswith("~\\")):
-        import ntpath  # noqa: PLC0415 -- win32 rules are also checked on POSIX
-        import posixpath  # noqa: PLC0415
+        import ntpath
+        import posixpath
 
         pathmod = ntpath if platform == "win32" else posixpath
         rest = value[2:]
@@ -241,7 +241,7 @@ def expand_tilde(value: str, home: str, platform: str = sys.platform) -> str:
 
 def resolve_path(value: str, cwd: str, home: str, platform: str = sys.platform) -> str:
     """A configured path made absolute: tilde expanded, relative paths taken from ``cwd``."""
-    from pi_memory.paths import expand_user_path  # noqa: PLC0415 -- keeps git helpers lazy
+    from pi_memory.paths import expand_user_path
 
     return str(expand_user_path(value, Path(cwd), platform, home))
 
@@ -500,7 +500,7 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 
 def _read_json_object(path: Path, errors: list[str]) -> dict[str, Any] | None:
     """The JSON object in ``path``; ``None`` when absent; a broken file becomes an error line."""
-    import json  # noqa: PLC0415 -- hooks import this module; most never read a file
+    import json
 
     try:
         text = path.read_text(encoding="utf-8-sig")

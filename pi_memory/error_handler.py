@@ -14,7 +14,7 @@ LOG_FILE: Final = "pi_memory.log"
 LOG_KEEP_BYTES: Final = 256 * 1024
 
 
-class Exit(Exception):  # noqa: N818 - it is a control-flow signal, not an error
+class Exit(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
@@ -41,7 +41,7 @@ def log_exception(context: str, exc: BaseException) -> Path | None:
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         with path.open("a", encoding="utf-8", errors="backslashreplace") as log:
             log.write(f"--- {stamp} pid {os.getpid()} {context}\n{text}")
-    except Exception:  # noqa: BLE001 - the log is best effort by definition
+    except Exception:
         return None
     return path
 

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, TextIO
 
 #: Claude Code drops injected context past 10,000 characters; stay clear of it.
 MAX_CONTEXT: Final = 9_500
@@ -23,14 +23,14 @@ def _canonical(word: str) -> str:
     return word.lower().replace("-", "").replace("_", "")
 
 
-def read_event(stream: object = None) -> dict[str, object]:
+def read_event(stream: TextIO | None = None) -> dict[str, object]:
     """The event JSON from stdin; no input or a non-object reads as an empty event."""
     import json
 
     source = sys.stdin if stream is None else stream
-    if source is None or getattr(source, "isatty", lambda: False)():
+    if source is None or source.isatty():
         return {}
-    raw = source.read()  # type: ignore[attr-defined]
+    raw = source.read()
     if not raw.strip():
         return {}
     data = json.loads(raw)
@@ -49,7 +49,7 @@ def session_start(event: Mapping[str, object]) -> str | None:
     store = open_store(event_cwd(event))
     try:
         store.refresh_indexes()
-    except Exception as exc:  # noqa: BLE001 - a stale MEMORY.md must not cost the injection
+    except Exception as exc:
         from pi_memory.error_handler import log_exception
 
         log_exception("hook session-start: refresh", exc)
@@ -79,7 +79,7 @@ def run_hook(args: Sequence[str]) -> int:
         if handler is None:
             raise ValueError(f"unknown hook event {args[0] if args else '(none)'!r}")
         output = handler(read_event())
-    except BaseException as exc:  # noqa: BLE001 - nothing may escape to the host
+    except BaseException as exc:
         if isinstance(exc, SystemExit) and not exc.code:
             return 0
         from pi_memory.error_handler import log_exception

@@ -34,13 +34,23 @@ _STATS_RE: Final = re.compile(
     r" lastConsolidated=(?P<last>\S+) -->"
 )
 
-CONTRACT: Final = """\
-<memory-auto>
-This is the memory index: one line per KEYWORD from a past session. The memory bodies are NOT in context.
-When the current task touches any keyword below, call memory_search with mode:"tag" and that keyword (as shown, without "#") before you act, and use mode:"keyword" with your own words for anything else. Without that tool, run: python -m pi_memory search --mode tag KEYWORD
-"(n)" after a keyword is how many memories share it.
-A memory records what was true when it was written. The user's current instruction always wins over a memory: when they disagree, follow the user and, in the same turn, write the corrected fact with memory_write and supersedes:[the old id]. When two memories disagree, the newer one wins; supersede the older one.
-</memory-auto>"""
+CONTRACT: Final = "\n".join(
+    [
+        "<memory-auto>",
+        "This is the memory index: one line per KEYWORD from a past session. "
+        "The memory bodies are NOT in context.",
+        'When the current task touches any keyword below, call memory_search with mode:"tag" '
+        'and that keyword (as shown, without "#") before you act, and use mode:"keyword" with '
+        "your own words for anything else. Without that tool, run: "
+        "python -m pi_memory search --mode tag KEYWORD",
+        '"(n)" after a keyword is how many memories share it.',
+        "A memory records what was true when it was written. The user's current instruction "
+        "always wins over a memory: when they disagree, follow the user and, in the same turn, "
+        "write the corrected fact with memory_write and supersedes:[the old id]. When two "
+        "memories disagree, the newer one wins; supersede the older one.",
+        "</memory-auto>",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -153,7 +163,9 @@ def _truncated_table(
     return [*counted[:c], *_pack(bare[c:k]), more_marker(len(bare) - k)]
 
 
-def layer_block(label: str, entries: Sequence[Entry], recalls: Mapping[str, int], budget: int) -> str:
+def layer_block(
+    label: str, entries: Sequence[Entry], recalls: Mapping[str, int], budget: int
+) -> str:
     """``global — 7 memories, 24 keywords`` and the table, or ``""`` for an empty layer."""
     live = [e for e in entries if e.live]
     if not live:

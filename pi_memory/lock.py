@@ -149,7 +149,7 @@ def read_lock_status(directory: Path) -> LockStatus:
 
 def parse_record(raw: bytes) -> LockStatus:
     """Interpret the bytes of a lock file; anything but the full record is unreadable."""
-    import json  # noqa: PLC0415 -- a hook that never meets a held lock never needs it
+    import json
 
     if not raw:
         return LockStatus(_EMPTY)
@@ -170,7 +170,7 @@ def parse_record(raw: bytes) -> LockStatus:
 
 def format_record(pid: int, hostname: str, started_at: str, op: str) -> bytes:
     """The compact JSON record, keys in the seed's order (JSON.stringify's output)."""
-    import json  # noqa: PLC0415 -- kept off the import path of hooks
+    import json
 
     record = {"pid": pid, "hostname": hostname, "startedAt": started_at, "op": op}
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -193,7 +193,7 @@ def _read_state(path: Path) -> LockStatus:
 
 def this_host() -> str:
     if sys.platform == "win32":
-        import socket  # noqa: PLC0415 -- Windows has no os.uname
+        import socket
 
         return socket.gethostname()
     return os.uname().nodename
@@ -235,7 +235,7 @@ if sys.platform == "win32":
 
     def _pid_alive_windows(pid: int) -> bool:
         # os.kill(pid, 0) would *terminate* the process on Windows.
-        import ctypes  # noqa: PLC0415 -- only asked when a holder may be dead
+        import ctypes
 
         kernel32 = ctypes.windll.kernel32
         process_query_limited_information = 0x1000

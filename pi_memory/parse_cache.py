@@ -44,10 +44,10 @@ def cached_entries(
     target = _cache_file(path)
     key = (VERSION, *identity, len(data))
     try:
-        stored = marshal.loads(target.read_bytes())
+        stored = marshal.loads(target.read_bytes())  # noqa: S302 - the user's own cache file
         if stored[0] == key:
             return [Entry(*row) for row in stored[1]]
-    except Exception:  # noqa: BLE001, S110 - any unreadable cache is a miss
+    except Exception:  # noqa: S110 - any unreadable cache is a miss
         pass
     entries = parse()
     rows = [astuple(entry) for entry in entries]

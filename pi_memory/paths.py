@@ -60,7 +60,7 @@ def current_platform() -> str:
 
 def hash8(text: str) -> str:
     """First 8 hex digits of the SHA-256 of ``text`` (UTF-8): the suffix of cut names."""
-    import hashlib  # noqa: PLC0415 -- only long names need it
+    import hashlib
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_LENGTH]
 
@@ -125,7 +125,7 @@ _PREPEND: Final = 11
 
 
 def _break_class(cp: int) -> int:
-    import unicodedata  # noqa: PLC0415 -- only long names need it
+    import unicodedata
 
     if cp == _ZWJ:
         return _ZWJ_CLASS
@@ -413,8 +413,8 @@ def _percent_decode(text: str) -> bytes:
 
 
 def _domain_label_to_ascii(label: str) -> str | None:
-    import unicodedata  # noqa: PLC0415 -- only non-ASCII hosts need it
-    from encodings import idna  # noqa: PLC0415
+    import unicodedata
+    from encodings import idna
 
     if label.isascii():
         return label.lower()
@@ -464,7 +464,7 @@ def _ends_in_number(host: str) -> bool:
 
 
 def _parse_ipv6(inner: str) -> str | None:
-    import ipaddress  # noqa: PLC0415 -- only bracketed hosts need it
+    import ipaddress
 
     if "%" in inner:
         return None
@@ -677,8 +677,8 @@ def memory_dir_relative(identity: ProjectKey, platform: str) -> str:
 
 
 def _path_parts(path: str, platform: str) -> list[str]:
-    import ntpath  # noqa: PLC0415 -- win32 rules are also checked on POSIX
-    import posixpath  # noqa: PLC0415
+    import ntpath
+    import posixpath
 
     if platform == WIN32:
         drive, rest = ntpath.splitdrive(ntpath.normpath(path))
@@ -695,7 +695,7 @@ def assert_inside_root(base: str, directory: str, platform: str) -> None:
     and a ``..`` among them could leave memoryDir; fail closed instead of
     writing somewhere else. On win32 the comparison ignores case, as Windows does.
     """
-    from pi_memory.errors import ConfigError  # noqa: PLC0415 -- the error path only
+    from pi_memory.errors import ConfigError
 
     base_parts = _path_parts(base, platform)
     dir_parts = _path_parts(directory, platform)
@@ -705,8 +705,8 @@ def assert_inside_root(base: str, directory: str, platform: str) -> None:
 
 def resolve_memory_dir(memory_dir: str, identity: ProjectKey, platform: str) -> str:
     """``<memoryDir>/<kind>/<name>``, checked to stay inside memoryDir (pure)."""
-    import ntpath  # noqa: PLC0415
-    import posixpath  # noqa: PLC0415
+    import ntpath
+    import posixpath
 
     pathmod = ntpath if platform == WIN32 else posixpath
     base = str(pathmod.normpath(memory_dir))
@@ -1052,8 +1052,8 @@ def home_dir(env: Mapping[str, str] | None = None, platform: str | None = None) 
 
 def expand_user_path(value: str, cwd: Path, platform: str, home: str) -> Path:
     """Expand ``~``, ``~/`` and (win32) ``~\\``, then make the path absolute against ``cwd``."""
-    import ntpath  # noqa: PLC0415
-    import posixpath  # noqa: PLC0415
+    import ntpath
+    import posixpath
 
     pathmod = ntpath if platform == WIN32 else posixpath
     if value == "~":

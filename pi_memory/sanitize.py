@@ -53,7 +53,7 @@ def _format_chars() -> re.Pattern[str]:
     """The compiled character class, built on first use (hooks that inject nothing skip it)."""
     global _pattern  # noqa: PLW0603 -- a module-level cache of a compiled constant
     if _pattern is None:
-        import re  # noqa: PLC0415 -- compiled once, on first use
+        import re
 
         parts = "".join(
             f"\\U{low:08x}" if low == high else f"\\U{low:08x}-\\U{high:08x}"

@@ -47,7 +47,7 @@ Copier = Callable[[Path, Path], object]
 
 def iso_timestamp(now: datetime) -> str:
     """``Date.prototype.toISOString``: UTC, milliseconds, ``Z``."""
-    from datetime import timezone  # noqa: PLC0415 -- only writes need it
+    from datetime import timezone
 
     utc = now.astimezone(timezone.utc)
     return utc.strftime("%Y-%m-%dT%H:%M:%S") + f".{utc.microsecond // 1000:03d}Z"
@@ -73,7 +73,7 @@ def take_snapshot(
     relative place in the snapshot. ``copy`` and ``platform`` exist so the
     retry of a busy copy can be shown without patching the OS.
     """
-    import shutil  # noqa: PLC0415 -- only writes copy; shutil drags in bz2 and lzma
+    import shutil
 
     directory = Path(directory)
     root = directory / BACKUPS_DIR
@@ -148,7 +148,7 @@ def remove_tree(
 ) -> None:
     """``rm -rf`` that waits out a scanner holding a file open (missing is fine)."""
     if remove is None:
-        import shutil  # noqa: PLC0415 -- see take_snapshot
+        import shutil
 
         remove = shutil.rmtree
     for attempt in range(RM_MAX_RETRIES + 1):
@@ -210,6 +210,6 @@ def _copy_one(directory: Path, source: Path, target: Path, copy: Copier, platfor
 def _now(now: datetime | None) -> datetime:
     if now is not None:
         return now
-    from datetime import datetime, timezone  # noqa: PLC0415 -- only writes need it
+    from datetime import datetime, timezone
 
     return datetime.now(timezone.utc)

@@ -53,7 +53,7 @@ def index_facts(config: Config, index: str | bytes | None) -> IndexFacts:
 
     Bytes are counted on the raw file, so pass ``bytes`` when the file may not be UTF-8.
     """
-    from pi_memory.layouts.files_index import (  # noqa: PLC0415 -- only `show` parses the index
+    from pi_memory.layouts.files_index import (
         index_capacity,
         parse_entry_index,
     )
@@ -80,7 +80,7 @@ def last_dream(dream_meta: str | None) -> str | None:
     """``lastDreamAt`` of ``.dream-meta.json``; ``None`` when absent or unreadable."""
     if not dream_meta:
         return None
-    import json  # noqa: PLC0415 -- only `show` reads the dream record
+    import json
 
     try:
         data = json.loads(dream_meta)

@@ -37,9 +37,7 @@ def parse_layer(word: str) -> str:
     """``user``/``global``/``g`` or ``project``/``proj``/``p``; anything else is an error."""
     layer = LAYER_ALIASES.get(word.strip().lower())
     if layer is None:
-        raise UsageError(
-            f"unknown layer {word!r}: use user (global, g) or project (proj, p)"
-        )
+        raise UsageError(f"unknown layer {word!r}: use user (global, g) or project (proj, p)")
     return layer
 
 
@@ -273,7 +271,11 @@ class Store:
         from pi_memory.retrieval import search
 
         result = search(
-            self.read_all(), query, mode=mode, page=page, now=now,
+            self.read_all(),
+            query,
+            mode=mode,
+            page=page,
+            now=now,
             review_months=self.settings.review_months,
         )
         self._credit(query, result)

@@ -39,7 +39,7 @@ def parse_usage(text: str) -> dict[str, int]:
     counts above the cap are clamped; spellings of one keyword are merged.
     """
     # json is imported when used: the session-start path imports this module.
-    import json  # noqa: PLC0415
+    import json
 
     try:
         data = json.loads(text.lstrip("\ufeff"))
@@ -59,14 +59,14 @@ def parse_usage(text: str) -> dict[str, int]:
 
 def render_usage(counts: Mapping[str, int]) -> str:
     """``usage.json`` text: sorted keys, so equal counts are equal bytes."""
-    import json  # noqa: PLC0415
+    import json
 
     return json.dumps(dict(counts), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
 def _query_forms(query: str | Sequence[str]) -> list[str]:
     if isinstance(query, str):
-        from pi_memory.retrieval import tokenize  # noqa: PLC0415
+        from pi_memory.retrieval import tokenize
 
         forms = [canonical_key(query), *(canonical_key(token) for token in tokenize(query))]
     else:

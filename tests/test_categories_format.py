@@ -68,13 +68,24 @@ def test_counts_and_fields_of_a_plain_file() -> None:
 
 
 def test_new_header_carries_optional_fields_only_when_informative() -> None:
-    e = Entry(id="20261130-0001", time="2026-11-30 10:00:00", project="p", src="user",
-              keyword="k", body="b")
+    e = Entry(
+        id="20261130-0001",
+        time="2026-11-30 10:00:00",
+        project="p",
+        src="user",
+        keyword="k",
+        body="b",
+    )
     assert format_header(e) == (
         "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->"
     )
-    full = replace(e, seen=2, last="2026-11-30 11:00:00", supersedes=("20261101-aaaa",),
-                   superseded_by="20261201-bbbb")
+    full = replace(
+        e,
+        seen=2,
+        last="2026-11-30 11:00:00",
+        supersedes=("20261101-aaaa",),
+        superseded_by="20261201-bbbb",
+    )
     assert format_header(full) == (
         "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k"
         " | seen: 2 | last: 2026-11-30 11:00:00 | supersedes: 20261101-aaaa"
@@ -90,8 +101,15 @@ def test_supersede_links_round_trip() -> None:
 
 
 def test_append_to_empty_file_and_reparse() -> None:
-    e = Entry(id="20261130-0001", time="2026-11-30 10:00:00", project="p", src="user",
-              keyword="k", body="line one\nline two", file="X.md")
+    e = Entry(
+        id="20261130-0001",
+        time="2026-11-30 10:00:00",
+        project="p",
+        src="user",
+        keyword="k",
+        body="line one\nline two",
+        file="X.md",
+    )
     text = append_row("", e)
     assert text == (
         "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->\n"

@@ -31,7 +31,17 @@ def write(project: Path, *args: str) -> dict[str, object]:
 def test_help_lists_every_command(project: Path) -> None:
     run = run_cli("--help", cwd=project)
     assert run.code == 0
-    for name in ("write", "search", "show", "rebuild", "compact", "import", "unlock", "tool", "hook"):
+    for name in (
+        "write",
+        "search",
+        "show",
+        "rebuild",
+        "compact",
+        "import",
+        "unlock",
+        "tool",
+        "hook",
+    ):
         assert f"    {name} " in run.out
 
 
@@ -45,8 +55,21 @@ def test_write_then_search_finds_it(project: Path) -> None:
     hit = data["results"][0]
     assert hit["id"] == first["id"] and hit["keyword"] == "deploy"
     assert hit["body"] == "Deploy with rsync --delete."
-    assert set(hit) == {"id", "layer", "file", "keyword", "body", "time", "last", "seen", "src",
-                        "project", "stale", "supersedes", "superseded_by"}
+    assert set(hit) == {
+        "id",
+        "layer",
+        "file",
+        "keyword",
+        "body",
+        "time",
+        "last",
+        "seen",
+        "src",
+        "project",
+        "stale",
+        "supersedes",
+        "superseded_by",
+    }
     text = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
     assert text.endswith(" | tags: deploy -->\nDeploy with rsync --delete.\n")
 
@@ -62,8 +85,14 @@ def test_same_body_again_bumps_seen_instead_of_appending(project: Path) -> None:
 
 def test_supersedes_retires_the_old_row_and_reasserting_revives(project: Path) -> None:
     old = write(project, "--keyword", "dev-server", "The dev server listens on port 3000.")
-    new = write(project, "--keyword", "dev-server", "--supersedes", str(old["id"]),
-                "The dev server listens on port 8080.")
+    new = write(
+        project,
+        "--keyword",
+        "dev-server",
+        "--supersedes",
+        str(old["id"]),
+        "The dev server listens on port 8080.",
+    )
     assert new["superseded"] == [old["id"]]
     data = json.loads(run_cli("search", "--json", "dev", "server", cwd=project).out)
     assert [r["id"] for r in data["results"]] == [new["id"], old["id"]]
@@ -73,8 +102,18 @@ def test_supersedes_retires_the_old_row_and_reasserting_revives(project: Path) -
 
 
 def test_extra_keywords_are_dropped_and_counted(project: Path) -> None:
-    data = write(project, "--layer", "g", "--keyword", "macos", "--keyword", "brew",
-                 "--keyword", "zsh", "Homebrew lives in /opt/homebrew.")
+    data = write(
+        project,
+        "--layer",
+        "g",
+        "--keyword",
+        "macos",
+        "--keyword",
+        "brew",
+        "--keyword",
+        "zsh",
+        "Homebrew lives in /opt/homebrew.",
+    )
     assert data["layer"] == "user" and data["dropped_keywords"] == 2
 
 
@@ -92,7 +131,9 @@ def test_extra_keywords_are_dropped_and_counted(project: Path) -> None:
         (("search", "--page", "0", "x"), "--page counts from 1"),
     ],
 )
-def test_bad_input_is_one_line_and_nonzero(project: Path, args: tuple[str, ...], message: str) -> None:
+def test_bad_input_is_one_line_and_nonzero(
+    project: Path, args: tuple[str, ...], message: str
+) -> None:
     run = run_cli(*args, cwd=project)
     assert run.code != 0
     assert run.out == ""
@@ -142,8 +183,12 @@ def test_body_from_stdin(project: Path) -> None:
 
 
 def test_tool_write_and_search(project: Path) -> None:
-    run = run_cli("tool", "memory_write", cwd=project,
-                  stdin=json.dumps({"body": "Tests run with pytest -q.", "keyword": "tests"}))
+    run = run_cli(
+        "tool",
+        "memory_write",
+        cwd=project,
+        stdin=json.dumps({"body": "Tests run with pytest -q.", "keyword": "tests"}),
+    )
     result = json.loads(run.out)
     assert result["ok"] is True and result["text"].startswith("Saved [")
     run = run_cli("tool", "memory_search", cwd=project, stdin=json.dumps({"query": "pytest"}))

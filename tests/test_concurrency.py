@@ -34,7 +34,9 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", SCRIPT, str(project), str(w), str(PER_WRITER)],
-            env=env, stderr=subprocess.PIPE, text=True,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for w in range(WRITERS)
     ]
@@ -50,7 +52,9 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     ]
     distinct = {e.body for e in entries if e.keyword == "race"}
     assert distinct == {
-        f"Writer {w} fact number {i} is distinct." for w in range(WRITERS) for i in range(PER_WRITER)
+        f"Writer {w} fact number {i} is distinct."
+        for w in range(WRITERS)
+        for i in range(PER_WRITER)
     }
     shared = [e for e in entries if e.keyword == "shared"]
     assert len(shared) == 1

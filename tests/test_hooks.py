@@ -37,7 +37,9 @@ def test_nothing_stored_prints_nothing(tmp_path: Path) -> None:
 def test_session_start_injects_both_layers(tmp_path: Path) -> None:
     root = make_project(tmp_path)
     assert run_cli("write", "--keyword", "deploy", "Deploy with rsync.", cwd=root).code == 0
-    assert run_cli("write", "--layer", "user", "--keyword", "macos", "Uses a Mac.", cwd=root).code == 0
+    assert (
+        run_cli("write", "--layer", "user", "--keyword", "macos", "Uses a Mac.", cwd=root).code == 0
+    )
     (root / ".pi/agent/memory-auto/MEMORY.md").unlink()
     # The event's cwd decides the project, not the hook process's own directory.
     run = run_cli("hook", "session-start", cwd=tmp_path, stdin=claude_event(root / "src"))

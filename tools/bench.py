@@ -51,8 +51,9 @@ def time_command(argv: list[str], cwd: Path, env: dict[str, str], stdin: str, ru
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True,
-                              check=False)
+        proc = subprocess.run(
+            argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False
+        )
         samples.append(time.perf_counter() - start)
         if proc.returncode != 0:
             raise SystemExit(f"{argv} failed: {proc.stderr.strip()}")
@@ -68,18 +69,37 @@ def bench_size(n: int, runs: int) -> dict[str, float]:
         env.pop("PI_MEMORY_AUTO_DIR", None)
         py = [sys.executable]
         event = json.dumps({"cwd": str(project), "hook_event_name": "SessionStart"})
-        subprocess.run([*py, "-m", "pi_memory", "hook", "session-start"], cwd=project, env=env,
-                       input=event, capture_output=True, text=True, check=True)  # writes MEMORY.md once
+        subprocess.run(
+            [*py, "-m", "pi_memory", "hook", "session-start"],
+            cwd=project,
+            env=env,
+            input=event,
+            capture_output=True,
+            text=True,
+            check=True,
+        )  # writes MEMORY.md once
         cases = {
             "python -c pass": ([*py, "-c", "pass"], ""),
             "hook session-start": ([*py, "-m", "pi_memory", "hook", "session-start"], event),
             "search": ([*py, "-m", "pi_memory", "search", "deploy", "staging", "port"], ""),
-            "write": ([*py, "-m", "pi_memory", "write", "--keyword", "bench",
-                       "The benchmark writes this same fact on every run."], ""),
+            "write": (
+                [
+                    *py,
+                    "-m",
+                    "pi_memory",
+                    "write",
+                    "--keyword",
+                    "bench",
+                    "The benchmark writes this same fact on every run.",
+                ],
+                "",
+            ),
             "show": ([*py, "-m", "pi_memory", "show"], ""),
         }
-        return {name: time_command(argv, project, env, stdin, runs)
-                for name, (argv, stdin) in cases.items()}
+        return {
+            name: time_command(argv, project, env, stdin, runs)
+            for name, (argv, stdin) in cases.items()
+        }
 
 
 def main(argv: list[str] | None = None) -> int:

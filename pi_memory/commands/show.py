@@ -1,4 +1,4 @@
-"""``show``: both layers' keyword tables, counts, watermark, health and lock (seed 000's ``/memory``).
+"""``show``: both layers' tables, counts, watermark, health and lock (seed 000's ``/memory``).
 
 With the ``files`` layout it prints seed 004's seven-line status for each layer
 instead of a keyword table; the health block is the same for both layouts.
@@ -72,7 +72,9 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     from pi_memory.index import counted_line
 
     live = sum(1 for e in view.entries if e.live)
-    lines = [f"{view.label} — {_count(live, 'memory', 'memories')}, {_count(len(view.rows), 'keyword')}"]
+    lines = [
+        f"{view.label} — {_count(live, 'memory', 'memories')}, {_count(len(view.rows), 'keyword')}"
+    ]
     lines.append(f"  dir: {view.directory}")
     if not view.entries:
         lines.append("  (no memories yet)")

@@ -68,9 +68,7 @@ def memory_search(args: Mapping[str, Any]) -> tuple[bool, str]:
     mode = _text(args, "mode", default="keyword")
     if mode not in ("keyword", "tag", "recent", "all", "id"):
         raise ToolArgumentError('"mode" is one of keyword, tag, recent, all, id')
-    result = open_store().search(
-        _text(args, "query"), mode=mode, page=page, now=datetime.now()
-    )
+    result = open_store().search(_text(args, "query"), mode=mode, page=page, now=datetime.now())
     return True, render_search(result)
 
 
@@ -110,7 +108,7 @@ def call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
         return tool(args)
     except (PiMemoryError, ToolArgumentError) as exc:
         return False, str(exc)
-    except Exception as exc:  # noqa: BLE001 - an agent gets a reason, the log gets the trace
+    except Exception as exc:
         from pi_memory.error_handler import log_exception
 
         path = log_exception(f"tool {name}", exc)

@@ -59,8 +59,13 @@ def run_write(
     text = sys.stdin.read() if list(body) == ["-"] else " ".join(body)
     store = open_store()
     outcome = store.write(
-        parse_layer(layer), text, keywords, now=datetime.now(), file=file,
-        supersedes=supersedes, src=src,
+        parse_layer(layer),
+        text,
+        keywords,
+        now=datetime.now(),
+        file=file,
+        supersedes=supersedes,
+        src=src,
     )
     if as_json:
         import json

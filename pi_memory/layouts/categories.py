@@ -209,9 +209,10 @@ def _rewrite_header(row: Row, entry: Entry, line: str, *, retag: bool = False) -
     old_values = {_MID: old.id, _TIME: old.time, _PROJECT: old.project, _SRC: old.src}
     optional = {_SEEN, _LAST, _SUPERSEDES, _SUPERSEDED_BY}
     out: list[tuple[str, str]] = []
-    for key, value in row.fields:
+    for key, stored in row.fields:
         if key in optional:
             continue
+        value = stored
         if key in new_values and new_values[key] != old_values[key]:
             value = new_values[key]
         elif key == _TAGS and (retag or entry.keyword != old.keyword):
@@ -347,7 +348,9 @@ class CategoriesLayer:
         if file not in self.files:
             raise EntryRejected(f"{file} is not a category file of the {self.layer} layer")
         if any(_is_boundary(line) for line in entry.body.split("\n")):
-            raise EntryRejected("the body has a line that reads as an entry header or a conflict marker")
+            raise EntryRejected(
+                "the body has a line that reads as an entry header or a conflict marker"
+            )
         stored = replace(entry, layer=self.layer, file=file)
         self._write_text(file, append_row(self._read_text(file), stored))
         return stored
