@@ -53,6 +53,8 @@ def settings_from(cfg: Config, cwd: Path) -> Settings:
         index_budget=cfg.index_budget,
         inject_max_lines=cfg.mem_index_inject_max_lines,
         inject_max_bytes=cfg.mem_index_inject_max_bytes,
+        index_max_lines=cfg.mem_index_max_lines,
+        index_max_bytes=cfg.mem_index_max_bytes,
     )
 
 

@@ -53,6 +53,8 @@ class Settings:
     review_months: int = 0
     index_budget: int = 3000
     inject_max_lines: int = 50
+    index_max_lines: int = 200
+    index_max_bytes: int = 25600
     inject_max_bytes: int = 16384
 
 
@@ -81,7 +83,16 @@ class Store:
         if layer not in self._layers:
             from pi_memory.layouts import open_layer
 
-            self._layers[layer] = open_layer(self.settings.layout, layer, self.directory(layer))
+            s = self.settings
+            self._layers[layer] = open_layer(
+                s.layout,
+                layer,
+                self.directory(layer),
+                index_max_lines=s.index_max_lines,
+                index_max_bytes=s.index_max_bytes,
+                lock_timeout_ms=s.lock_timeout_ms,
+                snapshot_keep=s.snapshot_keep,
+            )
         return self._layers[layer]
 
     def read(self, layer: str) -> list[Entry]:

@@ -93,6 +93,36 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     return lines
 
 
+def files_status(store: Store, config: Any, view: LayerView, problems: list[str]) -> list[str]:
+    """Seed 004's seven-line status of one ``files`` layer, then the shared health block."""
+    from pi_memory.health import render_health
+    from pi_memory.status import status_lines
+
+    directory = store.directory(view.layer)
+    index = _read_bytes(directory / "MEMORY.md")
+    meta = _read_bytes(directory / ".dream-meta.json")
+    lines = [f"{view.label}:"]
+    lines += status_lines(
+        config,
+        directory=str(directory),
+        index=index,
+        entry_count=len(view.entries),
+        dream_meta=meta.decode("utf-8", "replace") if meta is not None else None,
+        lock=view.lock,
+        errors=problems,
+    )
+    lines += render_health(view.health, "user" if view.layer == USER else "project")
+    return lines
+
+
+def _read_bytes(path: Any) -> bytes | None:
+    try:
+        data: bytes = path.read_bytes()
+    except OSError:
+        return None
+    return data
+
+
 def _count(n: int, one: str, many: str = "") -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
@@ -138,7 +168,10 @@ def run_show(*, as_json: bool) -> int:
     for view in views:
         if lines:
             lines.append("")
-        lines += render_view(view, loaded.config.consolidate_every)
+        if store.settings.layout == "files":
+            lines += files_status(store, loaded.config, view, problems)
+        else:
+            lines += render_view(view, loaded.config.consolidate_every)
     lines += [f"note: {warning}" for warning in loaded.warnings]
     return _emit(lines, data, as_json)
 

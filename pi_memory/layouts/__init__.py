@@ -46,7 +46,16 @@ class LayerStore(Protocol):
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 
 
-def open_layer(layout: str, layer: str, directory: Path) -> LayerStore:
+def open_layer(
+    layout: str,
+    layer: str,
+    directory: Path,
+    *,
+    index_max_lines: int = 200,
+    index_max_bytes: int = 25600,
+    lock_timeout_ms: int = 5000,
+    snapshot_keep: int = 5,
+) -> LayerStore:
     if layout == CATEGORIES:
         from pi_memory.layouts.categories import CategoriesLayer
 
@@ -54,5 +63,12 @@ def open_layer(layout: str, layer: str, directory: Path) -> LayerStore:
     if layout == FILES:
         from pi_memory.layouts.files import FilesLayer
 
-        return FilesLayer(layer, directory)
+        return FilesLayer(
+            layer,
+            directory,
+            index_max_lines=index_max_lines,
+            index_max_bytes=index_max_bytes,
+            lock_timeout_ms=lock_timeout_ms,
+            snapshot_keep=snapshot_keep,
+        )
     raise ValueError(f"unknown layout {layout!r}")
