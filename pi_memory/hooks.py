@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
@@ -43,26 +43,50 @@ def event_cwd(event: Mapping[str, object]) -> Path:
 
 
 def session_start(event: Mapping[str, object]) -> str | None:
-    """Refresh both ``MEMORY.md`` files, then inject the index (``None`` = nothing stored)."""
+    """Refresh both ``MEMORY.md`` files, then inject the index (``None`` = nothing to say).
+
+    An abandoned write lock blocks every write until a person clears it, and
+    hooks run silently, so it is also said to the user (``systemMessage``).
+    """
     from pi_memory.resolve import open_store
 
     store = open_store(event_cwd(event))
-    try:
-        store.refresh_indexes()
-    except Exception as exc:
-        from pi_memory.error_handler import log_exception
+    warning = abandoned_lock_warning(store.directory(layer) for layer in ("user", "project"))
+    if warning is None:
+        try:
+            store.refresh_indexes()
+        except Exception as exc:  # a stale MEMORY.md must not cost the injection
+            from pi_memory.error_handler import log_exception
 
-        log_exception("hook session-start: refresh", exc)
+            log_exception("hook session-start: refresh", exc)
     text = store.injection(max_chars=MAX_CONTEXT)
-    if not text:
+    if not text and warning is None:
         return None
-    return _additional_context("SessionStart", text)
+    return hook_output("SessionStart", text, warning)
 
 
-def _additional_context(event_name: str, text: str) -> str:
+def abandoned_lock_warning(directories: Iterable[Path]) -> str | None:
+    from pi_memory.lock import UNLOCK_COMMAND, is_abandoned, read_lock_status, status_line
+
+    for directory in directories:
+        status = read_lock_status(directory)
+        if is_abandoned(status):
+            return (
+                f"pi_memory: memory writes are blocked by an abandoned lock in {directory} "
+                f"({status_line(status)}); run: {UNLOCK_COMMAND}"
+            )
+    return None
+
+
+def hook_output(event_name: str, text: str, system_message: str | None = None) -> str:
+    """The JSON Claude Code, Codex CLI and Gemini CLI read from a hook's stdout."""
     import json
 
-    payload = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    payload: dict[str, object] = {}
+    if text:
+        payload["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": text}
+    if system_message:
+        payload["systemMessage"] = system_message
     return json.dumps(payload, ensure_ascii=False)
 
 

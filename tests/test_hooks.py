@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -90,3 +91,25 @@ def test_unknown_event_and_broken_config_exit_zero(tmp_path: Path) -> None:
     assert (run.code, run.out, run.err) == (0, "", "")
     person = run_cli("write", "--keyword", "k", "body", cwd=root)
     assert person.code == 1 and "memory.json" in person.err and len(person.err.splitlines()) == 1
+
+
+def test_abandoned_lock_reaches_the_user(tmp_path: Path) -> None:
+    root = make_project(tmp_path)
+    assert run_cli("write", "--keyword", "deploy", "Deploy with rsync.", cwd=root).code == 0
+    # A holder on this host whose process is gone (pids never reach a billion here).
+    record = {
+        "pid": 999_999_999,
+        "hostname": os.uname().nodename,
+        "startedAt": "2026-11-30T10:00:00.000Z",
+        "op": "add",
+    }
+    lock = root / ".pi/agent/memory-auto/.lock"
+    lock.write_text(json.dumps(record, separators=(",", ":")), "utf-8")
+    run = run_cli("hook", "session-start", cwd=root, stdin=claude_event(root))
+    assert run.code == 0
+    assert run.err == ""
+    payload = json.loads(run.out)
+    assert "abandoned lock" in payload["systemMessage"]
+    assert "python -m pi_memory unlock" in payload["systemMessage"]
+    assert "#deploy" in payload["hookSpecificOutput"]["additionalContext"]
+    assert lock.exists()  # reported, never taken over
