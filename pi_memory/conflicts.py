@@ -27,28 +27,21 @@ similarity. The older entry (by time, then id) is the one to supersede.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.duplicates import age_key
-from pi_memory.entry import Entry, normalize_memory_text
-from pi_memory.similarity import (
-    PrefixIndex,
-    jaccard,
-    keyword_keys,
-    number_list,
-    rarity_ranks,
-    token_list,
-    without_numbers,
-)
+from pi_memory.entry import Entry
+from pi_memory.similarity import Features, PrefixIndex, features, jaccard, rarity_ranks
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5
 MAX_REPLACED_WORDS: Final = 3
 #: Keyword groups up to this size are compared pair by pair; larger ones go
-#: through the prefix index so that one popular keyword cannot cost n².
+#: through prefix indexes so that one popular keyword cannot cost n².
 _SMALL_GROUP: Final = 16
+#: Float tolerance: rounding may only let more pairs through a filter, never fewer.
+_EPS: Final = 1e-9
 
 
 @dataclass(frozen=True)
@@ -70,40 +63,9 @@ class ConflictPair:
     numeric: bool
 
 
-@dataclass(frozen=True)
-class _Features:
-    entry: Entry
-    age: tuple[str, str]
-    norm: str
-    keywords: dict[str, str]
-    tokens: frozenset[str]
-    word_list: tuple[str, ...]
-    words: frozenset[str]
-    number_list: tuple[str, ...]
-    numbers: frozenset[str]
-
-
-def _features(entry: Entry) -> _Features:
-    numbers = number_list(entry.body)
-    all_tokens = token_list(entry.body)
-    words = token_list(without_numbers(entry.body)) if numbers else all_tokens
-    return _Features(
-        entry=entry,
-        age=age_key(entry),
-        norm=normalize_memory_text(entry.body),
-        keywords=keyword_keys([entry.keyword]),
-        tokens=frozenset(all_tokens),
-        word_list=tuple(words),
-        words=frozenset(words),
-        number_list=tuple(numbers),
-        numbers=frozenset(numbers),
-    )
-
-
-def _judge(x: _Features, y: _Features) -> ConflictPair | None:
-    """The rule for one pair of live entries of one layer."""
-    shared = x.keywords.keys() & y.keywords.keys()
-    if not shared or x.norm == y.norm:
+def _judge(x: Features, y: Features) -> ConflictPair | None:
+    """The rule for one pair of live entries of one layer (one keyword per entry)."""
+    if not x.key or x.key != y.key or x.norm == y.norm:
         return None
     old, new = (x, y) if x.age <= y.age else (y, x)
     words = jaccard(old.words, new.words)
@@ -125,7 +87,7 @@ def _judge(x: _Features, y: _Features) -> ConflictPair | None:
         older=old.entry.id,
         newer=new.entry.id,
         layer=x.entry.layer,
-        shared=old.keywords[min(shared)],
+        shared=old.entry.keyword,
         values=values,
         confidence=0.5 + 0.5 * similarity if numeric else 0.5 * similarity,
         similarity=similarity,
@@ -149,18 +111,10 @@ def _sort_key(pair: ConflictPair) -> tuple[bool, float, str, str, str, str, tupl
     )
 
 
-def _by_layer(entries: Iterable[Entry]) -> dict[str, list[_Features]]:
-    layers: dict[str, list[_Features]] = {}
-    for entry in entries:
-        if entry.live:
-            layers.setdefault(entry.layer, []).append(_features(entry))
-    return layers
-
-
 def find_conflicts_bruteforce(entries: Iterable[Entry]) -> list[ConflictPair]:
     """The definition: every pair of live entries of each layer, judged one by one."""
     found: list[ConflictPair] = []
-    for group in _by_layer(entries).values():
+    for group in features(entries).values():
         for i, x in enumerate(group):
             for y in group[i + 1 :]:
                 pair = _judge(x, y)
@@ -172,7 +126,7 @@ def find_conflicts_bruteforce(entries: Iterable[Entry]) -> list[ConflictPair]:
 def find_conflicts(entries: Iterable[Entry], limit: int | None = None) -> list[ConflictPair]:
     """Conflict pairs, diverging numbers first, then by similarity; the brute force's list."""
     found: list[ConflictPair] = []
-    for group in _by_layer(entries).values():
+    for group in features(entries).values():
         for i, j in _candidates(group):
             pair = _judge(group[i], group[j])
             if pair is not None:
@@ -181,38 +135,62 @@ def find_conflicts(entries: Iterable[Entry], limit: int | None = None) -> list[C
     return ranked if limit is None else ranked[: max(0, limit)]
 
 
-def _candidates(group: Sequence[_Features]) -> set[tuple[int, int]]:
-    """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts."""
+def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
+    """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts.
+
+    Two necessary conditions, one per kind of conflict, each with its own join:
+
+    - a word conflict needs word Jaccard >= 0.5 and at most 3 words missing on
+      each side, so the sets overlap in all but 3 of their words and their
+      sizes differ by at most 3: prefixes of at most 4 tokens;
+    - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
+    """
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
-        for key in item.keywords:
-            by_keyword.setdefault(key, []).append(index)
+        if item.key and item.words:
+            by_keyword.setdefault(item.key, []).append(index)
     pairs: set[tuple[int, int]] = set()
     ranks: dict[str, int] | None = None
     for members in by_keyword.values():
         if len(members) <= _SMALL_GROUP:
-            pairs.update(_similar_sizes(group, members))
+            pairs.update(_plausible_pairs(group, members))
             continue
         if ranks is None:
             ranks = rarity_ranks(item.words for item in group)
-        prefixes = PrefixIndex(MIN_SIMILARITY_NUMBERS, ranks)
-        for i in sorted(members, key=lambda k: (len(group[k].words), k)):
-            words = group[i].words
-            pairs.update((min(i, j), max(i, j)) for j in prefixes.probe(words))
-            prefixes.add(i, words)
+        _self_join(
+            group, members, PrefixIndex(MIN_SIMILARITY_WORDS, ranks, MAX_REPLACED_WORDS), pairs
+        )
+        numbered = [i for i in members if group[i].numbers]
+        _self_join(group, numbered, PrefixIndex(MIN_SIMILARITY_NUMBERS, ranks), pairs)
     return pairs
 
 
-def _similar_sizes(group: Sequence[_Features], members: list[int]) -> list[tuple[int, int]]:
-    # Jaccard(x, y) <= min/max of the sizes: pairs that cannot reach the
-    # lowest similarity gate are not worth judging (the tolerance keeps a
-    # pair exactly at the gate despite float rounding).
-    sizes = [(len(group[i].words), i) for i in members]
-    return [
-        (i, j)
-        for n, (size_i, i) in enumerate(sizes)
-        for size_j, j in sizes[n + 1 :]
-        if size_i
-        and size_j
-        and min(size_i, size_j) >= MIN_SIMILARITY_NUMBERS * max(size_i, size_j) - 1e-9
-    ]
+def _self_join(
+    group: Sequence[Features], members: list[int], index: PrefixIndex, out: set[tuple[int, int]]
+) -> None:
+    # Ascending size: every earlier set is no larger, so one probe per set
+    # finds each qualifying pair once.
+    for i in sorted(members, key=lambda k: (len(group[k].words), k)):
+        words = group[i].words
+        for j in index.probe(words):
+            out.add((min(i, j), max(i, j)))
+        index.add(i, words)
+
+
+def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:
+    """Pairs of a small group whose word-set sizes allow either kind of conflict.
+
+    ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
+    pair exactly at a gate despite float rounding.
+    """
+    sized = [(i, len(group[i].words), bool(group[i].numbers)) for i in members]
+    for n, (i, size_i, numbered_i) in enumerate(sized):
+        for j, size_j, numbered_j in sized[n + 1 :]:
+            small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
+            if numbered_i and numbered_j:
+                if small >= MIN_SIMILARITY_NUMBERS * large - _EPS:
+                    yield (i, j)
+            elif (
+                large - small <= MAX_REPLACED_WORDS and small >= MIN_SIMILARITY_WORDS * large - _EPS
+            ):
+                yield (i, j)

@@ -27,15 +27,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
+from pi_memory.entry import Entry
 from pi_memory.similarity import (
+    Features,
     PrefixIndex,
+    age_key,
+    features,
     jaccard,
-    keyword_keys,
-    number_list,
     rarity_ranks,
-    tokens,
 )
+
+__all__ = ["DuplicatePair", "age_key", "find_duplicates", "find_duplicates_bruteforce"]
 
 TOKEN_WEIGHT: Final = 0.6
 KEYWORD_WEIGHT: Final = 0.4
@@ -45,6 +47,8 @@ MIN_SHARED_KEYWORDS: Final = 2
 MIN_SCORE: Final = 0.5
 #: Keyword groups up to this size are compared pair by pair.
 _SMALL_GROUP: Final = 16
+#: Float tolerance: rounding may only let more pairs through a filter, never fewer.
+_EPS: Final = 1e-9
 
 
 @dataclass(frozen=True)
@@ -63,39 +67,13 @@ class DuplicatePair:
     shared: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class _Features:
-    entry: Entry
-    age: tuple[str, str]
-    norm: str
-    tokens: frozenset[str]
-    numbers: frozenset[str]
-    keywords: dict[str, str]
+def _judge(x: Features, y: Features) -> DuplicatePair | None:
+    """The rule for one pair of live entries of one layer.
 
-
-def _features(entry: Entry) -> _Features:
-    return _Features(
-        entry=entry,
-        age=age_key(entry),
-        norm=normalize_memory_text(entry.body),
-        tokens=tokens(entry.body),
-        numbers=frozenset(number_list(entry.body)),
-        keywords=keyword_keys([entry.keyword]),
-    )
-
-
-def age_key(entry: Entry) -> tuple[str, str]:
-    """Oldest first: the time as ``YYYY-MM-DD HH:MM:SS`` (unreadable sorts oldest), then the id."""
-    text = entry.time
-    if not (len(text) == 19 and text[10] == " "):
-        parsed = parse_time(text)
-        text = format_time(parsed) if parsed is not None else ""
-    return (text, entry.id)
-
-
-def _judge(x: _Features, y: _Features) -> DuplicatePair | None:
-    """The rule for one pair of live entries of one layer."""
-    shared_keys = x.keywords.keys() & y.keywords.keys()
+    Every entry carries exactly one keyword, so the keyword Jaccard is 1 when
+    the canonical keys match and 0 otherwise, and at most one keyword is shared.
+    """
+    shared = 1 if x.key and x.key == y.key else 0
     if x.norm == y.norm:
         token = score = 1.0
     else:
@@ -104,11 +82,10 @@ def _judge(x: _Features, y: _Features) -> DuplicatePair | None:
         token = jaccard(x.tokens, y.tokens)
         if not (
             token >= MIN_TOKEN
-            or (len(shared_keys) >= MIN_SHARED_KEYWORDS and token >= MIN_TOKEN_WITH_KEYWORDS)
+            or (shared >= MIN_SHARED_KEYWORDS and token >= MIN_TOKEN_WITH_KEYWORDS)
         ):
             return None
-        keyword = jaccard(x.keywords.keys(), y.keywords.keys())
-        score = TOKEN_WEIGHT * token + KEYWORD_WEIGHT * keyword
+        score = TOKEN_WEIGHT * token + KEYWORD_WEIGHT * shared
         if score < MIN_SCORE:
             return None
     older, newer = (x, y) if x.age <= y.age else (y, x)
@@ -118,20 +95,12 @@ def _judge(x: _Features, y: _Features) -> DuplicatePair | None:
         layer=x.entry.layer,
         score=score,
         token=token,
-        shared=tuple(sorted(older.keywords[key] for key in shared_keys)),
+        shared=(older.entry.keyword,) if shared else (),
     )
 
 
 def _sort_key(pair: DuplicatePair) -> tuple[float, str, str, str, float, tuple[str, ...]]:
     return (-pair.score, pair.a, pair.b, pair.layer, -pair.token, pair.shared)
-
-
-def _by_layer(entries: Iterable[Entry]) -> dict[str, list[_Features]]:
-    layers: dict[str, list[_Features]] = {}
-    for entry in entries:
-        if entry.live:
-            layers.setdefault(entry.layer, []).append(_features(entry))
-    return layers
 
 
 def _ranked(pairs: Iterable[DuplicatePair], limit: int | None) -> list[DuplicatePair]:
@@ -142,7 +111,7 @@ def _ranked(pairs: Iterable[DuplicatePair], limit: int | None) -> list[Duplicate
 def find_duplicates_bruteforce(entries: Iterable[Entry]) -> list[DuplicatePair]:
     """The definition: every pair of live entries of each layer, judged one by one."""
     found: list[DuplicatePair] = []
-    for group in _by_layer(entries).values():
+    for group in features(entries).values():
         for i, x in enumerate(group):
             for y in group[i + 1 :]:
                 pair = _judge(x, y)
@@ -157,7 +126,7 @@ def find_duplicates(entries: Iterable[Entry], limit: int | None = None) -> list[
     ``limit`` keeps only the first ``limit`` pairs of that order.
     """
     found: list[DuplicatePair] = []
-    for group in _by_layer(entries).values():
+    for group in features(entries).values():
         for i, j in _candidates(group):
             pair = _judge(group[i], group[j])
             if pair is not None:
@@ -165,7 +134,7 @@ def find_duplicates(entries: Iterable[Entry], limit: int | None = None) -> list[
     return _ranked(found, limit)
 
 
-def _candidates(group: Sequence[_Features]) -> set[tuple[int, int]]:
+def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts.
 
     A pair sharing no keyword scores ``0.6 * token``, so it needs
@@ -178,22 +147,36 @@ def _candidates(group: Sequence[_Features]) -> set[tuple[int, int]]:
     _join(group, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, ranks, pairs)
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
-        for key in item.keywords:
-            by_keyword.setdefault(key, []).append(index)
+        if item.key:
+            by_keyword.setdefault(item.key, []).append(index)
+    # One keyword per entry: a pair shares at most one, so the two-keyword
+    # branch of the rule never applies and the token gate is MIN_TOKEN.
     for members in by_keyword.values():
         if len(members) <= _SMALL_GROUP:
-            pairs.update(_all_pairs(members))
-            continue
-        # Only the two-shared-keywords branch accepts a token Jaccard below
-        # 0.45, and it needs entries that carry two keywords.
-        multi = sum(1 for i in members if len(group[i].keywords) >= MIN_SHARED_KEYWORDS) >= 2
-        threshold = MIN_TOKEN_WITH_KEYWORDS if multi else MIN_TOKEN
-        _join(group, members, threshold, ranks, pairs)
+            pairs.update(_plausible_pairs(group, members))
+        else:
+            _join(group, members, MIN_TOKEN, ranks, pairs)
     return pairs
 
 
+def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:
+    """Pairs of a small group that pass the number guard and could reach MIN_TOKEN by size.
+
+    ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``. Identical bodies are
+    found separately, so they need not pass here.
+    """
+    sized = [(i, len(group[i].tokens), group[i].numbers) for i in members]
+    for n, (i, size_i, numbers_i) in enumerate(sized):
+        for j, size_j, numbers_j in sized[n + 1 :]:
+            if numbers_i and numbers_j and numbers_i != numbers_j:
+                continue
+            small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
+            if small >= MIN_TOKEN * large - _EPS and large:
+                yield (i, j)
+
+
 def _join(
-    group: Sequence[_Features],
+    group: Sequence[Features],
     members: list[int],
     threshold: float,
     ranks: dict[str, int],
@@ -215,7 +198,7 @@ def _join(
 
 
 def _self_join(
-    group: Sequence[_Features], members: list[int], index: PrefixIndex, out: set[tuple[int, int]]
+    group: Sequence[Features], members: list[int], index: PrefixIndex, out: set[tuple[int, int]]
 ) -> None:
     # Ascending size: every earlier set is no larger, so one probe per set
     # finds each qualifying pair once.
@@ -226,7 +209,7 @@ def _self_join(
         index.add(i, items)
 
 
-def _identical_bodies(group: Sequence[_Features]) -> set[tuple[int, int]]:
+def _identical_bodies(group: Sequence[Features]) -> set[tuple[int, int]]:
     by_norm: dict[str, list[int]] = {}
     for index, item in enumerate(group):
         by_norm.setdefault(item.norm, []).append(index)

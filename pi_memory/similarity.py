@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Set
-from typing import Final
+from collections.abc import Iterable, Sequence, Set
+from typing import Final, NamedTuple
+
+from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
+from pi_memory.keywords import canonical_key
 
 #: Han ideographs (CJK Unified, Extension A, Compatibility).
 _HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -20,15 +23,6 @@ _TOKEN_RE: Final = re.compile(f"[{_HAN}]+|(?:(?![{_HAN}])[^\\W_])+")
 #: A number as written: ``3000``, ``1.2.3``, ``0.5``. A version is one value, not three.
 _ASCII_TOKEN_RE: Final = re.compile(r"[a-z0-9]+")
 _NUMBER_RE: Final = re.compile(r"\d+(?:\.\d+)*")
-_SEPARATORS_RE: Final = re.compile(r"[\s\-_./]+")
-
-
-def _canonical(keyword: str) -> str:
-    """The keyword's identity: lowercase with separators removed (``Dev-Server`` → ``devserver``).
-
-    The same rule as the keyword module's canonical key.
-    """
-    return _SEPARATORS_RE.sub("", keyword.lower())
 
 
 def shingles(run: str, size: int = 2) -> list[str]:
@@ -78,14 +72,14 @@ def jaccard(a: Set[str], b: Set[str]) -> float:
 
 def keyword_set(keywords: Iterable[str]) -> frozenset[str]:
     """Canonical keys of ``keywords``, empty keys dropped."""
-    return frozenset(key for key in map(_canonical, keywords) if key)
+    return frozenset(key for key in map(canonical_key, keywords) if key)
 
 
 def keyword_keys(keywords: Iterable[str]) -> dict[str, str]:
     """Canonical key → the first spelling that produced it (for display)."""
     keys: dict[str, str] = {}
     for keyword in keywords:
-        key = _canonical(keyword)
+        key = canonical_key(keyword)
         if key:
             keys.setdefault(key, keyword)
     return keys
@@ -112,15 +106,24 @@ class PrefixIndex:
     If ``J(x, y) >= t`` the sets share at least ``ceil(t * max(|x|, |y|))``
     tokens, so under any fixed token order the first
     ``|x| - ceil(t * |x|) + 1`` tokens of ``x`` and the same prefix of ``y``
-    must intersect. Ordering tokens rarest first keeps common words out of the
-    prefixes, so posting lists stay short. Every pair the exact rule accepts
-    is a candidate; candidates still have to be verified. ``threshold`` must
-    be above 0 (at 0 every pair qualifies and there is nothing to filter).
+    must intersect (the rarest shared token is in both prefixes). Ordering
+    tokens rarest first keeps common words out of the prefixes, so posting
+    lists stay short. Every pair the exact rule accepts is a candidate;
+    candidates still have to be verified. ``threshold`` must be above 0 (at 0
+    every pair qualifies and there is nothing to filter).
+
+    ``max_missing``, when given, adds a second necessary condition: each set
+    lacks at most that many of the other's tokens. The overlap is then also at
+    least ``|x| - max_missing``, so prefixes shrink to ``max_missing + 1``
+    tokens, and sizes differ by at most ``max_missing``.
     """
 
-    def __init__(self, threshold: float, ranks: dict[str, int]) -> None:
+    def __init__(
+        self, threshold: float, ranks: dict[str, int], max_missing: int | None = None
+    ) -> None:
         self._threshold = threshold
         self._ranks = ranks
+        self._missing = max_missing
         self._postings: dict[str, list[int]] = {}
         self._sizes: dict[int, int] = {}
 
@@ -129,6 +132,8 @@ class PrefixIndex:
         if size == 0:
             return []
         overlap = max(1, math.ceil(self._threshold * size - _EPS))
+        if self._missing is not None:
+            overlap = max(overlap, size - self._missing)
         return sorted(items, key=self._ranks.__getitem__)[: size - overlap + 1]
 
     def probe(self, items: Set[str]) -> set[int]:
@@ -136,6 +141,9 @@ class PrefixIndex:
         size = len(items)
         low = self._threshold * size - _EPS
         high = size / self._threshold + _EPS
+        if self._missing is not None:
+            low = max(low, size - self._missing)
+            high = min(high, size + self._missing)
         found: set[int] = set()
         sizes = self._sizes
         for token in self.prefix(items):
@@ -148,3 +156,86 @@ class PrefixIndex:
         self._sizes[key] = len(items)
         for token in self.prefix(items):
             self._postings.setdefault(token, []).append(key)
+
+
+class Features(NamedTuple):
+    """What both detectors read of one live entry, computed once per entry.
+
+    A named tuple rather than a dataclass: a store of 100,000 memories builds
+    100,000 of these, and a tuple is several times cheaper to create.
+    """
+
+    entry: Entry
+    #: Oldest first: see :func:`age_key`.
+    age: tuple[str, str]
+    #: The body as write-time de-duplication sees it.
+    norm: str
+    #: Canonical key of the entry's keyword, ``""`` when it has none.
+    key: str
+    tokens: frozenset[str]
+    #: Numbers as written, in order of first appearance.
+    number_list: tuple[str, ...]
+    numbers: frozenset[str]
+    #: Word tokens of the body with every number removed, in order of first appearance.
+    word_list: tuple[str, ...]
+    words: frozenset[str]
+
+
+def age_key(entry: Entry) -> tuple[str, str]:
+    """Oldest first: the time as ``YYYY-MM-DD HH:MM:SS`` (unreadable sorts oldest), then the id."""
+    text = entry.time
+    if not (len(text) == 19 and text[10] == " "):
+        parsed = parse_time(text)
+        text = format_time(parsed) if parsed is not None else ""
+    return (text, entry.id)
+
+
+def _entry_features(entry: Entry, keys: dict[str, str]) -> Features:
+    body = entry.body
+    all_tokens = token_list(body)
+    numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body)))
+    words = token_list(_NUMBER_RE.sub(" ", body)) if numbers else all_tokens
+    token_set = frozenset(all_tokens)
+    key = keys.get(entry.keyword)
+    if key is None:
+        key = keys[entry.keyword] = canonical_key(entry.keyword)
+    return Features(
+        entry=entry,
+        age=age_key(entry),
+        norm=normalize_memory_text(body),
+        key=key,
+        tokens=token_set,
+        number_list=numbers,
+        numbers=frozenset(numbers),
+        word_list=tuple(words),
+        words=frozenset(words) if numbers else token_set,
+    )
+
+
+#: The last store's entries and their features. ``show`` runs both detectors
+#: on one list of entries; entries are frozen, so the same objects in the same
+#: order are the same store, and the second detector reuses the first one's work.
+_last: tuple[tuple[Entry, ...], dict[str, list[Features]]] | None = None
+
+
+def features(entries: Iterable[Entry]) -> dict[str, list[Features]]:
+    """Features of the live entries, grouped by layer in input order.
+
+    Memoised for the most recent store (by the identity of its entries). The
+    returned lists are shared: callers must not modify them.
+    """
+    global _last  # noqa: PLW0603 -- a one-slot cache of a pure function's result
+    store = tuple(entries)
+    if _last is not None and _same_objects(_last[0], store):
+        return _last[1]
+    layers: dict[str, list[Features]] = {}
+    keys: dict[str, str] = {}
+    for entry in store:
+        if not entry.superseded_by:
+            layers.setdefault(entry.layer, []).append(_entry_features(entry, keys))
+    _last = (store, layers)
+    return layers
+
+
+def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
