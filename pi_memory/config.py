@@ -26,9 +26,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple
 
 from pi_memory.errors import ConfigError
 
@@ -101,29 +101,25 @@ SECTIONS: Final = (
 )
 
 
-@dataclass(frozen=True)
-class SessionPersistence:
+class SessionPersistence(NamedTuple):
     enabled: bool = False
     #: Absolute directory for headless sessions; ``None`` = ``<project memory dir>/sessions/``.
     session_dir: str | None = None
 
 
-@dataclass(frozen=True)
-class LockConfig:
+class LockConfig(NamedTuple):
     #: How long a write waits for the in-process lock and for ``.lock``.
     timeout_ms: int = 5000
     #: Snapshots kept under ``.backups/`` (``migrate-*`` never pruned).
     snapshot_keep: int = 5
 
 
-@dataclass(frozen=True)
-class DefaultsConfig:
+class DefaultsConfig(NamedTuple):
     model: str | None = None
     session_persistence: SessionPersistence = SessionPersistence()
 
 
-@dataclass(frozen=True)
-class DreamConfig:
+class DreamConfig(NamedTuple):
     nudge_after_sessions: int = 5
     nudge_after_hours: float = 24
     think_level: str = "high"
@@ -132,14 +128,12 @@ class DreamConfig:
     session_persistence: SessionPersistence | None = None
 
 
-@dataclass(frozen=True)
-class SessionSearchConfig:
+class SessionSearchConfig(NamedTuple):
     max_sessions: int = 10
     max_matches: int = 5
 
 
-@dataclass(frozen=True)
-class AutoSurfacingConfig:
+class AutoSurfacingConfig(NamedTuple):
     enabled: bool = True
     think_level: str = "off"
     max_files: int = 3
@@ -149,8 +143,7 @@ class AutoSurfacingConfig:
     session_persistence: SessionPersistence | None = None
 
 
-@dataclass(frozen=True)
-class ExtractMemoriesConfig:
+class ExtractMemoriesConfig(NamedTuple):
     enabled: bool = False
     think_level: str = "high"
     max_context_tokens: int = 2000
@@ -160,8 +153,7 @@ class ExtractMemoriesConfig:
     session_persistence: SessionPersistence | None = None
 
 
-@dataclass(frozen=True)
-class Provider:
+class Provider(NamedTuple):
     """Where a ``provider/…`` model is served: base URL, wire format, API-key variable."""
 
     base_url: str
@@ -171,8 +163,7 @@ class Provider:
     api_key_env: str = ""
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     #: Root of the ``files`` layout's directories (absolute).
     memory_dir: str
     #: Seed 000's global directory, ``PI_MEMORY_AUTO_DIR`` (absolute).
@@ -188,7 +179,7 @@ class Config:
     session_search: SessionSearchConfig = SessionSearchConfig()
     auto_surfacing: AutoSurfacingConfig = AutoSurfacingConfig()
     extract_memories: ExtractMemoriesConfig = ExtractMemoriesConfig()
-    providers: Mapping[str, Provider] = field(default_factory=dict)
+    providers: Mapping[str, Provider] = MappingProxyType({})
     #: Project roots whose ``.pi/memory.json`` is read (user file only), as written.
     trusted_projects: tuple[str, ...] = ()
     review_turns: int = 10
@@ -198,8 +189,7 @@ class Config:
     review_months: int = 0
 
 
-@dataclass(frozen=True)
-class LoadedConfig:
+class LoadedConfig(NamedTuple):
     config: Config
     #: Values that could not be used (broken JSON, wrong types): the store is misconfigured.
     errors: tuple[str, ...] = ()
@@ -213,8 +203,7 @@ class LoadedConfig:
         return self.errors + self.warnings
 
 
-@dataclass(frozen=True)
-class ModelRequirement:
+class ModelRequirement(NamedTuple):
     task: str
     value: str | None
 
@@ -450,7 +439,7 @@ def parse_config(
         _KNOB_FIELDS[key]: r.integer(key, default, low, high)
         for key, default, low, high in ENV_KNOBS.values()
     }
-    config = replace(config, **knobs)
+    config = config._replace(**knobs)
     if env:
         config = _apply_env(config, env, r.warnings, cwd=cwd, home=home, platform=platform)
     return LoadedConfig(config, tuple(r.errors), tuple(r.warnings))
@@ -480,7 +469,7 @@ def _apply_env(
     auto_dir = env.get(AUTO_DIR_ENV, "").strip()
     if auto_dir:
         changes["auto_dir"] = resolve_path(auto_dir, cwd, home, platform)
-    return replace(config, **changes) if changes else config
+    return config._replace(**changes) if changes else config
 
 
 # -- files ---------------------------------------------------------------------------------

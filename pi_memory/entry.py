@@ -8,7 +8,6 @@ modules under ``pi_memory.layouts`` turn entries into bytes and back.
 from __future__ import annotations
 
 import re
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -107,6 +106,8 @@ def parse_time(text: str) -> datetime | None:
 
 def new_id(moment: datetime, taken: set[str] | frozenset[str]) -> str:
     """A fresh ``YYYYMMDD-xxxx`` id not in ``taken``."""
+    import secrets  # kept off the start-up path: it pulls in hashlib
+
     day = moment.strftime("%Y%m%d")
     while True:
         candidate = f"{day}-{secrets.token_hex(2)}"

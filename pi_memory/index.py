@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
@@ -53,8 +52,7 @@ CONTRACT: Final = "\n".join(
 )
 
 
-@dataclass(frozen=True)
-class Stats:
+class Stats(NamedTuple):
     """The stats line of ``MEMORY.md``: the only part of it that is ever read back."""
 
     entries: int = 0

@@ -14,8 +14,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.staleness import sortable_time
 
@@ -125,8 +124,7 @@ def keyword_issue(keyword: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class KeywordPick:
+class KeywordPick(NamedTuple):
     """What a write keeps of the keywords it was given."""
 
     #: The keyword to store, ``None`` when no candidate was valid.
@@ -248,15 +246,33 @@ def derive_keyword(body: str) -> str:
     return FALLBACK_KEYWORD
 
 
-@dataclass(frozen=True)
 class KeywordRow:
-    """One line of the keyword table."""
+    """One line of the keyword table.
 
-    keyword: str
-    #: How many live memories carry the keyword.
-    count: int
-    #: How often a search credited it (``usage.json``).
-    recalls: int
+    A plain class rather than a NamedTuple (``count`` would shadow
+    ``tuple.count``) or a dataclass (too slow to define on a hook's start-up path).
+    """
+
+    __slots__ = ("count", "keyword", "recalls")
+
+    def __init__(self, keyword: str, count: int, recalls: int) -> None:
+        self.keyword = keyword
+        #: How many live memories carry the keyword.
+        self.count = count
+        #: How often a search credited it (``usage.json``).
+        self.recalls = recalls
+
+    def _key(self) -> tuple[str, int, int]:
+        return (self.keyword, self.count, self.recalls)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, KeywordRow) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"KeywordRow(keyword={self.keyword!r}, count={self.count}, recalls={self.recalls})"
 
 
 def collect_keywords(

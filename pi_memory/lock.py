@@ -21,9 +21,8 @@ import os
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Final
+from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
 from pi_memory import fsretry
 from pi_memory.errors import LockError
@@ -57,8 +56,7 @@ UNREADABLE: Final = "unreadable"
 _EMPTY: Final = "empty"
 
 
-@dataclass(frozen=True)
-class LockStatus:
+class LockStatus(NamedTuple):
     """What ``<dir>/.lock`` says, without any judgement on whether its holder lives."""
 
     #: ``absent`` | ``held`` | ``unreadable``.

@@ -28,11 +28,17 @@ def cache_dir() -> Path:
     return root / "pi_memory"
 
 
-def _cache_file(path: Path) -> Path:
-    import hashlib
+def _cache_file(path: Path) -> tuple[Path, str]:
+    """The cache file of ``path``, and the full path stored in it to rule out a clash.
 
-    digest = hashlib.sha256(str(path.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
-    return cache_dir() / f"{digest[:24]}.entries"
+    crc32 and adler32 rather than hashlib: hashlib costs a hook more start-up
+    time than the lookup it serves, and the stored path settles any collision.
+    """
+    import zlib
+
+    name = str(path.resolve())
+    raw = name.encode("utf-8", "surrogateescape")
+    return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.entries", name
 
 
 def cached_entries(
@@ -41,8 +47,8 @@ def cached_entries(
     """``parse()`` of ``path``, or the cached result when the file is unchanged."""
     import marshal
 
-    target = _cache_file(path)
-    key = (VERSION, *identity, len(data))
+    target, name = _cache_file(path)
+    key = (VERSION, name, *identity, len(data))
     try:
         stored = marshal.loads(target.read_bytes())  # noqa: S302 - the user's own cache file
         if stored[0] == key:

@@ -23,9 +23,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -381,8 +380,7 @@ _IDNA_DEVIATIONS: Final = frozenset("ßς")
 _LABEL_SEPARATORS: Final = re.compile("[.\u3002\uff0e\uff61]")
 
 
-@dataclass(frozen=True)
-class _Url:
+class _Url(NamedTuple):
     scheme: str
     hostname: str
     pathname: str
@@ -631,8 +629,7 @@ def normalize_remote_url(url: str, platform: str) -> str | None:
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ProjectKey:
+class ProjectKey(NamedTuple):
     """Which memory directory a working directory belongs to."""
 
     #: ``git`` (named after the remote) or ``local`` (named after a path).
@@ -720,8 +717,7 @@ def resolve_memory_dir(memory_dir: str, identity: ProjectKey, platform: str) -> 
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class GitRepo:
+class GitRepo(NamedTuple):
     """A work tree found by walking up from a directory."""
 
     #: The work tree's top level.
@@ -785,8 +781,7 @@ def find_git_repo(cwd: Path) -> GitRepo | None:
     return None
 
 
-@dataclass(frozen=True)
-class ConfigEntry:
+class ConfigEntry(NamedTuple):
     """One ``section[.subsection].key`` assignment of a git config file."""
 
     #: Lower-cased section name.

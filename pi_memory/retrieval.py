@@ -36,9 +36,8 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.entry import format_time, is_id
 from pi_memory.keywords import STOPWORDS, canonical_key
@@ -107,16 +106,14 @@ def tokenize(text: str) -> list[str]:
     return list(seen)
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     entry: Entry
     score: float
     #: The staleness label, ``None`` when fresh (or superseded).
     stale: str | None
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     #: The mode that ran (an id-shaped query runs ``id``, an empty one ``recent``).
     mode: str
     query: str

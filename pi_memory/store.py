@@ -10,10 +10,10 @@ log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
 from pi_memory.errors import EntryRejected, UsageError
@@ -41,8 +41,7 @@ def parse_layer(word: str) -> str:
     return layer
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """What the engine needs to know, resolved from ``memory.json`` and the environment."""
 
     layout: str
@@ -58,8 +57,7 @@ class Settings:
     inject_max_bytes: int = 16384
 
 
-@dataclass(frozen=True)
-class WriteOutcome:
+class WriteOutcome(NamedTuple):
     entry: Entry
     deduped: bool
     superseded: tuple[str, ...]

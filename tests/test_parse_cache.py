@@ -1,0 +1,48 @@
+"""The parse cache is an optimisation only: every change to a file is seen."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pi_memory.layouts.categories import CategoriesLayer
+from pi_memory.parse_cache import cache_dir
+
+ROW = (
+    "<!-- mid: 20261001-000{n} | t: 2026-10-01 10:00:00 | p: p | src: user | tags: k{n} -->\n"
+    "Body {n}.\n"
+)
+
+
+def test_cache_is_written_and_reused(tmp_path: Path) -> None:
+    layer = CategoriesLayer("project", tmp_path / "layer")
+    layer.directory.mkdir()
+    (layer.directory / "DECISIONS.md").write_text(ROW.format(n=1), "utf-8")
+    first = layer.read()
+    assert [e.keyword for e in first] == ["k1"]
+    assert list(cache_dir().glob("*.entries"))
+    assert layer.read() == first
+
+
+def test_a_change_with_the_same_size_and_mtime_is_still_seen(tmp_path: Path) -> None:
+    layer = CategoriesLayer("project", tmp_path / "layer")
+    layer.directory.mkdir()
+    path = layer.directory / "DECISIONS.md"
+    path.write_text(ROW.format(n=1), "utf-8")
+    assert [e.keyword for e in layer.read()] == ["k1"]
+    stat = path.stat()
+    replacement = layer.directory / "new.tmp"
+    replacement.write_text(ROW.format(n=2), "utf-8")  # same size, a new inode
+    os.utime(replacement, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    os.replace(replacement, path)
+    assert [e.keyword for e in layer.read()] == ["k2"]
+
+
+def test_a_corrupt_cache_is_a_miss(tmp_path: Path) -> None:
+    layer = CategoriesLayer("project", tmp_path / "layer")
+    layer.directory.mkdir()
+    (layer.directory / "DECISIONS.md").write_text(ROW.format(n=3), "utf-8")
+    layer.read()
+    for cached in cache_dir().glob("*.entries"):
+        cached.write_bytes(b"\x00garbage")
+    assert [e.keyword for e in layer.read()] == ["k3"]
