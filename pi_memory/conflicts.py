@@ -32,7 +32,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from pi_memory.entry import Entry
-from pi_memory.similarity import Features, PrefixIndex, features, jaccard, rarity_ranks
+from pi_memory.similarity import (
+    Features,
+    PrefixIndex,
+    features,
+    jaccard,
+    rank_order,
+    rarity_ranks,
+)
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5
@@ -157,24 +164,27 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
             continue
         if ranks is None:
             ranks = rarity_ranks(item.words for item in group)
-        _self_join(
-            group, members, PrefixIndex(MIN_SIMILARITY_WORDS, ranks, MAX_REPLACED_WORDS), pairs
-        )
+        orders = {i: rank_order(group[i].words, ranks) for i in members}
+        words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS)
+        _self_join(members, orders, words_index, pairs)
         numbered = [i for i in members if group[i].numbers]
-        _self_join(group, numbered, PrefixIndex(MIN_SIMILARITY_NUMBERS, ranks), pairs)
+        _self_join(numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS), pairs)
     return pairs
 
 
 def _self_join(
-    group: Sequence[Features], members: list[int], index: PrefixIndex, out: set[tuple[int, int]]
+    members: list[int],
+    orders: dict[int, list[str]],
+    index: PrefixIndex,
+    out: set[tuple[int, int]],
 ) -> None:
     # Ascending size: every earlier set is no larger, so one probe per set
     # finds each qualifying pair once.
-    for i in sorted(members, key=lambda k: (len(group[k].words), k)):
-        words = group[i].words
-        for j in index.probe(words):
-            out.add((min(i, j), max(i, j)))
-        index.add(i, words)
+    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
+        ordered = orders[i]
+        for j in index.probe(ordered):
+            out.add((i, j) if i < j else (j, i))
+        index.add(i, ordered)
 
 
 def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:

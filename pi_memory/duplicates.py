@@ -34,6 +34,7 @@ from pi_memory.similarity import (
     age_key,
     features,
     jaccard,
+    rank_order,
     rarity_ranks,
 )
 
@@ -144,7 +145,8 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     """
     pairs = _identical_bodies(group)
     ranks = rarity_ranks(item.tokens for item in group)
-    _join(group, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, ranks, pairs)
+    orders = [rank_order(item.tokens, ranks) for item in group]
+    _join(group, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
         if item.key:
@@ -155,7 +157,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if len(members) <= _SMALL_GROUP:
             pairs.update(_plausible_pairs(group, members))
         else:
-            _join(group, members, MIN_TOKEN, ranks, pairs)
+            _join(group, members, MIN_TOKEN, orders, pairs)
     return pairs
 
 
@@ -179,7 +181,7 @@ def _join(
     group: Sequence[Features],
     members: list[int],
     threshold: float,
-    ranks: dict[str, int],
+    orders: Sequence[Sequence[str]],
     out: set[tuple[int, int]],
 ) -> None:
     """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
@@ -188,25 +190,29 @@ def _join(
     by_numbers: dict[frozenset[str], list[int]] = {}
     for index in members:
         by_numbers.setdefault(group[index].numbers, []).append(index)
-    plain = PrefixIndex(threshold, ranks)
-    _self_join(group, by_numbers.pop(frozenset(), []), plain, out)
+    plain = PrefixIndex(threshold)
+    _self_join(by_numbers.pop(frozenset(), []), orders, plain, out)
     for same in by_numbers.values():
-        _self_join(group, same, PrefixIndex(threshold, ranks), out)
+        if len(same) > 1:
+            _self_join(same, orders, PrefixIndex(threshold), out)
         for i in same:
-            for j in plain.probe(group[i].tokens):
-                out.add((min(i, j), max(i, j)))
+            for j in plain.probe(orders[i]):
+                out.add((i, j) if i < j else (j, i))
 
 
 def _self_join(
-    group: Sequence[Features], members: list[int], index: PrefixIndex, out: set[tuple[int, int]]
+    members: list[int],
+    orders: Sequence[Sequence[str]],
+    index: PrefixIndex,
+    out: set[tuple[int, int]],
 ) -> None:
     # Ascending size: every earlier set is no larger, so one probe per set
     # finds each qualifying pair once.
-    for i in sorted(members, key=lambda k: (len(group[k].tokens), k)):
-        items = group[i].tokens
-        for j in index.probe(items):
-            out.add((min(i, j), max(i, j)))
-        index.add(i, items)
+    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
+        ordered = orders[i]
+        for j in index.probe(ordered):
+            out.add((i, j) if i < j else (j, i))
+        index.add(i, ordered)
 
 
 def _identical_bodies(group: Sequence[Features]) -> set[tuple[int, int]]:

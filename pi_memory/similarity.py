@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence, Set
+from itertools import chain
 from typing import Final, NamedTuple
 
 from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
@@ -23,6 +25,7 @@ _TOKEN_RE: Final = re.compile(f"[{_HAN}]+|(?:(?![{_HAN}])[^\\W_])+")
 #: A number as written: ``3000``, ``1.2.3``, ``0.5``. A version is one value, not three.
 _ASCII_TOKEN_RE: Final = re.compile(r"[a-z0-9]+")
 _NUMBER_RE: Final = re.compile(r"\d+(?:\.\d+)*")
+_DIGIT_RE: Final = re.compile(r"\d")
 
 
 def shingles(run: str, size: int = 2) -> list[str]:
@@ -92,12 +95,16 @@ _EPS: Final = 1e-9
 
 def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
     """Each token's position when ordered rarest first (ties alphabetical)."""
-    counts: dict[str, int] = {}
-    for items in sets:
-        for token in items:
-            counts[token] = counts.get(token, 0) + 1
-    ordered = sorted(counts, key=lambda token: (counts[token], token))
+    counts = Counter(chain.from_iterable(sets))
+    ordered = sorted(counts)
+    # A stable sort by count keeps ties in the alphabetical order of the first sort.
+    ordered.sort(key=counts.__getitem__)
     return {token: rank for rank, token in enumerate(ordered)}
+
+
+def rank_order(items: Set[str], ranks: dict[str, int]) -> list[str]:
+    """``items`` rarest first: the order :class:`PrefixIndex` expects."""
+    return sorted(items, key=ranks.__getitem__)
 
 
 class PrefixIndex:
@@ -106,56 +113,79 @@ class PrefixIndex:
     If ``J(x, y) >= t`` the sets share at least ``ceil(t * max(|x|, |y|))``
     tokens, so under any fixed token order the first
     ``|x| - ceil(t * |x|) + 1`` tokens of ``x`` and the same prefix of ``y``
-    must intersect (the rarest shared token is in both prefixes). Ordering
-    tokens rarest first keeps common words out of the prefixes, so posting
-    lists stay short. Every pair the exact rule accepts is a candidate;
-    candidates still have to be verified. ``threshold`` must be above 0 (at 0
-    every pair qualifies and there is nothing to filter).
+    must intersect (the first shared token is in both prefixes). Sets are
+    given in one order, rarest token first (:func:`rank_order`), which keeps
+    common words out of the prefixes, so posting lists stay short.
 
-    ``max_missing``, when given, adds a second necessary condition: each set
+    Two more exact filters drop pairs before they become candidates: sizes
+    (``J <= min/max``), and positions: where the first shared token sits at
+    (0-based) ``i`` in ``x`` and ``j`` in ``y``, nothing before it is shared,
+    so the overlap is at most ``min(|x| - i, |y| - j)``, while ``J >= t``
+    needs an overlap of ``t / (1 + t) * (|x| + |y|)``. Every pair the exact rule accepts is
+    a candidate; candidates still have to be verified. ``threshold`` must be
+    above 0 (at 0 every pair qualifies and there is nothing to filter).
+
+    ``max_missing``, when given, adds a further necessary condition: each set
     lacks at most that many of the other's tokens. The overlap is then also at
-    least ``|x| - max_missing``, so prefixes shrink to ``max_missing + 1``
-    tokens, and sizes differ by at most ``max_missing``.
+    least ``max(|x|, |y|) - max_missing``, so prefixes shrink to
+    ``max_missing + 1`` tokens, and sizes differ by at most ``max_missing``.
     """
 
-    def __init__(
-        self, threshold: float, ranks: dict[str, int], max_missing: int | None = None
-    ) -> None:
+    def __init__(self, threshold: float, max_missing: int | None = None) -> None:
         self._threshold = threshold
-        self._ranks = ranks
+        self._share = threshold / (1 + threshold)
         self._missing = max_missing
-        self._postings: dict[str, list[int]] = {}
+        self._postings: dict[str, list[tuple[int, int]]] = {}
         self._sizes: dict[int, int] = {}
 
-    def prefix(self, items: Set[str]) -> list[str]:
-        size = len(items)
-        if size == 0:
-            return []
+    def _prefix_length(self, size: int) -> int:
         overlap = max(1, math.ceil(self._threshold * size - _EPS))
         if self._missing is not None:
             overlap = max(overlap, size - self._missing)
-        return sorted(items, key=self._ranks.__getitem__)[: size - overlap + 1]
+        return size - overlap + 1
 
-    def probe(self, items: Set[str]) -> set[int]:
-        """Keys of indexed sets whose prefix meets ``items``' prefix and whose size fits."""
-        size = len(items)
+    def probe(self, ordered: Sequence[str]) -> list[int]:
+        """Keys of indexed sets that pass the prefix, size and position filters with ``ordered``."""
+        size = len(ordered)
+        if size == 0:
+            return []
         low = self._threshold * size - _EPS
         high = size / self._threshold + _EPS
-        if self._missing is not None:
-            low = max(low, size - self._missing)
-            high = min(high, size + self._missing)
-        found: set[int] = set()
+        missing = self._missing
+        if missing is not None:
+            low = max(low, size - missing)
+            high = min(high, size + missing)
+        share = self._share
+        seen: set[int] = set()
+        found: list[int] = []
         sizes = self._sizes
-        for token in self.prefix(items):
-            for key in self._postings.get(token, ()):
-                if low <= sizes[key] <= high:
-                    found.add(key)
+        postings = self._postings
+        for i, token in enumerate(ordered[: self._prefix_length(size)]):
+            for key, j in postings.get(token, ()):
+                if key in seen:
+                    continue
+                seen.add(key)
+                other = sizes[key]
+                if not low <= other <= high:
+                    continue
+                bound = min(size - i, other - j)
+                need = share * (size + other) - _EPS
+                if missing is not None:
+                    need = max(need, max(size, other) - missing)
+                if bound >= need:
+                    found.append(key)
         return found
 
-    def add(self, key: int, items: Set[str]) -> None:
-        self._sizes[key] = len(items)
-        for token in self.prefix(items):
-            self._postings.setdefault(token, []).append(key)
+    def add(self, key: int, ordered: Sequence[str]) -> None:
+        size = len(ordered)
+        self._sizes[key] = size
+        postings = self._postings
+        for j, token in enumerate(ordered[: self._prefix_length(size)]):
+            posting = postings.get(token)
+            if posting is None:
+                postings[token] = [(key, j)]
+            else:
+                posting.append((key, j))
 
 
 class Features(NamedTuple):
@@ -193,7 +223,8 @@ def age_key(entry: Entry) -> tuple[str, str]:
 def _entry_features(entry: Entry, keys: dict[str, str]) -> Features:
     body = entry.body
     all_tokens = token_list(body)
-    numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body)))
+    # Most bodies carry no number: one scan for a digit spares them the findall.
+    numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
     words = token_list(_NUMBER_RE.sub(" ", body)) if numbers else all_tokens
     token_set = frozenset(all_tokens)
     key = keys.get(entry.keyword)

@@ -4,7 +4,14 @@ import pytest
 
 from pi_memory.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
 from pi_memory.entry import Entry
-from pi_memory.similarity import PrefixIndex, jaccard, keyword_set, number_list, tokens
+from pi_memory.similarity import (
+    PrefixIndex,
+    jaccard,
+    keyword_set,
+    number_list,
+    rank_order,
+    tokens,
+)
 from tests.similarity_stores import random_store, shuffled
 
 
@@ -198,6 +205,10 @@ def test_prefix_index_finds_every_pair_at_the_threshold() -> None:
     y = {f"w{i}" for i in range(6, 20)}
     assert jaccard(x, y) == 0.45
     ranks = {f"w{i}": i for i in range(20)}
-    index = PrefixIndex(0.45, ranks)
-    index.add(1, y)
-    assert index.probe(x) == {1}
+    index = PrefixIndex(0.45)
+    index.add(1, rank_order(y, ranks))
+    assert index.probe(rank_order(x, ranks)) == [1]
+    # One token fewer in common and the pair falls below the threshold: the
+    # size and position filters already drop it.
+    index.add(2, rank_order(y - {"w6"}, ranks))
+    assert index.probe(rank_order(x, ranks)) == [1]
