@@ -10,6 +10,15 @@ Reading never fails and never loses bytes: files are decoded with
 per line, a BOM stays where it is, and anything that is not a well-formed row
 (headings, stray text, git conflict markers, a half-written header) is kept as
 it is. Rewriting one entry changes that entry's lines and nothing else.
+
+A memory from the files layout keeps what a row has no field for in more
+header fields after ``tags`` (before ``seen``), each only when the entry has
+it: ``name``, ``description``, ``type``, ``created``, ``modified``, ``file``
+(the entry file's name) and ``x-<key>`` for each unknown frontmatter key
+(``Entry.extra``). Values are percent-encoded where a header cannot hold them
+(``%``, ``|``, ``>``), and so are the upper-case letters of an ``x-`` key,
+since header keys are read case-insensitively. A legacy ``tags`` text that is
+not the keyword is kept in ``Entry.extra`` on read and written back as it was.
 """
 
 from __future__ import annotations
@@ -32,6 +41,19 @@ _LINE_RE: Final = re.compile(r"[^\n]*\n|[^\n]+")
 #: Field names as written, in the order a new header carries them.
 _MID, _TIME, _PROJECT, _SRC, _TAGS = "mid", "t", "p", "src", "tags"
 _SEEN, _LAST, _SUPERSEDES, _SUPERSEDED_BY = "seen", "last", "supersedes", "superseded-by"
+#: Fields a row carries for the files layout, written after ``tags`` in this order.
+_CARRIED: Final = ("name", "description", "type", "created", "modified")
+_FILE, _EXTRA_PREFIX = "file", "x-"
+#: ``Entry.extra`` keys for row fields that have no ``Entry`` field of their own:
+#: the memory's file name in the files layout (the row's ``file``) and a stored
+#: ``tags`` text that is not the keyword (a legacy 1-3 keyword row). A frontmatter
+#: key cannot start with ``:``, so these never meet an unknown key, which a row
+#: carries as ``x-<key>``.
+FILE_NAME_KEY: Final = ":file"
+RAW_TAGS_KEY: Final = ":tags"
+_ESCAPES: Final = {"%": "%25", "|": "%7C", ">": "%3E"}
+_UNESCAPE_RE: Final = re.compile(r"%(25|7[Cc]|3[Ee])")
+_UNESCAPE_KEY_RE: Final = re.compile(r"%([0-9A-Fa-f]{2})")
 
 
 def decode(data: bytes) -> str:
@@ -93,6 +115,24 @@ def parse_header_fields(line: str) -> tuple[tuple[str, str], ...] | None:
     return tuple(fields)
 
 
+def escape(value: str) -> str:
+    """A carried value as a header can hold it: ``%``, ``|`` and ``>`` percent-encoded."""
+    return "".join(_ESCAPES.get(char, char) for char in value)
+
+
+def unescape(value: str) -> str:
+    return _UNESCAPE_RE.sub(lambda m: chr(int(m.group(1), 16)), value)
+
+
+def _escape_key(key: str) -> str:
+    # Header keys are read case-insensitively, so upper-case letters are encoded too.
+    return "".join(f"%{ord(c):02X}" if c.isupper() or c in "%|>" else c for c in key)
+
+
+def _unescape_key(key: str) -> str:
+    return _UNESCAPE_KEY_RE.sub(lambda m: chr(int(m.group(1), 16)), key)
+
+
 def _is_boundary(line: str) -> bool:
     bare = _strip_eol(line).lstrip(BOM)
     return _HEADER_RE.match(bare) is not None or _CONFLICT_RE.match(bare) is not None
@@ -116,6 +156,7 @@ def _entry_from_fields(
         dict.fromkeys(s.strip() for s in values.get(_SUPERSEDES, "").split(",") if is_id(s.strip()))
     )
     superseded_by = values.get(_SUPERSEDED_BY, "")
+    carried = {key: unescape(values.get(key, "")) for key in _CARRIED}
     return Entry(
         id=entry_id,
         time=values.get(_TIME, ""),
@@ -130,7 +171,31 @@ def _entry_from_fields(
         supersedes=supersedes,
         superseded_by=superseded_by if is_id(superseded_by) else "",
         dropped_keywords=dropped,
+        name=carried["name"],
+        description=carried["description"],
+        type=carried["type"],
+        created=carried["created"],
+        modified=carried["modified"],
+        extra=_extra_from_fields(fields, values, keyword),
     )
+
+
+def _extra_from_fields(
+    fields: tuple[tuple[str, str], ...], values: Mapping[str, str], keyword: str
+) -> tuple[tuple[str, str], ...]:
+    """What a row carries beyond ``Entry``'s fields, as ``Entry.extra`` pairs."""
+    out: list[tuple[str, str]] = []
+    raw_tags = values.get(_TAGS, "")
+    if raw_tags and raw_tags != keyword:
+        out.append((RAW_TAGS_KEY, raw_tags))
+    if values.get(_FILE):
+        out.append((FILE_NAME_KEY, unescape(values[_FILE])))
+    out.extend(
+        (_unescape_key(key[len(_EXTRA_PREFIX) :]), unescape(value))
+        for key, value in fields
+        if key.startswith(_EXTRA_PREFIX)
+    )
+    return tuple(out)
 
 
 def _body_end(lines: list[str], start: int) -> int:
@@ -174,14 +239,45 @@ def format_header(entry: Entry) -> str:
         f"t: {entry.time}",
         f"p: {entry.project}",
         f"src: {entry.src}",
-        f"tags: {entry.keyword}",
+        f"tags: {stored_tags(entry)}",
     ]
     parts.extend(f"{key}: {value}" for key, value in _optional_fields(entry))
     return "<!-- " + " | ".join(parts) + " -->"
 
 
-def _optional_fields(entry: Entry) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
+def stored_tags(entry: Entry) -> str:
+    """The ``tags`` text of a new row: a carried legacy text only while it reads as the keyword."""
+    raw = dict(entry.extra).get(RAW_TAGS_KEY, "")
+    if not raw or "|" in raw or ">" in raw:
+        return entry.keyword
+    from pi_memory.keywords import coerce_keywords
+
+    return raw if coerce_keywords(raw, entry.body)[0] == entry.keyword else entry.keyword
+
+
+def _carried_fields(entry: Entry, stored: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The files-layout fields ``entry`` has, escaped; a stored text that says the same is kept."""
+    wanted = [(key, getattr(entry, key)) for key in _CARRIED]
+    extra = [(k, v) for k, v in entry.extra if k not in (FILE_NAME_KEY, RAW_TAGS_KEY)]
+    wanted.append((_FILE, dict(entry.extra).get(FILE_NAME_KEY, "")))
+    out = [(key, value) for key, value in wanted if value]
+    out.extend((_EXTRA_PREFIX + _escape_key(k), v) for k, v in extra)
+    return [(key, _kept(stored.get(key.lower()), value)) for key, value in out]
+
+
+def _kept(stored: str | None, value: str) -> str:
+    return stored if stored is not None and unescape(stored) == value else escape(value)
+
+
+def _is_carried(key: str) -> bool:
+    return key in _CARRIED or key == _FILE or key.startswith(_EXTRA_PREFIX)
+
+
+def _optional_fields(
+    entry: Entry, stored: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
+    """The fields after ``tags``, each only when it carries information."""
+    out = _carried_fields(entry, stored or {})
     if entry.seen > 1 or entry.last:
         out.append((_SEEN, str(entry.seen)))
         out.append((_LAST, entry.last))
@@ -210,7 +306,7 @@ def _rewrite_header(row: Row, entry: Entry, line: str, *, retag: bool = False) -
     optional = {_SEEN, _LAST, _SUPERSEDES, _SUPERSEDED_BY}
     out: list[tuple[str, str]] = []
     for key, stored in row.fields:
-        if key in optional:
+        if key in optional or _is_carried(key):
             continue
         value = stored
         if key in new_values and new_values[key] != old_values[key]:
@@ -220,7 +316,7 @@ def _rewrite_header(row: Row, entry: Entry, line: str, *, retag: bool = False) -
         out.append((key, value))
     if all(key != _TAGS for key, _ in out):
         out.append((_TAGS, entry.keyword))
-    out.extend(_optional_fields(entry))
+    out.extend(_optional_fields(entry, dict(reversed(row.fields))))
     parts = [out[0][1]] + [f"{key}: {value}" for key, value in out[1:]]
     indent = line[: len(line) - len(line.lstrip(BOM + " \t"))]
     return indent + "<!-- mid: " + " | ".join(parts) + " -->" + _eol(line)
@@ -275,6 +371,13 @@ def repair_tags(text: str, layer: str, file: str) -> tuple[str, int, int]:
             repaired += 1
         lines[row.start] = _rewrite_header(row, row.entry, lines[row.start], retag=True)
     return "".join(lines), collapsed, repaired
+
+
+def body_problem(body: str) -> str | None:
+    """Why ``body`` cannot be stored in a row and read back the same, or None."""
+    if any(_is_boundary(line) for line in body.split("\n")):
+        return "the body has a line that reads as an entry header or a conflict marker"
+    return None
 
 
 def append_row(text: str, entry: Entry) -> str:
@@ -344,13 +447,17 @@ class CategoriesLayer:
         return out
 
     def append(self, entry: Entry) -> Entry:
+        """Store a new row; a memory from the files layout goes to its category's file."""
+        if entry.name and entry.file and entry.file not in self.files:
+            from pi_memory.layouts.files import category_entry
+
+            entry = category_entry(replace(entry, layer=self.layer))
         file = entry.file or self.files[0]
         if file not in self.files:
             raise EntryRejected(f"{file} is not a category file of the {self.layer} layer")
-        if any(_is_boundary(line) for line in entry.body.split("\n")):
-            raise EntryRejected(
-                "the body has a line that reads as an entry header or a conflict marker"
-            )
+        problem = body_problem(entry.body)
+        if problem:
+            raise EntryRejected(problem)
         stored = replace(entry, layer=self.layer, file=file)
         self._write_text(file, append_row(self._read_text(file), stored))
         return stored

@@ -83,6 +83,7 @@ from typing import Callable, Final
 from pi_memory import fsretry
 from pi_memory.atomic import atomic_write_text
 from pi_memory.entry import (
+    CATEGORY_FILES,
     PROJECT,
     USER,
     Entry,
@@ -93,6 +94,7 @@ from pi_memory.entry import (
 )
 from pi_memory.errors import EntryRejected
 from pi_memory.keywords import coerce_keywords
+from pi_memory.layouts.categories import FILE_NAME_KEY, RAW_TAGS_KEY, stored_tags
 from pi_memory.layouts.files_index import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -137,6 +139,9 @@ EXTRA_KEYS: Final = (
     "supersedes",
     "superseded-by",
 )
+#: The frontmatter key holding a category row's stored ``tags`` text when it is not
+#: the keyword (a legacy 1-3 keyword row), so a copy back writes the row as it was.
+LEGACY_TAGS: Final = "legacy-tags"
 #: Extra keys that live on ``Entry`` fields rather than in ``Entry.extra``.
 _FIELD_KEYS: Final = frozenset(EXTRA_KEYS) - {"category"}
 
@@ -285,10 +290,81 @@ def type_for_category(category: str) -> str:
     return _CATEGORY_TYPE.get(category, "")
 
 
+def home_category(kind: str, layer: str) -> str:
+    """The category file of ``layer`` a memory of type ``kind`` goes to.
+
+    The table maps ``project`` to ``DECISIONS.md`` and ``user``/``reference``
+    to ``USER.md``/``TOOLING.md``, files only one layer has; in the other
+    layer such a memory goes where a ``feedback`` one goes (its row keeps its type).
+    """
+    category = default_category(kind, layer)
+    if category in CATEGORY_FILES[layer]:
+        return category
+    return default_category(DEFAULT_TYPE, layer)
+
+
 def category_of(entry: Entry) -> str:
     """Where ``entry`` goes in the categories layout: its ``category`` key, else its type's file."""
     stored = dict(entry.extra).get("category", "")
-    return stored or default_category(entry.type or DEFAULT_TYPE, entry.layer)
+    return stored or home_category(entry.type or DEFAULT_TYPE, entry.layer)
+
+
+def derived_name(entry: Entry) -> str:
+    """The name of a memory that comes without one: its body's first sentence, else its keyword."""
+    sentence = derive_description(js_trim(entry.body), 80).rstrip("。！？!?.")
+    return (sentence or entry.keyword or entry.id).replace("](", "] (")
+
+
+def category_entry(entry: Entry) -> Entry:
+    """``entry`` as a category row holds it: in its category's file, with only what
+    :meth:`FilesLayer.append` could not derive from the row set, so a copy back
+    gives the same file.
+    """
+    extra = dict(entry.extra)
+    wanted = extra.pop("category", "")
+    raw_tags = extra.pop(LEGACY_TAGS, "")
+    if wanted and wanted not in CATEGORY_FILES[entry.layer]:
+        extra = {"category": wanted, **extra}  # kept, though this layer has no such file
+        wanted = ""
+    category = wanted or home_category(entry.type, entry.layer)
+    name = entry.name or derived_name(entry)
+    parsed = parse_time(entry.time)
+    derived = {
+        "name": derived_name(entry),
+        "description": derive_description(entry.body) or name,
+        "type": type_for_category(category) or DEFAULT_TYPE,
+        "created": entry.time[:10] if entry.time else entry.modified[:10],
+        "modified": iso_timestamp(parsed) if parsed is not None else "",
+        FILE_NAME_KEY: unique_entry_file_name(name, (), case_insensitive=False),
+    }
+    actual = {
+        "name": entry.name,
+        "description": entry.description,
+        "type": entry.type,
+        "created": entry.created,
+        "modified": entry.modified,
+        FILE_NAME_KEY: entry.file,
+    }
+    kept = {key: "" if value == derived[key] else value for key, value in actual.items()}
+    carried: list[tuple[str, str]] = []
+    if raw_tags:
+        as_row = replace(entry, extra=((RAW_TAGS_KEY, raw_tags),))
+        if stored_tags(as_row) == raw_tags:
+            carried.append((RAW_TAGS_KEY, raw_tags))
+        else:
+            extra[LEGACY_TAGS] = raw_tags  # a row could not hold it as its tags
+    if kept[FILE_NAME_KEY]:
+        carried.append((FILE_NAME_KEY, kept[FILE_NAME_KEY]))
+    return replace(
+        entry,
+        file=category,
+        name=kept["name"],
+        description=kept["description"],
+        type=kept["type"],
+        created=kept["created"],
+        modified=kept["modified"],
+        extra=(*carried, *extra.items()),
+    )
 
 
 def iso_timestamp(moment: datetime) -> str:
@@ -461,6 +537,7 @@ class FilesLayer:
         self.snapshot_keep = snapshot_keep
         self._clock = clock
         self.platform = platform or current_platform()
+        self._snapshots = True
 
     # ----------------------------------------------------------------- reading
 
@@ -548,7 +625,21 @@ class FilesLayer:
         with StoreLock(self.directory, op, self.lock_timeout_ms):
             yield
 
+    @contextmanager
+    def snapshots_paused(self) -> Iterator[None]:
+        """Write without a rollback point per change, for a caller that took one of the
+        whole directory first: points per memory would prune that one away after
+        ``lock.snapshotKeep`` writes.
+        """
+        self._snapshots = False
+        try:
+            yield
+        finally:
+            self._snapshots = True
+
     def _snapshot(self, label: str, files: Collection[str]) -> None:
+        if not self._snapshots:
+            return
         paths = [Path(name) for name in sorted(set(files))]
         take_snapshot(self.directory, label, paths, keep=self.snapshot_keep)
 
@@ -607,21 +698,13 @@ class FilesLayer:
             raise EntryRejected("body is required")
         kind = entry.type or type_for_category(entry.file) or DEFAULT_TYPE
         check_type(kind)
-        extra = entry.extra
-        foreign_category = type_for_category(entry.file) and entry.file != default_category(
-            kind, self.layer
-        )
-        if foreign_category and "category" not in dict(extra):
-            extra = (("category", entry.file), *extra)
+        own_file, extra = self._frontmatter_extra(entry, kind)
         modified = entry.modified or self._modified_from(entry.time)
         created = entry.created or (modified[:10] if entry.time == "" else entry.time[:10])
-        name = self._unique_name(
-            js_trim(entry.name) or self._name_from(entry, body), entry, existing
-        )
+        name = self._unique_name(js_trim(entry.name) or derived_name(entry), entry, existing)
         taken = [e.file for e in existing]
-        file = (
-            entry.file if self._reusable(entry.file, taken) else self._free_file_name(name, taken)
-        )
+        reusable = [f for f in (own_file, entry.file) if self._reusable(f, taken)]
+        file = reusable[0] if reusable else self._free_file_name(name, taken)
         return replace(
             entry,
             body=body,
@@ -639,6 +722,25 @@ class FilesLayer:
             extra=extra,
         )
 
+    def _frontmatter_extra(
+        self, entry: Entry, kind: str
+    ) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The file name a category row carried, and the extra keys for the frontmatter.
+
+        A row's category becomes a ``category`` key when it is not the type's
+        home in this layer, and its stored legacy ``tags`` text a ``legacy-tags`` key.
+        """
+        carried = dict(entry.extra)
+        unknown = tuple((k, v) for k, v in entry.extra if k not in (FILE_NAME_KEY, RAW_TAGS_KEY))
+        front: list[tuple[str, str]] = []
+        foreign = type_for_category(entry.file) and entry.file != home_category(kind, self.layer)
+        if foreign and "category" not in dict(unknown):
+            front.append(("category", entry.file))
+        raw_tags = carried.get(RAW_TAGS_KEY, "")
+        if raw_tags and raw_tags != entry.keyword:
+            front.append((LEGACY_TAGS, raw_tags))
+        return carried.get(FILE_NAME_KEY, ""), (*front, *unknown)
+
     def _modified_from(self, time: str) -> str:
         parsed = parse_time(time) if time else None
         return iso_timestamp(parsed) if parsed is not None else self._now_iso()
@@ -655,11 +757,6 @@ class FilesLayer:
             and file not in taken
             and not (self.directory / file).exists()
         )
-
-    @staticmethod
-    def _name_from(entry: Entry, body: str) -> str:
-        sentence = derive_description(body, 80).rstrip("。！？!?.")
-        return (sentence or entry.keyword or entry.id).replace("](", "] (")
 
     @staticmethod
     def _unique_name(name: str, entry: Entry, existing: Sequence[Entry]) -> str:
