@@ -275,6 +275,23 @@ class KeywordRow:
         return f"KeywordRow(keyword={self.keyword!r}, count={self.count}, recalls={self.recalls})"
 
 
+def _earliest_spellings(
+    entries: Sequence[Entry], groups: Mapping[str, list[str]]
+) -> dict[str, tuple[str, int]]:
+    """When each spelling of a keyword with several spellings was first written."""
+    rivals = {s for spellings in groups.values() if len(spellings) > 1 for s in spellings}
+    earliest: dict[str, tuple[str, int]] = {}
+    if not rivals:
+        return earliest
+    for index, entry in enumerate(entries):
+        if entry.keyword in rivals and not entry.superseded_by:
+            written = (sortable_time(entry.time), index)
+            if written < earliest.get(entry.keyword, written):
+                earliest[entry.keyword] = written
+            earliest.setdefault(entry.keyword, written)
+    return earliest
+
+
 def collect_keywords(
     entries: Iterable[Entry], recalls: Mapping[str, int], cap: int = TABLE_CAP
 ) -> list[KeywordRow]:
@@ -285,22 +302,29 @@ def collect_keywords(
     recalls (at most 4), then count, then alphabetically; the lowest-ranked
     rows beyond ``cap`` are left out (their memories stay searchable).
     """
-    first: dict[str, tuple[str, int, str]] = {}
-    counts: dict[str, int] = {}
-    for index, entry in enumerate(entries):
-        if not entry.live:
-            continue
-        key = canonical_key(entry.keyword)
-        if not key:
-            continue
-        counts[key] = counts.get(key, 0) + 1
-        written = (sortable_time(entry.time), index, entry.keyword)
-        if key not in first or written[:2] < first[key][:2]:
-            first[key] = (written[0], index, _display_form(entry.keyword))
-    rows = [
-        KeywordRow(keyword=first[key][2], count=count, recalls=max(0, recalls.get(key, 0)))
-        for key, count in counts.items()
-    ]
+    entries = list(entries)
+    # Count by spelling first: a layer has far fewer spellings than memories,
+    # and a hook runs this on every session start.
+    per_spelling: dict[str, int] = {}
+    for entry in entries:
+        if not entry.superseded_by:
+            per_spelling[entry.keyword] = per_spelling.get(entry.keyword, 0) + 1
+    groups: dict[str, list[str]] = {}
+    for spelling in per_spelling:
+        key = canonical_key(spelling)
+        if key:
+            groups.setdefault(key, []).append(spelling)
+    earliest = _earliest_spellings(entries, groups)
+    rows = []
+    for key, spellings in groups.items():
+        shown = min(spellings, key=earliest.__getitem__) if len(spellings) > 1 else spellings[0]
+        rows.append(
+            KeywordRow(
+                keyword=_display_form(shown),
+                count=sum(per_spelling[s] for s in spellings),
+                recalls=max(0, recalls.get(key, 0)),
+            )
+        )
     rows.sort(
         key=lambda row: (
             -(row.count + min(row.recalls, RECALL_BONUS_CAP)),
