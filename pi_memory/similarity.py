@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence, Set
 from itertools import chain
@@ -135,8 +136,8 @@ class PrefixIndex:
         self._threshold = threshold
         self._share = threshold / (1 + threshold)
         self._missing = max_missing
-        self._postings: dict[str, list[tuple[int, int]]] = {}
-        self._sizes: dict[int, int] = {}
+        #: token → (size, key, position) of every set whose prefix holds it, sorted.
+        self._postings: dict[str, list[tuple[int, int, int]]] = {}
 
     def _prefix_length(self, size: int) -> int:
         overlap = max(1, math.ceil(self._threshold * size - _EPS))
@@ -155,37 +156,39 @@ class PrefixIndex:
         if missing is not None:
             low = max(low, size - missing)
             high = min(high, size + missing)
+        # Sizes are whole numbers: the smallest one that fits, as a bisect key.
+        start = (math.ceil(low),)
         share = self._share
         seen: set[int] = set()
         found: list[int] = []
-        sizes = self._sizes
         postings = self._postings
         for i, token in enumerate(ordered[: self._prefix_length(size)]):
-            for key, j in postings.get(token, ()):
+            posting = postings.get(token)
+            if posting is None:
+                continue
+            for other, key, j in posting[bisect_left(posting, start) :]:
+                if other > high:
+                    break
                 if key in seen:
                     continue
                 seen.add(key)
-                other = sizes[key]
-                if not low <= other <= high:
-                    continue
-                bound = min(size - i, other - j)
                 need = share * (size + other) - _EPS
                 if missing is not None:
                     need = max(need, max(size, other) - missing)
-                if bound >= need:
+                if min(size - i, other - j) >= need:
                     found.append(key)
         return found
 
     def add(self, key: int, ordered: Sequence[str]) -> None:
+        """Index ``ordered``; keys must be added in ascending order of size, then key."""
         size = len(ordered)
-        self._sizes[key] = size
         postings = self._postings
         for j, token in enumerate(ordered[: self._prefix_length(size)]):
             posting = postings.get(token)
             if posting is None:
-                postings[token] = [(key, j)]
+                postings[token] = [(size, key, j)]
             else:
-                posting.append((key, j))
+                posting.append((size, key, j))
 
 
 class Features(NamedTuple):
