@@ -8,9 +8,8 @@ modules under ``pi_memory.layouts`` turn entries into bytes and back.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final
+from typing import Final, NamedTuple
 
 TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
 ID_RE: Final = re.compile(r"^\d{8}-[0-9a-z]{4}$")
@@ -27,8 +26,7 @@ CATEGORY_FILES: Final = {
 ALL_CATEGORY_FILES: Final = CATEGORY_FILES[USER] + CATEGORY_FILES[PROJECT]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One memory, whatever layout stores it.
 
     Times are kept as written (``YYYY-MM-DD HH:MM:SS``, local time) so that a
@@ -68,7 +66,7 @@ class Entry:
     created: str = ""
     modified: str = ""
     #: Frontmatter keys this package does not know, kept so a rewrite loses nothing.
-    extra: tuple[tuple[str, str], ...] = field(default=())
+    extra: tuple[tuple[str, str], ...] = ()
 
     @property
     def live(self) -> bool:

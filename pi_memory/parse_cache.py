@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import astuple
 from pathlib import Path
 from typing import Final
 
 from pi_memory.entry import Entry
 
 VERSION: Final = 1
-_FIELDS: Final = len(astuple(Entry(id="", time="", project="", src="", keyword="", body="")))
+_FIELDS: Final = len(Entry._fields)
 
 
 def cache_dir() -> Path:
@@ -56,7 +55,7 @@ def cached_entries(
     except Exception:  # noqa: S110 - any unreadable cache is a miss
         pass
     entries = parse()
-    rows = [astuple(entry) for entry in entries]
+    rows = [tuple(entry) for entry in entries]
     if all(len(row) == _FIELDS for row in rows):
         try:
             from pi_memory.atomic import atomic_write_bytes

@@ -10,7 +10,6 @@ log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
@@ -158,8 +157,7 @@ class Store:
             )
             if match is not None:
                 merged = tuple(dict.fromkeys(match.supersedes + wanted))
-                stored = replace(
-                    match,
+                stored = match._replace(
                     seen=match.seen + 1,
                     last=stamp,
                     supersedes=tuple(s for s in merged if s != match.id),
@@ -182,7 +180,7 @@ class Store:
                 entries = [*entries, stored]
             known = {e.id: e for e in entries}
             retired = [
-                replace(known[s], superseded_by=stored.id)
+                known[s]._replace(superseded_by=stored.id)
                 for s in wanted
                 if s in known and s != stored.id and known[s].live
             ]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
 from pathlib import Path
 
 from pi_memory.entry import Entry
 from pi_memory.layouts.categories import (
+    RAW_TAGS_KEY,
     append_row,
     decode,
     encode,
@@ -30,13 +30,24 @@ NEW_ENTRY = Entry(
 )
 
 
+#: Fields a row carries only for a memory from the files layout.
+CARRIED = ("name", "description", "type", "created", "modified", "extra")
+
+
 def parse_json(entries: list[Entry]) -> list[dict[str, object]]:
+    """Each entry as JSON; the carried fields only when a row has them.
+
+    A legacy row's ``tags`` text kept in ``extra`` is pinned by its own test,
+    so that rows without carried fields keep their JSON as it was.
+    """
     out = []
     for e in entries:
-        row = asdict(e)
+        row = e._asdict()
         row["supersedes"] = list(e.supersedes)
-        for key in ("name", "description", "type", "created", "modified", "extra"):
-            del row[key]
+        row["extra"] = [list(pair) for pair in e.extra if pair[0] != RAW_TAGS_KEY]
+        for key in CARRIED:
+            if not row[key]:
+                del row[key]
         out.append(row)
     return out
 
@@ -47,7 +58,7 @@ def expected_outputs(source: Path) -> dict[str, object]:
     out: dict[str, object] = {".json": parse_json(entries)}
     if entries:
         last = entries[-1]
-        bumped = replace(last, seen=last.seen + 1, last="2026-11-30 12:00:00")
+        bumped = last._replace(seen=last.seen + 1, last="2026-11-30 12:00:00")
         out[".bumped.md"] = encode(update_rows(text, {last.id: bumped}, "project", "DECISIONS.md"))
         out[".removed.md"] = encode(remove_rows(text, {entries[0].id}, "project", "DECISIONS.md"))
     out[".appended.md"] = encode(append_row(text, NEW_ENTRY))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from pi_memory.entry import Entry
 
@@ -130,6 +129,6 @@ def random_store(seed: int, size: int | None = None) -> list[Entry]:
 
 
 def shuffled(entries: list[Entry], seed: int) -> list[Entry]:
-    copy = [replace(entry) for entry in entries]
+    copy = [entry._replace() for entry in entries]
     random.Random(seed).shuffle(copy)
     return copy

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pi_memory.entry import Entry
 from pi_memory.layouts.categories import (
+    FILE_NAME_KEY,
+    RAW_TAGS_KEY,
     append_row,
     decode,
     encode,
@@ -46,7 +47,7 @@ def test_rewriting_one_entry_changes_only_its_header(source: Path) -> None:
     text = decode(source.read_bytes())
     entries = parse_entries(text, "project", "DECISIONS.md")
     for target in entries:
-        bumped = replace(target, seen=target.seen + 1, last="2026-11-30 12:00:00")
+        bumped = target._replace(seen=target.seen + 1, last="2026-11-30 12:00:00")
         before = text.splitlines(keepends=True)
         after = update_rows(text, {target.id: bumped}, "project", "DECISIONS.md")
         after_lines = after.splitlines(keepends=True)
@@ -79,8 +80,7 @@ def test_new_header_carries_optional_fields_only_when_informative() -> None:
     assert format_header(e) == (
         "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->"
     )
-    full = replace(
-        e,
+    full = e._replace(
         seen=2,
         last="2026-11-30 11:00:00",
         supersedes=("20261101-aaaa",),
@@ -116,3 +116,43 @@ def test_append_to_empty_file_and_reparse() -> None:
         "line one\nline two\n"
     )
     assert parse_entries(text, "project", "X.md") == [e]
+
+
+def test_carried_fields_round_trip_escaped() -> None:
+    e = Entry(
+        id="20261130-0001",
+        time="2026-11-30 10:00:00",
+        project="p",
+        src="user",
+        keyword="k",
+        body="b",
+        file="X.md",
+        seen=2,
+        last="2026-11-30 11:00:00",
+        name="a|b",
+        description="50% > 40%",
+        type="project",
+        created="2026-11-30",
+        modified="2026-11-30T10:00:00.000Z",
+        extra=((FILE_NAME_KEY, "a-b.md"), ("ticketURL", "x|y")),
+    )
+    assert format_header(e) == (
+        "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k"
+        " | name: a%7Cb | description: 50%25 %3E 40%25 | type: project | created: 2026-11-30"
+        " | modified: 2026-11-30T10:00:00.000Z | file: a-b.md | x-ticket%55%52%4C: x%7Cy"
+        " | seen: 2 | last: 2026-11-30 11:00:00 -->"
+    )
+    assert parse_entries(append_row("", e), "project", "X.md") == [e]
+
+
+def test_a_legacy_tags_text_is_kept_and_written_back() -> None:
+    text = (
+        "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user"
+        " | tags: deploy,rsync -->\nb\n"
+    )
+    (entry,) = parse_entries(text, "project", "X.md")
+    assert (entry.keyword, entry.extra) == ("deploy", ((RAW_TAGS_KEY, "deploy,rsync"),))
+    assert append_row("", entry) == text
+    # A text that no longer reads as the keyword is not written.
+    other = entry._replace(keyword="other")
+    assert "| tags: other -->" in format_header(other)

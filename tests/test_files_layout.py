@@ -16,15 +16,18 @@ import pytest
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected, LockError
 from pi_memory.layouts import open_layer
+from pi_memory.layouts.categories import FILE_NAME_KEY, RAW_TAGS_KEY
 from pi_memory.layouts.files import (
     EntryMeta,
     FilesLayer,
+    category_entry,
     category_of,
     default_category,
     derive_description,
     derived_id,
     entry_from_file,
     entry_to_text,
+    home_category,
     iso_timestamp,
     parse_entry_file,
     serialize_entry_file,
@@ -522,9 +525,8 @@ def test_update_rewrites_in_place_and_drops_superseded_lines(tmp_path: Path) -> 
 
 
 def replace_entry(entry: Entry, **changes: object) -> Entry:
-    from dataclasses import replace
 
-    return replace(entry, **changes)  # type: ignore[arg-type]
+    return entry._replace(**changes)  # type: ignore[arg-type]
 
 
 def test_remove_by_id_and_refresh_index(tmp_path: Path) -> None:
@@ -561,3 +563,49 @@ def test_device_named_files_are_skipped_on_windows_only(tmp_path: Path) -> None:
     assert [e.file for e in linux.read()] == ["con.md"]
     windows = FilesLayer("project", tmp_path / "store", platform="win32")
     assert windows.read() == []
+
+
+def test_home_category_falls_back_to_feedback_where_the_layer_lacks_the_file() -> None:
+    assert home_category("project", "project") == "DECISIONS.md"
+    assert home_category("project", "user") == "LESSONS.md"
+    assert home_category("user", "project") == "CONVENTIONS.md"
+    assert home_category("reference", "user") == "TOOLING.md"
+
+
+def test_category_entry_carries_only_what_a_copy_back_cannot_derive(tmp_path: Path) -> None:
+    source = _layer(tmp_path / "a", layer="user")
+    source.add("Use real DB", "Never mock the database.", type="project", now=NOW)
+    (entry,) = source.read()
+    row = category_entry(entry)
+    assert (row.file, row.type, row.name, row.description, row.created) == (
+        "LESSONS.md",
+        "project",
+        "",
+        "",
+        "",
+    )
+    assert row.extra == ()
+    renamed = category_entry(
+        entry._replace(
+            file="db.md", extra=(("legacy-tags", "database,mock"), ("category", "NOTES.md"))
+        )
+    )
+    assert renamed.extra == (
+        (RAW_TAGS_KEY, "database,mock"),
+        (FILE_NAME_KEY, "db.md"),
+        ("category", "NOTES.md"),
+    )
+    # The files layer gives the same memory back from what the row holds.
+    target = _layer(tmp_path / "b", layer="user")
+    back = target.append(renamed._replace(keyword="database"))
+    assert back.file == "db.md"
+    assert back.extra == (("category", "NOTES.md"), ("legacy-tags", "database,mock"))
+
+
+def test_snapshots_paused_writes_without_rollback_points(tmp_path: Path) -> None:
+    layer = _layer(tmp_path)
+    with layer.snapshots_paused():
+        layer.append(_entry())
+    assert not (tmp_path / ".backups").exists()
+    layer.append(_entry(id="20261001-0b0b", body="Another memory."))
+    assert len(list((tmp_path / ".backups").iterdir())) == 1

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -30,9 +29,9 @@ def project_store() -> list[Entry]:
         entry("20260107-0003", "Type-check with mypy --strict.", "typing"),
         entry("20261008-0004", "Another retired fact.", "typing", superseded_by="20260107-0003"),
     ]
-    rows[2] = replace(rows[2], file="CONVENTIONS.md")
+    rows[2] = rows[2]._replace(file="CONVENTIONS.md")
     # The same rows in the user layer must not leak into the project's report.
-    user = [replace(e, layer="user", id=e.id[:-4] + "9999") for e in rows[:4]]
+    user = [e._replace(layer="user", id=e.id[:-4] + "9999") for e in rows[:4]]
     return rows + user
 
 
@@ -122,13 +121,11 @@ def test_long_lists_are_capped() -> None:
 
 def test_files_layout_rows_and_user_label() -> None:
     entries = [
-        replace(
-            entry("20261001-aaaa", "SSH on staging uses port 22.", "ssh"),
+        entry("20261001-aaaa", "SSH on staging uses port 22.", "ssh")._replace(
             layer="user",
             file="SSH-port.md",
         ),
-        replace(
-            entry("20261002-bbbb", "SSH on staging uses port 2222.", "ssh"),
+        entry("20261002-bbbb", "SSH on staging uses port 2222.", "ssh")._replace(
             layer="user",
             file="SSH-port-2.md",
         ),

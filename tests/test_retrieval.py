@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -495,15 +494,13 @@ def _paged_store() -> list[Entry]:
 def _damaged_store() -> list[Entry]:
     """Times a hand edit or the other layout may leave, and a CRLF body."""
     return [
-        replace(
-            make("20260930-0001", "Deploy notes\r\nwith CRLF   \r\n", "deploy"), time="garbage"
+        make("20260930-0001", "Deploy notes\r\nwith CRLF   \r\n", "deploy")._replace(
+            time="garbage"
         ),
-        replace(
-            make("20260930-0002", "Deploy from the files layout.", "deploy"),
+        make("20260930-0002", "Deploy from the files layout.", "deploy")._replace(
             time="2026-09-30T08:00:00",
         ),
-        replace(
-            make("20260930-0003", "Deploy, date only.", "deploy", file="TOOLING.md"),
+        make("20260930-0003", "Deploy, date only.", "deploy", file="TOOLING.md")._replace(
             time="2026-01-02",
         ),
     ]

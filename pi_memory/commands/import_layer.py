@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -142,8 +142,7 @@ def _core(entry: Entry, files_target: bool) -> tuple[object, ...]:
 
 
 def _merged(old: Entry, new: Entry) -> Entry:
-    return replace(
-        old,
+    return old._replace(
         body=new.body,
         keyword=new.keyword,
         time=new.time,

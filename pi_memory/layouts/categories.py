@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -451,14 +451,14 @@ class CategoriesLayer:
         if entry.name and entry.file and entry.file not in self.files:
             from pi_memory.layouts.files import category_entry
 
-            entry = category_entry(replace(entry, layer=self.layer))
+            entry = category_entry(entry._replace(layer=self.layer))
         file = entry.file or self.files[0]
         if file not in self.files:
             raise EntryRejected(f"{file} is not a category file of the {self.layer} layer")
         problem = body_problem(entry.body)
         if problem:
             raise EntryRejected(problem)
-        stored = replace(entry, layer=self.layer, file=file)
+        stored = entry._replace(layer=self.layer, file=file)
         self._write_text(file, append_row(self._read_text(file), stored))
         return stored
 

@@ -75,7 +75,7 @@ import os
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Final
@@ -348,15 +348,14 @@ def category_entry(entry: Entry) -> Entry:
     kept = {key: "" if value == derived[key] else value for key, value in actual.items()}
     carried: list[tuple[str, str]] = []
     if raw_tags:
-        as_row = replace(entry, extra=((RAW_TAGS_KEY, raw_tags),))
+        as_row = entry._replace(extra=((RAW_TAGS_KEY, raw_tags),))
         if stored_tags(as_row) == raw_tags:
             carried.append((RAW_TAGS_KEY, raw_tags))
         else:
             extra[LEGACY_TAGS] = raw_tags  # a row could not hold it as its tags
     if kept[FILE_NAME_KEY]:
         carried.append((FILE_NAME_KEY, kept[FILE_NAME_KEY]))
-    return replace(
-        entry,
+    return entry._replace(
         file=category,
         name=kept["name"],
         description=kept["description"],
@@ -492,7 +491,7 @@ def touched(entry: Entry, modified: str) -> Entry:
     time = entry.time
     if time == derived_time(entry.modified):
         time = derived_time(modified)
-    return replace(entry, modified=modified, time=time)
+    return entry._replace(modified=modified, time=time)
 
 
 # --------------------------------------------------------------------------- store
@@ -705,8 +704,7 @@ class FilesLayer:
         taken = [e.file for e in existing]
         reusable = [f for f in (own_file, entry.file) if self._reusable(f, taken)]
         file = reusable[0] if reusable else self._free_file_name(name, taken)
-        return replace(
-            entry,
+        return entry._replace(
             body=body,
             layer=self.layer,
             file=file,
@@ -779,7 +777,7 @@ class FilesLayer:
         before = self.read_index()
         after = before
         for old, new in changes:
-            stored = touched(replace(new, file=old.file, layer=self.layer), modified)
+            stored = touched(new._replace(file=old.file, layer=self.layer), modified)
             self._write(old.file, entry_to_text(stored))
             if stored.live:
                 after = upsert_index_line(after, stored.name, stored.file, stored.description)
@@ -864,8 +862,7 @@ class FilesLayer:
                 )
             else:
                 entry = touched(
-                    replace(
-                        existing,
+                    existing._replace(
                         body=body,
                         description=wanted or derive_description(body) or name,
                         type=type or existing.type or DEFAULT_TYPE,
@@ -894,8 +891,7 @@ class FilesLayer:
                 raise EntryRejected(f'Entry "{ref}" not found')
             body = js_trim(content)
             entry = touched(
-                replace(
-                    current,
+                current._replace(
                     body=body,
                     description=wanted
                     or derive_description(body)
