@@ -28,6 +28,7 @@ from typing import Final
 from pi_memory.conflicts import ConflictPair
 from pi_memory.duplicates import DuplicatePair
 from pi_memory.entry import Entry
+from pi_memory.sanitize import sanitize_for_injection
 
 #: Characters of a body shown in a prompt hint: enough to judge the pair.
 HINT_BODY_CHARS: Final = 200
@@ -47,13 +48,11 @@ def percent(fraction: float) -> str:
     return f"{int(fraction * 100 + 0.5)}%"
 
 
-def _escape(text: str) -> str:
-    # A body must not be able to close or forge the block it is quoted in.
-    return text.replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _body(entry: Entry) -> str:
-    return _escape(single_line(entry.body, HINT_BODY_CHARS))
+    # A body must not be able to close or forge the block it is quoted in, nor
+    # hide text behind invisible characters: the same rule as every other
+    # string that reaches a prompt.
+    return sanitize_for_injection(single_line(entry.body, HINT_BODY_CHARS))
 
 
 def render_likely_duplicates(
@@ -68,7 +67,7 @@ def render_likely_duplicates(
         if a is None or b is None:
             continue
         shared = ", ".join(pair.shared) or "none"
-        lines.append(f"- shared: {_escape(shared)} | score {percent(pair.score)}")
+        lines.append(f"- shared: {sanitize_for_injection(shared)} | score {percent(pair.score)}")
         lines.append(f"  [{a.id}] {_body(a)}")
         lines.append(f"  [{b.id}] {_body(b)}")
     return _block("likely-duplicates", lines)
@@ -85,8 +84,9 @@ def render_possible_conflicts(
         older, newer = entries_by_id.get(pair.older), entries_by_id.get(pair.newer)
         if older is None or newer is None:
             continue
-        values = _escape(", ".join(pair.values))
-        lines.append(f"- shared: {_escape(pair.shared)} | differing values: {values}")
+        shared = sanitize_for_injection(pair.shared)
+        values = sanitize_for_injection(", ".join(pair.values))
+        lines.append(f"- shared: {shared} | differing values: {values}")
         lines.append(f"  older [{older.id}] {_body(older)}")
         lines.append(f"  newer [{newer.id}] {_body(newer)}")
     return _block("possible-conflicts", lines)
