@@ -36,6 +36,7 @@ from pi_memory.errors import EntryRejected
 BOM: Final = "\ufeff"
 _HEADER_RE: Final = re.compile(r"^[ \t]*<!--[ \t]*mid:(?P<fields>.*?)-->[ \t]*$")
 _CONFLICT_RE: Final = re.compile(r"^(<{7}|={7}|>{7}|\|{7})(?:[ \t].*)?$")
+_BOUNDARY_STARTS: Final = frozenset("<=>|")
 _LINE_RE: Final = re.compile(r"[^\n]*\n|[^\n]+")
 
 #: Field names as written, in the order a new header carries them.
@@ -100,6 +101,8 @@ class ParsedFile:
 
 def parse_header_fields(line: str) -> tuple[tuple[str, str], ...] | None:
     """The ``key: value`` fields of a metadata comment, or None for any other line."""
+    if line.lstrip(" \t" + BOM)[:1] != "<":
+        return None
     match = _HEADER_RE.match(_strip_eol(line).lstrip(BOM))
     if match is None:
         return None
@@ -121,6 +124,8 @@ def escape(value: str) -> str:
 
 
 def unescape(value: str) -> str:
+    if "%" not in value:
+        return value
     return _UNESCAPE_RE.sub(lambda m: chr(int(m.group(1), 16)), value)
 
 
@@ -134,6 +139,10 @@ def _unescape_key(key: str) -> str:
 
 
 def _is_boundary(line: str) -> bool:
+    # Most lines are body text: only one that starts like a comment or a conflict
+    # marker is worth the two regular expressions.
+    if line.lstrip(" \t" + BOM)[:1] not in _BOUNDARY_STARTS:
+        return False
     bare = _strip_eol(line).lstrip(BOM)
     return _HEADER_RE.match(bare) is not None or _CONFLICT_RE.match(bare) is not None
 
