@@ -580,14 +580,16 @@ def test_category_entry_carries_only_what_a_copy_back_cannot_derive(tmp_path: Pa
     assert (row.file, row.type, row.name, row.description, row.created) == (
         "LESSONS.md",
         "project",
-        "",
+        "Use real DB",  # not the body's first sentence, so it is carried
         "",
         "",
     )
     assert row.extra == ()
     renamed = category_entry(
         entry._replace(
-            file="db.md", extra=(("legacy-tags", "database,mock"), ("category", "NOTES.md"))
+            file="db.md",
+            keyword="database",
+            extra=(("legacy-tags", "database,mock"), ("category", "NOTES.md")),
         )
     )
     assert renamed.extra == (
@@ -597,15 +599,15 @@ def test_category_entry_carries_only_what_a_copy_back_cannot_derive(tmp_path: Pa
     )
     # The files layer gives the same memory back from what the row holds.
     target = _layer(tmp_path / "b", layer="user")
-    back = target.append(renamed._replace(keyword="database"))
+    back = target.append(renamed)
     assert back.file == "db.md"
-    assert back.extra == (("category", "NOTES.md"), ("legacy-tags", "database,mock"))
+    assert back.extra == (("legacy-tags", "database,mock"), ("category", "NOTES.md"))
 
 
 def test_snapshots_paused_writes_without_rollback_points(tmp_path: Path) -> None:
     layer = _layer(tmp_path)
     with layer.snapshots_paused():
         layer.append(_entry())
-    assert not (tmp_path / ".backups").exists()
+    assert not (layer.directory / ".backups").exists()
     layer.append(_entry(id="20261001-0b0b", body="Another memory."))
-    assert len(list((tmp_path / ".backups").iterdir())) == 1
+    assert len(list((layer.directory / ".backups").iterdir())) == 1
