@@ -165,10 +165,12 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if ranks is None:
             ranks = rarity_ranks(item.words for item in group)
         orders = {i: rank_order(group[i].words, ranks) for i in members}
-        words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS)
+        words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
         _self_join(members, orders, words_index, pairs)
         numbered = [i for i in members if group[i].numbers]
-        _self_join(numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS), pairs)
+        _self_join(
+            numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True), pairs
+        )
     return pairs
 
 

@@ -190,14 +190,26 @@ def _join(
     by_numbers: dict[frozenset[str], list[int]] = {}
     for index in members:
         by_numbers.setdefault(group[index].numbers, []).append(index)
-    plain = PrefixIndex(threshold)
-    _self_join(by_numbers.pop(frozenset(), []), orders, plain, out)
+    plain = by_numbers.pop(frozenset(), [])
+    plain_index = PrefixIndex(threshold, probes_no_smaller=True)
+    _self_join(plain, orders, plain_index, out)
+    numbered = [i for same in by_numbers.values() for i in same]
+    numbered_index = PrefixIndex(threshold, probes_no_smaller=True)
+    for i in sorted(numbered, key=lambda k: (len(orders[k]), k)):
+        numbered_index.add(i, orders[i])
     for same in by_numbers.values():
         if len(same) > 1:
-            _self_join(same, orders, PrefixIndex(threshold), out)
-        for i in same:
-            for j in plain.probe(orders[i]):
-                out.add((i, j) if i < j else (j, i))
+            _self_join(same, orders, PrefixIndex(threshold, probes_no_smaller=True), out)
+    # A numbered body and a plain one: each index finds the pairs whose
+    # indexed side is no larger than the probe, so probing both ways covers all.
+    for i, j in _cross(numbered, plain_index, orders) + _cross(plain, numbered_index, orders):
+        out.add((i, j) if i < j else (j, i))
+
+
+def _cross(
+    probes: list[int], index: PrefixIndex, orders: Sequence[Sequence[str]]
+) -> list[tuple[int, int]]:
+    return [(i, j) for i in probes for j in index.probe(orders[i])]
 
 
 def _self_join(

@@ -130,17 +130,27 @@ class PrefixIndex:
     lacks at most that many of the other's tokens. The overlap is then also at
     least ``max(|x|, |y|) - max_missing``, so prefixes shrink to
     ``max_missing + 1`` tokens, and sizes differ by at most ``max_missing``.
+
+    Sets must be added in ascending order of size (then key). When every
+    probe is at least as large as every set already indexed (a self-join in
+    that order), an indexed set ``y`` needs an overlap of at least
+    ``2t / (1 + t) * |y|``, so it is indexed by a shorter prefix: pass
+    ``probes_no_smaller=True`` then, and find pairs with a larger indexed set
+    some other way.
     """
 
-    def __init__(self, threshold: float, max_missing: int | None = None) -> None:
+    def __init__(
+        self, threshold: float, max_missing: int | None = None, *, probes_no_smaller: bool = False
+    ) -> None:
         self._threshold = threshold
         self._share = threshold / (1 + threshold)
         self._missing = max_missing
+        self._index_share = 2 * self._share if probes_no_smaller else threshold
         #: token → (size, key, position) of every set whose prefix holds it, sorted.
         self._postings: dict[str, list[tuple[int, int, int]]] = {}
 
-    def _prefix_length(self, size: int) -> int:
-        overlap = max(1, math.ceil(self._threshold * size - _EPS))
+    def _prefix_length(self, size: int, share: float) -> int:
+        overlap = max(1, math.ceil(share * size - _EPS))
         if self._missing is not None:
             overlap = max(overlap, size - self._missing)
         return size - overlap + 1
@@ -162,7 +172,7 @@ class PrefixIndex:
         seen: set[int] = set()
         found: list[int] = []
         postings = self._postings
-        for i, token in enumerate(ordered[: self._prefix_length(size)]):
+        for i, token in enumerate(ordered[: self._prefix_length(size, self._threshold)]):
             posting = postings.get(token)
             if posting is None:
                 continue
@@ -183,7 +193,7 @@ class PrefixIndex:
         """Index ``ordered``; keys must be added in ascending order of size, then key."""
         size = len(ordered)
         postings = self._postings
-        for j, token in enumerate(ordered[: self._prefix_length(size)]):
+        for j, token in enumerate(ordered[: self._prefix_length(size, self._index_share)]):
             posting = postings.get(token)
             if posting is None:
                 postings[token] = [(size, key, j)]
