@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
@@ -56,6 +57,11 @@ def error_handler(context: str) -> Iterator[None]:
     except PiMemoryError as exc:
         error_line(f"pi_memory: {exc}")
         raise Exit(1) from None
+    except BrokenPipeError:
+        # The reader went away (``show | head``): nothing left to say to it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise Exit(141) from None
     except KeyboardInterrupt:
         error_line("pi_memory: interrupted")
         raise Exit(130) from None

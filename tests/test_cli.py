@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.clihelp import run_cli
+from tests.clihelp import REPO, run_cli
 
 
 @pytest.fixture
@@ -196,3 +198,43 @@ def test_tool_write_and_search(project: Path) -> None:
     assert result["ok"] is True and "Tests run with pytest -q." in result["text"]
     bad = json.loads(run_cli("tool", "memory_search", cwd=project, stdin='{"page": "x"}').out)
     assert bad == {"ok": False, "text": '"page" must be a whole number from 1'}
+
+
+def test_unresolvable_model_is_reported_as_misconfigured(
+    project: Path, hermetic_home: Path
+) -> None:
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True)
+    config.write_text('{"defaults": {"model": "nowhere/model-x"}}', "utf-8")
+    run = run_cli("show", cwd=project)
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    assert lines[0] == "Memory: misconfigured"
+    assert (
+        '- model "nowhere/model-x" for dream is not resolvable (unknown id or missing credentials)'
+    ) in lines
+    assert any(line.startswith("global — ") for line in lines)  # the store itself still works
+    config.write_text('{"layout": "files", "defaults": {"model": "nowhere/model-x"}}', "utf-8")
+    lines = run_cli("show", cwd=project).out.splitlines()
+    assert lines[:2] == ["Memory: misconfigured", "Dir: not initialized"]
+    assert all(line.startswith(("Memory:", "Dir:", "- ")) for line in lines)
+
+
+def test_a_closed_pipe_is_not_an_error(project: Path) -> None:
+    for i in range(30):
+        write(project, "--keyword", f"topic-{i}", f"Fact number {i} stands alone.")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pi_memory", "show"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    proc.wait(timeout=60)
+    assert "Traceback" not in err
+    assert "Broken pipe" not in err

@@ -93,7 +93,7 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     return lines
 
 
-def files_status(store: Store, config: Any, view: LayerView, problems: list[str]) -> list[str]:
+def files_status(store: Store, config: Any, view: LayerView) -> list[str]:
     """Seed 004's seven-line status of one ``files`` layer, then the shared health block."""
     from pi_memory.health import render_health
     from pi_memory.status import status_lines
@@ -109,7 +109,6 @@ def files_status(store: Store, config: Any, view: LayerView, problems: list[str]
         entry_count=len(view.entries),
         dream_meta=meta.decode("utf-8", "replace") if meta is not None else None,
         lock=view.lock,
-        errors=problems,
     )
     lines += render_health(view.health, "user" if view.layer == USER else "project")
     return lines
@@ -158,7 +157,8 @@ def run_show(*, as_json: bool) -> int:
         problems += model_config_errors(loaded.config, os.environ)
     lines = ["Memory: misconfigured", *(f"- {p}" for p in problems)] if problems else []
     data: dict[str, Any] = {"misconfigured": bool(problems), "errors": problems}
-    if store is None:
+    if store is None or (problems and store.settings.layout == "files"):
+        # Seed 004: a misconfigured store reports that, and nothing else.
         lines.insert(1, "Dir: not initialized")
         return _emit(lines, data, as_json)
     now = datetime.now()
@@ -169,7 +169,7 @@ def run_show(*, as_json: bool) -> int:
         if lines:
             lines.append("")
         if store.settings.layout == "files":
-            lines += files_status(store, loaded.config, view, problems)
+            lines += files_status(store, loaded.config, view)
         else:
             lines += render_view(view, loaded.config.consolidate_every)
     lines += [f"note: {warning}" for warning in loaded.warnings]
