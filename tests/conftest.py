@@ -5,9 +5,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-CONFORMANCE = REPO.parent / "shared" / "conformance" / "pi-memory"
 
 
 @pytest.fixture(autouse=True)
