@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
 
