@@ -21,6 +21,16 @@ from pi_memory.layouts.categories import (
 )
 from tests.golden_categories import CASES_DIR, expected_outputs
 
+#: A new row with no optional field.
+PLAIN = Entry(
+    id="20261130-0001",
+    time="2026-11-30 10:00:00",
+    project="p",
+    src="user",
+    keyword="k",
+    body="b",
+)
+
 SOURCES = sorted(p for p in CASES_DIR.glob("*.md") if p.name.count(".") == 1)
 assert SOURCES, "golden category files not found"
 
@@ -69,14 +79,7 @@ def test_counts_and_fields_of_a_plain_file() -> None:
 
 
 def test_new_header_carries_optional_fields_only_when_informative() -> None:
-    e = Entry(
-        id="20261130-0001",
-        time="2026-11-30 10:00:00",
-        project="p",
-        src="user",
-        keyword="k",
-        body="b",
-    )
+    e = PLAIN
     assert format_header(e) == (
         "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->"
     )
@@ -119,13 +122,7 @@ def test_append_to_empty_file_and_reparse() -> None:
 
 
 def test_carried_fields_round_trip_escaped() -> None:
-    e = Entry(
-        id="20261130-0001",
-        time="2026-11-30 10:00:00",
-        project="p",
-        src="user",
-        keyword="k",
-        body="b",
+    e = PLAIN._replace(
         file="X.md",
         seen=2,
         last="2026-11-30 11:00:00",
