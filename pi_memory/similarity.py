@@ -146,19 +146,25 @@ class PrefixIndex:
         self._share = threshold / (1 + threshold)
         self._missing = max_missing
         self._index_share = 2 * self._share if probes_no_smaller else threshold
+        #: Prefix lengths by (size, share): few distinct sizes, many sets.
+        self._lengths: dict[tuple[int, float], int] = {}
         #: token → (size, key, position) of every set whose prefix holds it, sorted.
         self._postings: dict[str, list[tuple[int, int, int]]] = {}
 
     def _prefix_length(self, size: int, share: float) -> int:
-        overlap = max(1, math.ceil(share * size - _EPS))
-        if self._missing is not None:
-            overlap = max(overlap, size - self._missing)
-        return size - overlap + 1
+        key = (size, share)
+        length = self._lengths.get(key)
+        if length is None:
+            overlap = max(1, math.ceil(share * size - _EPS))
+            if self._missing is not None:
+                overlap = max(overlap, size - self._missing)
+            length = self._lengths[key] = size - overlap + 1
+        return length
 
     def probe(self, ordered: Sequence[str]) -> list[int]:
         """Keys of indexed sets that pass the prefix, size and position filters with ``ordered``."""
         size = len(ordered)
-        if size == 0:
+        if size == 0 or not self._postings:
             return []
         low = self._threshold * size - _EPS
         high = size / self._threshold + _EPS
