@@ -185,6 +185,7 @@ def _join(
     out: set[tuple[int, int]],
 ) -> None:
     """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
+    found: set[tuple[int, int]] = set()
     # The number guard splits the members: bodies with numbers pair only with
     # bodies carrying the same numbers, or with bodies carrying none.
     by_numbers: dict[frozenset[str], list[int]] = {}
@@ -192,18 +193,35 @@ def _join(
         by_numbers.setdefault(group[index].numbers, []).append(index)
     plain = by_numbers.pop(frozenset(), [])
     plain_index = PrefixIndex(threshold, probes_no_smaller=True)
-    _self_join(plain, orders, plain_index, out)
+    _self_join(plain, orders, plain_index, found)
     numbered = [i for same in by_numbers.values() for i in same]
     numbered_index = PrefixIndex(threshold, probes_no_smaller=True)
     for i in sorted(numbered, key=lambda k: (len(orders[k]), k)):
         numbered_index.add(i, orders[i])
     for same in by_numbers.values():
         if len(same) > 1:
-            _self_join(same, orders, PrefixIndex(threshold, probes_no_smaller=True), out)
+            _self_join(same, orders, PrefixIndex(threshold, probes_no_smaller=True), found)
     # A numbered body and a plain one: each index finds the pairs whose
     # indexed side is no larger than the probe, so probing both ways covers all.
     for i, j in _cross(numbered, plain_index, orders) + _cross(plain, numbered_index, orders):
-        out.add((i, j) if i < j else (j, i))
+        found.add((i, j) if i < j else (j, i))
+    # The filters let through pairs that only look alike by size and prefix;
+    # checking the Jaccard here is much cheaper than judging them.
+    _verified(group, found, threshold, out)
+
+
+def _verified(
+    group: Sequence[Features],
+    pairs: set[tuple[int, int]],
+    threshold: float,
+    out: set[tuple[int, int]],
+) -> None:
+    gate = threshold - _EPS
+    for i, j in pairs:
+        x, y = group[i].tokens, group[j].tokens
+        common = len(x & y)
+        if common >= gate * (len(x) + len(y) - common):
+            out.add((i, j))
 
 
 def _cross(
