@@ -19,6 +19,7 @@ from pi_memory.errors import EntryRejected, UsageError
 
 if TYPE_CHECKING:
     from pi_memory.layouts import LayerStore
+    from pi_memory.lock import StoreLock
     from pi_memory.retrieval import SearchResult
 
 USAGE_FILE: Final = "usage.json"
@@ -111,7 +112,7 @@ class Store:
 
     # -- writing ------------------------------------------------------------
 
-    def lock(self, layer: str, op: str):  # type: ignore[no-untyped-def]  # StoreLock is a context manager
+    def lock(self, layer: str, op: str) -> StoreLock:
         from pi_memory.lock import StoreLock
 
         directory = self.directory(layer)
