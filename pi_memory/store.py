@@ -94,9 +94,10 @@ class Store:
         return self._layers[layer]
 
     def read(self, layer: str) -> list[Entry]:
+        """Every entry of ``layer``, read once per process until a write; do not mutate it."""
         if layer not in self._read_cache:
             self._read_cache[layer] = self.layer(layer).read()
-        return list(self._read_cache[layer])
+        return self._read_cache[layer]
 
     def read_all(self) -> list[Entry]:
         return [entry for layer in LAYERS for entry in self.read(layer)]

@@ -8,7 +8,8 @@ temporary HOME and project, then times, as subprocesses the way a host runs
 them: ``python -c pass`` (the floor), ``hook session-start``, ``search``,
 ``write`` and ``show``. Medians are reported with their ratio to the floor;
 this machine is shared and noisy, so the ratios are the figure to read.
-The detectors are timed in-process (``tools/bench_detect.py``).
+Then the duplicate and conflict detectors are timed in-process against the
+brute-force definition (``tools/bench_detect.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER  # noqa: E402
 from pi_memory.layouts.categories import format_entry  # noqa: E402
+from tools.bench_detect import bench as bench_detectors  # noqa: E402
 from tools.bench_detect import make_store  # noqa: E402
+from tools.bench_detect import report as detector_report  # noqa: E402
 
 
 def build_store(home: Path, project: Path, n: int) -> None:
@@ -110,6 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--runs", type=int, default=9, help="runs per command (median)")
+    parser.add_argument(
+        "--detector-sizes",
+        type=int,
+        nargs="*",
+        default=[10_000, 100_000],
+        help="store sizes for duplicate and conflict detection (brute force at the first)",
+    )
     args = parser.parse_args(argv)
     print(f"Python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.runs} runs")
     print(f"{'memories':>9} {'command':<20} {'median':>9} {'× python -c pass':>17}")
@@ -119,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         floor = times["python -c pass"]
         for name, seconds in times.items():
             print(f"{n:>9,} {name:<20} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
+    if args.detector_sizes:
+        print("\nDuplicate and conflict detection, in process (p = pairs found):")
+        print("\n".join(detector_report(bench_detectors(tuple(args.detector_sizes)))))
     return 0
 
 

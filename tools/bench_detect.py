@@ -172,13 +172,11 @@ def bench(n_values: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
     return results
 
 
-def main(argv: list[str]) -> int:
-    sizes = tuple(int(arg.replace("_", "")) for arg in argv) or (10_000, 100_000)
-    results = bench(sizes)
-    print(
+def report(results: dict[str, Any]) -> list[str]:
+    lines = [
         f"{'memories':>9}  {'duplicates':>16}  {'conflicts':>16}  {'both':>7}"
         f"  {'alone':>7}  brute force"
-    )
+    ]
     for n, row in results.items():
         both = row["duplicates_s"] + row["conflicts_s"]
         brute = ""
@@ -188,11 +186,17 @@ def main(argv: list[str]) -> int:
                 f"{brute_total:.1f} s ({brute_total / both:.0f}x slower, "
                 f"same pairs: {row['same_as_brute']})"
             )
-        print(
+        lines.append(
             f"{int(n):>9,}  {row['duplicates_s']:>7.3f} s {row['duplicates']:>5}p"
             f"  {row['conflicts_s']:>7.3f} s {row['conflicts']:>5}p  {both:>5.2f} s"
             f"  {row['conflicts_alone_s']:>5.2f} s  {brute}"
         )
+    return lines
+
+
+def main(argv: list[str]) -> int:
+    sizes = tuple(int(arg.replace("_", "")) for arg in argv) or (10_000, 100_000)
+    print("\n".join(report(bench(sizes))))
     return 0
 
 
