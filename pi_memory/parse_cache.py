@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from pi_memory.entry import Entry
 
@@ -55,7 +55,33 @@ def cached_entries(
     except Exception:  # noqa: S110 - any unreadable cache is a miss
         pass
     entries = parse()
-    rows = [tuple(entry) for entry in entries]
+    _store(target, key, entries)
+    return entries
+
+
+def remember(path: Path, data: bytes, entries: list[Entry]) -> None:
+    """Record what a writer knows ``path`` now holds, so the next reader need not parse it.
+
+    The file is read back and compared first: only bytes seen on disk, with the
+    identity of that very file, ever get a cache entry.
+    """
+    import os
+
+    try:
+        with path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            if handle.read() != data:
+                return
+    except OSError:
+        return
+    target, name = _cache_file(path)
+    _store(target, (VERSION, name, st.st_mtime_ns, st.st_size, st.st_ino, len(data)), entries)
+
+
+def _store(target: Path, key: tuple[Any, ...], entries: list[Entry]) -> None:
+    import marshal
+
+    rows: list[Any] = [tuple(entry) for entry in entries]
     if all(len(row) == _FIELDS for row in rows):
         try:
             from pi_memory.atomic import atomic_write_bytes
@@ -64,4 +90,3 @@ def cached_entries(
             atomic_write_bytes(target, marshal.dumps((key, rows)))
         except OSError:
             pass
-    return entries

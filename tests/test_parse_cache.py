@@ -5,8 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_memory.layouts.categories import CategoriesLayer
+import pytest
+
+from pi_memory.entry import Entry
+from pi_memory.layouts.categories import CategoriesLayer, decode, parse_entries
 from pi_memory.parse_cache import cache_dir
+from tests.conftest import DATA
+from tests.golden_categories import NEW_ENTRY
 
 ROW = (
     "<!-- mid: 20261001-000{n} | t: 2026-10-01 10:00:00 | p: p | src: user | tags: k{n} -->\n"
@@ -46,3 +51,28 @@ def test_a_corrupt_cache_is_a_miss(tmp_path: Path) -> None:
     for cached in cache_dir().glob("*.entries"):
         cached.write_bytes(b"\x00garbage")
     assert [e.keyword for e in layer.read()] == ["k3"]
+
+
+SOURCES = sorted(p for p in (DATA / "categories").glob("*.md") if p.name.count(".") == 1)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.stem)
+def test_what_a_write_remembers_is_what_a_fresh_parse_reads(tmp_path: Path, source: Path) -> None:
+    layer = CategoriesLayer("project", tmp_path / "layer")
+    layer.directory.mkdir()
+    path = layer.directory / "DECISIONS.md"
+    path.write_bytes(source.read_bytes())
+
+    def fresh() -> list[Entry]:
+        return parse_entries(decode(path.read_bytes()), "project", "DECISIONS.md")
+
+    entries = layer.read_file("DECISIONS.md")
+    assert entries == fresh()
+    if entries:
+        last = entries[-1]
+        layer.update([last._replace(seen=last.seen + 1, last="2026-11-30 12:00:00")])
+        assert layer.read_file("DECISIONS.md") == fresh()
+    layer.append(NEW_ENTRY._replace(file="DECISIONS.md"))
+    assert layer.read_file("DECISIONS.md") == fresh()
+    layer.remove({NEW_ENTRY.id})
+    assert layer.read_file("DECISIONS.md") == fresh()

@@ -340,8 +340,19 @@ def _newline_of(lines: list[str]) -> str:
 
 def update_rows(text: str, updates: Mapping[str, Entry], layer: str, file: str) -> str:
     """Rewrite the rows of ``updates`` (by id): the header line, and the body only if it changed."""
+    return rewrite_rows(text, updates, layer, file)[0]
+
+
+def rewrite_rows(
+    text: str, updates: Mapping[str, Entry], layer: str, file: str
+) -> tuple[str, list[Entry]]:
+    """:func:`update_rows`, and every entry of the new text, as a fresh parse would read it.
+
+    Only the rewritten rows are parsed again: a row's bytes alone decide its entry.
+    """
     parsed = parse_category_text(text, layer, file)
     lines = list(parsed.lines)
+    entries = [row.entry for row in parsed.rows]
     done: set[str] = set()
     for row in reversed(parsed.rows):  # back to front keeps earlier indexes valid
         new = updates.get(row.entry.id)
@@ -358,7 +369,8 @@ def update_rows(text: str, updates: Mapping[str, Entry], layer: str, file: str) 
         else:
             replacement += lines[row.start + 1 : row.end]
         lines[row.start : row.end] = replacement
-    return "".join(lines)
+        entries[parsed.rows.index(row)] = parse_entries("".join(replacement), layer, file)[0]
+    return "".join(lines), entries
 
 
 def repair_tags(text: str, layer: str, file: str) -> tuple[str, int, int]:
@@ -426,11 +438,17 @@ class CategoriesLayer:
         except FileNotFoundError:
             return ""
 
-    def _write_text(self, file: str, text: str) -> None:
+    def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
+        """Write ``file``; with ``entries`` (what it now holds), the next read skips the parse."""
         from pi_memory.atomic import atomic_write_bytes
 
         self.directory.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(self.directory / file, encode(text))
+        data = encode(text)
+        atomic_write_bytes(self.directory / file, data)
+        if entries is not None:
+            from pi_memory.parse_cache import remember
+
+            remember(self.directory / file, data, entries)
 
     def read_file(self, file: str) -> list[Entry]:
         from pi_memory.parse_cache import cached_entries
@@ -468,7 +486,13 @@ class CategoriesLayer:
         if problem:
             raise EntryRejected(problem)
         stored = entry._replace(layer=self.layer, file=file)
-        self._write_text(file, append_row(self._read_text(file), stored))
+        before = self.read_file(file)
+        row = format_entry(stored)
+        self._write_text(
+            file,
+            append_row(self._read_text(file), stored),
+            [*before, *parse_entries(row, self.layer, file)],
+        )
         return stored
 
     def update(self, entries: Collection[Entry]) -> None:
@@ -476,16 +500,17 @@ class CategoriesLayer:
             mine = {e.id: e for e in entries if e.file == file}
             if mine:
                 text = self._read_text(file)
-                new = update_rows(text, mine, self.layer, file)
+                new, now_holds = rewrite_rows(text, mine, self.layer, file)
                 if new != text:
-                    self._write_text(file, new)
+                    self._write_text(file, new, now_holds)
 
     def remove(self, ids: Collection[str]) -> None:
         for file in self.files:
             text = self._read_text(file)
             new = remove_rows(text, ids, self.layer, file)
             if new != text:
-                self._write_text(file, new)
+                kept = [e for e in parse_entries(text, self.layer, file) if e.id not in ids]
+                self._write_text(file, new, kept)
 
     def repair_keywords(self) -> tuple[int, int]:
         """Persist the read-path keyword repair; a ``.bak`` of each rewritten file is kept."""
