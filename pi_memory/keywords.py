@@ -83,12 +83,26 @@ def canonical_key(keyword: str) -> str:
     digits, symbols and ``#`` inside the keyword are kept (``c#`` is not ``c``).
     Cached: search calls it once per entry, and a layer has few distinct keywords.
     """
+    text = _strip_hash(keyword).lower()
+    if text.isascii():  # the common case, in C
+        return text.translate(_ascii_separators())
     kept = []
-    for char in _strip_hash(keyword).lower():
+    for char in text:
         separator = char.isspace() or unicodedata.category(char) in _SEPARATOR_CATEGORIES
         if char in _KEPT_PUNCTUATION or not separator:
             kept.append(char)
     return "".join(kept)
+
+
+@functools.lru_cache(maxsize=1)
+def _ascii_separators() -> dict[int, None]:
+    """The ASCII characters :func:`canonical_key` removes, as a ``str.translate`` table."""
+    return {
+        code: None
+        for code in range(128)
+        if chr(code) not in _KEPT_PUNCTUATION
+        and (chr(code).isspace() or unicodedata.category(chr(code)) in _SEPARATOR_CATEGORIES)
+    }
 
 
 def _display_form(keyword: str) -> str:

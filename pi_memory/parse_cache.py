@@ -51,7 +51,7 @@ def cached_entries(
     try:
         stored = marshal.loads(target.read_bytes())  # noqa: S302 - the user's own cache file
         if stored[0] == key:
-            return [Entry(*row) for row in stored[1]]
+            return list(map(Entry._make, stored[1]))
     except Exception:  # noqa: S110 - any unreadable cache is a miss
         pass
     entries = parse()
