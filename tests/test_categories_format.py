@@ -65,9 +65,13 @@ def test_rewriting_one_entry_changes_only_its_header(source: Path) -> None:
         changed = [i for i, (a, b) in enumerate(zip(before, after_lines)) if a != b]
         assert len(changed) == 1
         assert target.id in after_lines[changed[0]]
-        reread = {e.id: e for e in parse_entries(after, "project", "DECISIONS.md")}
-        assert reread[target.id].seen == target.seen + 1
-        assert reread[target.id].body == target.body
+        # The row that changed is the target's own, even when its id is repeated.
+        reread = [
+            e
+            for e in parse_entries(after, "project", "DECISIONS.md")
+            if e.id == target.id and e.body == target.body
+        ]
+        assert [e.seen for e in reread] == [target.seen + 1]
 
 
 def test_counts_and_fields_of_a_plain_file() -> None:

@@ -345,20 +345,18 @@ def update_rows(text: str, updates: Mapping[str, Entry], layer: str, file: str) 
 
 def rewrite_rows(
     text: str, updates: Mapping[str, Entry], layer: str, file: str
-) -> tuple[str, list[Entry]]:
-    """:func:`update_rows`, and every entry of the new text, as a fresh parse would read it.
+) -> tuple[str, dict[tuple[str, int], Entry]]:
+    """:func:`update_rows`, and each rewritten row's entry as a fresh parse would read it.
 
-    Only the rewritten rows are parsed again: a row's bytes alone decide its entry.
+    Only the rows being rewritten are parsed (a row's extent and entry depend
+    on its own lines alone), so rewriting one row of a large file is cheap. The
+    result is keyed by ``(id, n)``: the id's n-th row in the file was rewritten.
     """
-    parsed = parse_category_text(text, layer, file)
-    lines = list(parsed.lines)
-    entries = [row.entry for row in parsed.rows]
-    done: set[str] = set()
-    for row in reversed(parsed.rows):  # back to front keeps earlier indexes valid
-        new = updates.get(row.entry.id)
-        if new is None or row.entry.id in done:
-            continue
-        done.add(row.entry.id)
+    lines = split_lines(text)
+    rewritten: dict[tuple[str, int], Entry] = {}
+    targets = _target_rows(lines, updates, layer, file)
+    for (entry_id, nth), row in sorted(targets.items(), key=lambda item: -item[1].start):
+        new = updates[entry_id]
         header = lines[row.start]
         replacement = [_rewrite_header(row, new, header)]
         if new.body != row.entry.body:
@@ -369,8 +367,39 @@ def rewrite_rows(
         else:
             replacement += lines[row.start + 1 : row.end]
         lines[row.start : row.end] = replacement
-        entries[parsed.rows.index(row)] = parse_entries("".join(replacement), layer, file)[0]
-    return "".join(lines), entries
+        rewritten[entry_id, nth] = parse_entries("".join(replacement), layer, file)[0]
+    return "".join(lines), rewritten
+
+
+def _target_rows(
+    lines: list[str], updates: Mapping[str, Entry], layer: str, file: str
+) -> dict[tuple[str, int], Row]:
+    """The row each update rewrites, found without parsing the other rows.
+
+    An id normally has one row. When it has several (both sides of a merge
+    conflict kept), the row whose body the update carries is the one meant;
+    failing that, the last. Never another row's body: that would lose it.
+    """
+    starts: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if "mid:" in line:
+            fields = parse_header_fields(line)
+            if fields is not None and fields[0][1] in updates:
+                starts.setdefault(fields[0][1], []).append(i)
+    targets: dict[tuple[str, int], Row] = {}
+    for entry_id, found in starts.items():
+        rows = []
+        for start in found:
+            end = _body_end(lines, start)
+            region = parse_category_text("".join(lines[start:end]), layer, file).rows
+            if region:
+                rows.append(Row(region[0].entry, start, end, region[0].fields))
+        if not rows:
+            continue
+        same_body = [n for n, row in enumerate(rows) if row.entry.body == updates[entry_id].body]
+        nth = same_body[0] if same_body else len(rows) - 1
+        targets[entry_id, nth] = rows[nth]
+    return targets
 
 
 def repair_tags(text: str, layer: str, file: str) -> tuple[str, int, int]:
@@ -451,6 +480,10 @@ class CategoriesLayer:
             remember(self.directory / file, data, entries)
 
     def read_file(self, file: str) -> list[Entry]:
+        return self._load(file)[1]
+
+    def _load(self, file: str) -> tuple[str, list[Entry]]:
+        """The text of ``file`` and its entries, from one read of its bytes."""
         from pi_memory.parse_cache import cached_entries
 
         path = self.directory / file
@@ -459,13 +492,15 @@ class CategoriesLayer:
                 st = os.fstat(handle.fileno())
                 data = handle.read()
         except FileNotFoundError:
-            return []
-        return cached_entries(
+            return "", []
+        text = decode(data)
+        entries = cached_entries(
             path,
             data,
             (st.st_mtime_ns, st.st_size, st.st_ino),
-            lambda: parse_entries(decode(data), self.layer, file),
+            lambda: parse_entries(text, self.layer, file),
         )
+        return text, entries
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []
@@ -486,12 +521,10 @@ class CategoriesLayer:
         if problem:
             raise EntryRejected(problem)
         stored = entry._replace(layer=self.layer, file=file)
-        before = self.read_file(file)
+        text, before = self._load(file)
         row = format_entry(stored)
         self._write_text(
-            file,
-            append_row(self._read_text(file), stored),
-            [*before, *parse_entries(row, self.layer, file)],
+            file, append_row(text, stored), [*before, *parse_entries(row, self.layer, file)]
         )
         return stored
 
@@ -499,9 +532,15 @@ class CategoriesLayer:
         for file in self.files:
             mine = {e.id: e for e in entries if e.file == file}
             if mine:
-                text = self._read_text(file)
-                new, now_holds = rewrite_rows(text, mine, self.layer, file)
+                text, before = self._load(file)
+                new, rewritten = rewrite_rows(text, mine, self.layer, file)
                 if new != text:
+                    places: dict[str, list[int]] = {}
+                    for i, entry in enumerate(before):
+                        places.setdefault(entry.id, []).append(i)
+                    now_holds = list(before)
+                    for (entry_id, nth), entry in rewritten.items():
+                        now_holds[places[entry_id][nth]] = entry
                     self._write_text(file, new, now_holds)
 
     def remove(self, ids: Collection[str]) -> None:
