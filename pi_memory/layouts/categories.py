@@ -381,8 +381,9 @@ def _target_rows(
     failing that, the last. Never another row's body: that would lose it.
     """
     starts: dict[str, list[int]] = {}
+    wanted = list(updates)
     for i, line in enumerate(lines):
-        if "mid:" in line:
+        if "mid:" in line and any(entry_id in line for entry_id in wanted):
             fields = parse_header_fields(line)
             if fields is not None and fields[0][1] in updates:
                 starts.setdefault(fields[0][1], []).append(i)
