@@ -87,7 +87,9 @@ def hook_output(event_name: str, text: str, system_message: str | None = None) -
         payload["hookSpecificOutput"] = {"hookEventName": event_name, "additionalContext": text}
     if system_message:
         payload["systemMessage"] = system_message
-    return json.dumps(payload, ensure_ascii=False)
+    # ASCII JSON: a host's pipe may not be UTF-8 (Windows consoles), and \u escapes
+    # are read back as the same text by every JSON parser.
+    return json.dumps(payload)
 
 
 HANDLERS: Final[dict[str, Callable[[Mapping[str, object]], str | None]]] = {
