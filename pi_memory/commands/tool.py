@@ -133,5 +133,5 @@ def run_tool(argv: Sequence[str]) -> int:
             ok, text = call_tool(argv[0], args)
         else:
             ok, text = False, "arguments must be a JSON object"
-    write_line(json.dumps({"ok": ok, "text": text}, ensure_ascii=False))
+    write_line(json.dumps({"ok": ok, "text": text}))  # ASCII: safe on any pipe encoding
     return 0
