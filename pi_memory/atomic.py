@@ -25,26 +25,44 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Atomically replace ``path`` with ``data``, keeping the permission bits it had."""
-    import tempfile
+def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Atomically replace ``path`` with ``data``, keeping the permission bits it had.
 
+    ``durable=False`` skips the fsyncs: still never torn, but after a power
+    cut possibly the old content. Only for disposable files (caches).
+    """
     path = Path(path)
     directory = path.parent
     mode = _target_mode(path)
-    fd, tmp_name = tempfile.mkstemp(prefix="." + path.name, suffix=TEMP_SUFFIX, dir=directory)
+    fd, tmp_name = _temp_file(directory, "." + path.name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp_name, mode)
         fsretry.retry(os.replace, tmp_name, path)
     except BaseException:
         _discard(tmp_name)
         raise
-    _fsync_directory(directory)
+    if durable:
+        _fsync_directory(directory)
+
+
+def _temp_file(directory: Path, prefix: str) -> tuple[int, str]:
+    """``tempfile.mkstemp`` without importing tempfile (a hook pays for every import).
+
+    O_EXCL with a random name: concurrent writers never share a temp file.
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    while True:
+        name = os.path.join(directory, f"{prefix}.{os.urandom(6).hex()}{TEMP_SUFFIX}")
+        try:
+            return os.open(name, flags, 0o600), name
+        except FileExistsError:
+            continue
 
 
 def _target_mode(path: Path) -> int | None:

@@ -87,6 +87,6 @@ def _store(target: Path, key: tuple[Any, ...], entries: list[Entry]) -> None:
             from pi_memory.atomic import atomic_write_bytes
 
             target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(target, marshal.dumps((key, rows)))
+            atomic_write_bytes(target, marshal.dumps((key, rows)), durable=False)
         except OSError:
             pass
