@@ -7,6 +7,7 @@ modules under ``pi_memory.layouts`` turn entries into bytes and back.
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
 from typing import Final, NamedTuple
@@ -104,11 +105,9 @@ def parse_time(text: str) -> datetime | None:
 
 def new_id(moment: datetime, taken: set[str] | frozenset[str]) -> str:
     """A fresh ``YYYYMMDD-xxxx`` id not in ``taken``."""
-    import secrets  # kept off the start-up path: it pulls in hashlib
-
     day = moment.strftime("%Y%m%d")
     while True:
-        candidate = f"{day}-{secrets.token_hex(2)}"
+        candidate = f"{day}-{os.urandom(2).hex()}"  # secrets would import hashlib
         if candidate not in taken:
             return candidate
 

@@ -26,9 +26,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from pi_memory.entry import CATEGORY_FILES, Entry, is_id
 from pi_memory.errors import EntryRejected
@@ -79,8 +78,7 @@ def _eol(line: str) -> str:
     return line[len(_strip_eol(line)) :]
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """Where one entry sits in a file: ``lines[start:end]`` (header at ``start``)."""
 
     entry: Entry
@@ -89,8 +87,7 @@ class Row:
     fields: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
-class ParsedFile:
+class ParsedFile(NamedTuple):
     lines: tuple[str, ...]
     rows: tuple[Row, ...]
 
