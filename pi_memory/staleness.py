@@ -9,6 +9,7 @@ retired, and saying both would report them twice.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Final
 
@@ -117,3 +118,24 @@ def stale_label(entry: Entry, now: datetime, review_months: int = 0) -> str | No
 def clamp_review_months(value: int) -> int:
     """``PI_MEMORY_AUTO_REVIEW_MONTHS``: negative clamps to 0 (the per-file defaults)."""
     return max(0, value)
+
+
+def stale_counts(entries: Iterable[Entry], now: datetime, review_months: int = 0) -> dict[str, int]:
+    """How many entries of each file are stale: :func:`stale_label` for a whole layer.
+
+    Compares sortable time strings against one cutoff per interval instead of
+    parsing every timestamp; ``show`` runs it over every memory.
+    """
+    cutoffs: dict[int, str] = {}
+    counts: dict[str, int] = {}
+    for entry in entries:
+        if entry.superseded_by:
+            continue
+        months = interval_months(entry, review_months)
+        cutoff = cutoffs.get(months)
+        if cutoff is None:
+            cutoff = cutoffs[months] = stale_cutoff(now, months)
+        when = sortable_time(entry.confirmed)
+        if when and when < cutoff:
+            counts[entry.file] = counts.get(entry.file, 0) + 1
+    return counts

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import random
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -10,6 +11,7 @@ from pi_memory.staleness import (
     interval_months,
     sortable_time,
     stale_age_days,
+    stale_counts,
     stale_label,
 )
 
@@ -137,3 +139,36 @@ def test_sortable_time() -> None:
     assert sortable_time("2026-01-11T10:00:00") == "2026-01-11 10:00:00"
     assert sortable_time("2026-01-11") == "2026-01-11 00:00:00"
     assert sortable_time("nonsense") == ""
+
+
+def test_stale_counts_agree_with_the_labels() -> None:
+    rng = random.Random(7)
+    now = datetime(2026, 11, 30, 12, 0, 0)
+    files = ["TOOLING.md", "USER.md", "DECISIONS.md", "FAILURES.md", "CONVENTIONS.md"]
+    entries = []
+    for i in range(2000):
+        age = timedelta(
+            days=rng.choice([89, 90, 91, 179, 180, 181, 359, 360, 361, 400]),
+            seconds=rng.choice([-1, 0, 1]),
+        )
+        when = (now - age).strftime("%Y-%m-%d %H:%M:%S")
+        entries.append(
+            Entry(
+                id=f"20260101-{i:04x}",
+                time=when,
+                project="p",
+                src="user",
+                keyword="k",
+                body="b",
+                file=rng.choice(files),
+                last=rng.choice(["", when, "garbage"]),
+                superseded_by=rng.choice(["", "", "", "20260101-ffff"]),
+            )
+        )
+    for months in (0, 1, 4):
+        expected: dict[str, int] = {}
+        for entry in entries:
+            if stale_label(entry, now, months):
+                expected[entry.file] = expected.get(entry.file, 0) + 1
+        assert stale_counts(entries, now, months) == expected
+        assert sum(expected.values()) > 0

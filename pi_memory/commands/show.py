@@ -38,15 +38,12 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.health import layer_health
     from pi_memory.index import INDEX_FILE, keyword_rows, parse_stats
     from pi_memory.lock import describe_status, read_lock_status
-    from pi_memory.staleness import stale_label
+    from pi_memory.staleness import stale_counts
 
     directory = store.directory(layer)
     entries = store.read(layer)
     recalls = store.recalls(layer)
-    stale: dict[str, int] = {}
-    for entry in entries:
-        if stale_label(entry, now, store.settings.review_months):
-            stale[entry.file] = stale.get(entry.file, 0) + 1
+    stale = stale_counts(entries, now, store.settings.review_months)
     try:
         stats = parse_stats((directory / INDEX_FILE).read_text("utf-8", "replace"))
     except OSError:
