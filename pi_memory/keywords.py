@@ -88,7 +88,10 @@ def canonical_key(keyword: str) -> str:
         return text.translate(_ascii_separators())
     kept = []
     for char in text:
-        separator = char.isspace() or unicodedata.category(char) in _SEPARATOR_CATEGORIES
+        category = unicodedata.category(char)
+        if category == "Cf":
+            continue  # invisible format characters (bidi, zero-width) never tell keywords apart
+        separator = char.isspace() or category in _SEPARATOR_CATEGORIES
         if char in _KEPT_PUNCTUATION or not separator:
             kept.append(char)
     return "".join(kept)

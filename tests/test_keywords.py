@@ -286,3 +286,8 @@ def test_collect_is_independent_of_input_order_for_distinct_times() -> None:
         shuffled = entries[:]
         rng.shuffle(shuffled)
         assert collect_keywords(shuffled, recalls) == expected
+
+
+def test_invisible_characters_do_not_make_a_new_keyword() -> None:
+    assert canonical_key("in\u202estalls") == canonical_key("installs") == "installs"
+    assert canonical_key("dep\u200bloy") == "deploy"
