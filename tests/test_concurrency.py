@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from pi_memory.layouts.categories import parse_entries
+from pi_memory.resolve import open_store
 from tests.clihelp import REPO
 
 WRITERS = 6
@@ -27,9 +28,7 @@ for i in range(int(sys.argv[3])):
 """
 
 
-def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
-    project = tmp_path / "proj"
-    project.mkdir()
+def run_writers(project: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     procs = [
         subprocess.Popen(
@@ -43,6 +42,12 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     for proc in procs:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
+
+
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    run_writers(project)
     layer = project / ".pi/agent/memory-auto"
     entries = [
         e
@@ -62,3 +67,25 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     assert len({e.id for e in entries}) == len(entries)
     assert not (layer / ".lock").exists()
     assert "entries=31 " in (layer / "MEMORY.md").read_text("utf-8")
+
+
+def test_concurrent_writers_lose_nothing_in_the_files_layout(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"layout": "files"}', "utf-8")
+    project = tmp_path / "proj"
+    project.mkdir()
+    run_writers(project)
+    entries = open_store(project).read("project")
+    distinct = {e.body for e in entries if e.keyword == "race"}
+    assert distinct == {
+        f"Writer {w} fact number {i} is distinct."
+        for w in range(WRITERS)
+        for i in range(PER_WRITER)
+    }
+    shared = [e for e in entries if e.keyword == "shared"]
+    assert [e.seen for e in shared] == [WRITERS * PER_WRITER]
+    index = (open_store(project).directory("project") / "MEMORY.md").read_text("utf-8")
+    assert sum(line.startswith("- [") for line in index.splitlines()) == len(entries)
