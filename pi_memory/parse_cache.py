@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from pi_memory.entry import Entry
 
-VERSION: Final = 1
+VERSION: Final = 3
 _FIELDS: Final = len(Entry._fields)
 
 
@@ -40,22 +40,32 @@ def _cache_file(path: Path) -> tuple[Path, str]:
     return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.entries", name
 
 
-def cached_entries(
-    path: Path, data: bytes, identity: tuple[int, int, int], parse: Callable[[], list[Entry]]
-) -> list[Entry]:
-    """``parse()`` of ``path``, or the cached result when the file is unchanged."""
+def lookup(path: Path, identity: tuple[int, int, int]) -> list[Entry] | None:
+    """The cached entries of ``path`` if it still has ``identity`` (mtime_ns, size, inode)."""
     import marshal
 
     target, name = _cache_file(path)
-    key = (VERSION, name, *identity, len(data))
     try:
-        stored = marshal.loads(target.read_bytes())  # noqa: S302 - the user's own cache file
-        if stored[0] == key:
-            return list(map(Entry._make, stored[1]))
-    except Exception:  # noqa: S110 - any unreadable cache is a miss
-        pass
-    entries = parse()
-    _store(target, key, entries)
+        # One read, then loads() on slices: marshal.load() on a file reads in tiny pieces.
+        data = memoryview(target.read_bytes())
+        size = int.from_bytes(data[:4], "little")
+        if marshal.loads(data[4 : 4 + size]) != (VERSION, name, *identity):  # noqa: S302
+            return None
+        rows = marshal.loads(data[4 + size :])  # noqa: S302 - the user's own cache file
+        return list(map(Entry._make, rows))
+    except Exception:  # any unreadable cache is a miss
+        return None
+
+
+def cached_entries(
+    path: Path, identity: tuple[int, int, int], parse: Callable[[], list[Entry]]
+) -> list[Entry]:
+    """``parse()`` of ``path``, or the cached result when the file is unchanged."""
+    entries = lookup(path, identity)
+    if entries is None:
+        entries = parse()
+        target, name = _cache_file(path)
+        _store(target, (VERSION, name, *identity), entries)
     return entries
 
 
@@ -75,7 +85,7 @@ def remember(path: Path, data: bytes, entries: list[Entry]) -> None:
     except OSError:
         return
     target, name = _cache_file(path)
-    _store(target, (VERSION, name, st.st_mtime_ns, st.st_size, st.st_ino, len(data)), entries)
+    _store(target, (VERSION, name, st.st_mtime_ns, st.st_size, st.st_ino), entries)
 
 
 def _store(target: Path, key: tuple[Any, ...], entries: list[Entry]) -> None:
@@ -87,6 +97,9 @@ def _store(target: Path, key: tuple[Any, ...], entries: list[Entry]) -> None:
             from pi_memory.atomic import atomic_write_bytes
 
             target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(target, marshal.dumps((key, rows)), durable=False)
+            # The key first, behind its length, so a lookup that misses never unpacks the rows.
+            head = marshal.dumps(key)
+            data = len(head).to_bytes(4, "little") + head + marshal.dumps(rows)
+            atomic_write_bytes(target, data, durable=False)
         except OSError:
             pass

@@ -478,12 +478,23 @@ class CategoriesLayer:
             remember(self.directory / file, data, entries)
 
     def read_file(self, file: str) -> list[Entry]:
-        return self._load(file)[1]
+        """The entries of ``file``; an unchanged file is not even read (parse cache)."""
+        from pi_memory.parse_cache import lookup
+
+        path = self.directory / file
+        try:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                cached = lookup(path, (st.st_mtime_ns, st.st_size, st.st_ino))
+                if cached is not None:
+                    return cached
+                data = handle.read()
+        except FileNotFoundError:
+            return []
+        return self._parsed(path, data, st, file)
 
     def _load(self, file: str) -> tuple[str, list[Entry]]:
         """The text of ``file`` and its entries, from one read of its bytes."""
-        from pi_memory.parse_cache import cached_entries
-
         path = self.directory / file
         try:
             with path.open("rb") as handle:
@@ -491,14 +502,16 @@ class CategoriesLayer:
                 data = handle.read()
         except FileNotFoundError:
             return "", []
-        text = decode(data)
-        entries = cached_entries(
+        return decode(data), self._parsed(path, data, st, file)
+
+    def _parsed(self, path: Path, data: bytes, st: os.stat_result, file: str) -> list[Entry]:
+        from pi_memory.parse_cache import cached_entries
+
+        return cached_entries(
             path,
-            data,
             (st.st_mtime_ns, st.st_size, st.st_ino),
-            lambda: parse_entries(text, self.layer, file),
+            lambda: parse_entries(decode(data), self.layer, file),
         )
-        return text, entries
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []
