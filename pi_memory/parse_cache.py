@@ -64,9 +64,18 @@ def cached_entries(
     entries = lookup(path, identity)
     if entries is None:
         entries = parse()
-        target, name = _cache_file(path)
-        _store(target, (VERSION, name, *identity), entries)
+        if not _racy(identity[0]):
+            target, name = _cache_file(path)
+            _store(target, (VERSION, name, *identity), entries)
     return entries
+
+
+def _racy(mtime_ns: int) -> bool:
+    """Modified in the last two seconds: another same-size edit could still land in
+    the same timestamp tick unseen, so such a file is not cached (git's "racy clean")."""
+    import time
+
+    return time.time_ns() - mtime_ns < 2_000_000_000
 
 
 def remember(path: Path, data: bytes, entries: list[Entry]) -> None:

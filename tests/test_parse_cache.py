@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,15 @@ ROW = (
 def test_cache_is_written_and_reused(tmp_path: Path) -> None:
     layer = CategoriesLayer("project", tmp_path / "layer")
     layer.directory.mkdir()
-    (layer.directory / "DECISIONS.md").write_text(ROW.format(n=1), "utf-8")
+    path = layer.directory / "DECISIONS.md"
+    path.write_text(ROW.format(n=1), "utf-8")
     first = layer.read()
     assert [e.keyword for e in first] == ["k1"]
+    # Just written: a same-size edit could still share its timestamp, so not cached yet.
+    assert not list(cache_dir().glob("*.entries"))
+    ten_seconds_ago = time.time_ns() - 10_000_000_000
+    os.utime(path, ns=(ten_seconds_ago, ten_seconds_ago))
+    assert layer.read() == first
     assert list(cache_dir().glob("*.entries"))
     assert layer.read() == first
 
