@@ -133,6 +133,11 @@ def test_show_reports_health_on_both_layouts(layout: str, project: Path) -> None
     assert data["layout"] == layout
     conflicts = data["layers"]["project"]["health"]["conflicts"]
     assert [c["values"] for c in conflicts] == [["3000", "8080"]]
+    if layout == "files":
+        status = data["layers"]["project"]["status"]
+        assert status["state"] == "healthy"
+        assert status["entries"] == 2
+        assert run.out.count("\nEntries: 2\n") == 1
 
 
 def test_session_start_hook_on_both_layouts(layout: str, project: Path) -> None:

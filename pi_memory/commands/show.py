@@ -90,25 +90,24 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     return lines
 
 
-def files_status(store: Store, config: Any, view: LayerView) -> list[str]:
-    """Seed 004's seven-line status of one ``files`` layer, then the shared health block."""
+def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str], dict[str, Any]]:
+    """Seed 004's seven-line status of one ``files`` layer (then the shared health
+    block), and the same facts as JSON."""
     from pi_memory.health import render_health
-    from pi_memory.status import status_lines
+    from pi_memory.status import status_json, status_lines
 
     directory = store.directory(view.layer)
-    index = _read_bytes(directory / "MEMORY.md")
     meta = _read_bytes(directory / ".dream-meta.json")
-    lines = [f"{view.label}:"]
-    lines += status_lines(
-        config,
-        directory=str(directory),
-        index=index,
-        entry_count=len(view.entries),
-        dream_meta=meta.decode("utf-8", "replace") if meta is not None else None,
-        lock=view.lock,
-    )
+    facts: dict[str, Any] = {
+        "directory": str(directory),
+        "index": _read_bytes(directory / "MEMORY.md"),
+        "entry_count": len(view.entries),
+        "dream_meta": meta.decode("utf-8", "replace") if meta is not None else None,
+        "lock": view.lock,
+    }
+    lines = [f"{view.label}:", *status_lines(config, **facts)]
     lines += render_health(view.health, "user" if view.layer == USER else "project")
-    return lines
+    return lines, status_json(config, **facts)
 
 
 def _read_bytes(path: Any) -> bytes | None:
@@ -166,7 +165,9 @@ def run_show(*, as_json: bool) -> int:
         if lines:
             lines.append("")
         if store.settings.layout == "files":
-            lines += files_status(store, loaded.config, view)
+            status_text, status = files_status(store, loaded.config, view)
+            lines += status_text
+            data["layers"][view.layer]["status"] = status
         else:
             lines += render_view(view, loaded.config.consolidate_every)
     lines += [f"note: {warning}" for warning in loaded.warnings]
