@@ -238,3 +238,30 @@ def test_a_closed_pipe_is_not_an_error(project: Path) -> None:
     proc.wait(timeout=60)
     assert "Traceback" not in err
     assert "Broken pipe" not in err
+
+
+def test_show_names_an_abandoned_lock(project: Path) -> None:
+    write(project, "--keyword", "deploy", "Deploy with rsync.")
+    record = {
+        "pid": 999_999_999,
+        "hostname": os.uname().nodename,
+        "startedAt": "2026-11-30T10:00:00.000Z",
+        "op": "add",
+    }
+    lock = project / ".pi/agent/memory-auto/.lock"
+    lock.write_text(json.dumps(record, separators=(",", ":")), "utf-8")
+    run = run_cli("show", cwd=project)
+    assert "  lock: held by add (pid 999999999 on " in run.out
+    assert "the lock is abandoned: writes to this layer fail until python -m pi_memory unlock" in (
+        run.out
+    )
+    assert json.loads(run_cli("show", "--json", cwd=project).out)["layers"]["project"][
+        "lock_abandoned"
+    ]
+    refused = run_cli("write", "--keyword", "k", "Another fact.", cwd=project)
+    assert refused.code == 1
+    assert "abandoned" in refused.err and "python -m pi_memory unlock" in refused.err
+    assert len(refused.err.splitlines()) == 1
+    assert run_cli("unlock", "--yes", cwd=project).code == 0
+    assert not lock.exists()
+    assert run_cli("write", "--keyword", "k", "Another fact.", cwd=project).code == 0

@@ -29,6 +29,8 @@ class LayerView:
     since_last: int
     last_consolidated: str
     lock: str
+    #: The lock is held by nobody who will ever release it (see ``lock.is_abandoned``).
+    abandoned: bool
     health: LayerHealth
 
 
@@ -37,7 +39,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.duplicates import find_duplicates
     from pi_memory.health import layer_health
     from pi_memory.index import INDEX_FILE, keyword_rows, parse_stats
-    from pi_memory.lock import describe_status, read_lock_status
+    from pi_memory.lock import describe_status, is_abandoned, read_lock_status
     from pi_memory.staleness import stale_counts
 
     directory = store.directory(layer)
@@ -48,6 +50,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         stats = parse_stats((directory / INDEX_FILE).read_text("utf-8", "replace"))
     except OSError:
         stats = None
+    lock = read_lock_status(directory)
     health = layer_health(
         layer, entries, recalls, stale, find_duplicates(entries), find_conflicts(entries)
     )
@@ -59,7 +62,8 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         rows=tuple(keyword_rows(entries, recalls)),
         since_last=stats.since_last if stats else 0,
         last_consolidated=stats.last_consolidated if stats else "never",
-        lock=describe_status(read_lock_status(directory)),
+        lock=describe_status(lock),
+        abandoned=is_abandoned(lock),
         health=health,
     )
 
@@ -85,6 +89,7 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
         f"(a round is due at {consolidate_every}) · last consolidated {view.last_consolidated}"
     )
     lines.append(f"  lock: {view.lock}")
+    lines += abandoned_lines(view)
     lines.extend(f"  {counted_line(row)}" for row in view.rows)
     lines.extend(render_health(view.health, "user" if view.layer == USER else "project"))
     return lines
@@ -105,9 +110,17 @@ def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str],
         "dream_meta": meta.decode("utf-8", "replace") if meta is not None else None,
         "lock": view.lock,
     }
-    lines = [f"{view.label}:", *status_lines(config, **facts)]
+    lines = [f"{view.label}:", *status_lines(config, **facts), *abandoned_lines(view)]
     lines += render_health(view.health, "user" if view.layer == USER else "project")
     return lines, status_json(config, **facts)
+
+
+def abandoned_lines(view: LayerView) -> list[str]:
+    from pi_memory.lock import UNLOCK_COMMAND
+
+    if not view.abandoned:
+        return []
+    return [f"  the lock is abandoned: writes to this layer fail until {UNLOCK_COMMAND}"]
 
 
 def _read_bytes(path: Any) -> bytes | None:
@@ -133,6 +146,7 @@ def view_json(view: LayerView) -> dict[str, Any]:
         "since_last": view.since_last,
         "last_consolidated": view.last_consolidated,
         "lock": view.lock,
+        "lock_abandoned": view.abandoned,
         "table": [
             {"keyword": row.keyword, "count": row.count, "recalls": row.recalls}
             for row in view.rows
