@@ -20,16 +20,17 @@ TEMP_SUFFIX: Final = ".tmp"
 _umask_cache: int | None = None
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
     """Write ``text`` as UTF-8 exactly as given: ``\\n`` stays ``\\n`` on every platform."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Atomically replace ``path`` with ``data``, keeping the permission bits it had.
 
-    ``durable=False`` skips the fsyncs: still never torn, but after a power
-    cut possibly the old content. Only for disposable files (caches).
+    ``durable=False`` skips the fsyncs: a crashed process still leaves the old
+    or the new file, but a power cut may leave it empty. Only for disposable
+    files (the parse cache, the usage log), which read a damaged copy as "no data".
     """
     path = Path(path)
     directory = path.parent

@@ -304,7 +304,11 @@ class Store:
 
                 with self.lock(layer, "usage"):
                     counts = apply_credits(self.recalls(layer), keywords)
-                    atomic_write_text(self.directory(layer) / USAGE_FILE, render_usage(counts))
+                    # Atomic, not durable: the log churns on every search and is
+                    # disposable (a lost or damaged one reads as "no data").
+                    atomic_write_text(
+                        self.directory(layer) / USAGE_FILE, render_usage(counts), durable=False
+                    )
             except (OSError, TimeoutError):
                 continue
 
