@@ -39,6 +39,7 @@ from pi_memory.similarity import (
     jaccard,
     rank_order,
     rarity_ranks,
+    self_join,
 )
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
@@ -166,27 +167,12 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
             ranks = rarity_ranks(item.words for item in group)
         orders = {i: rank_order(group[i].words, ranks) for i in members}
         words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
-        _self_join(members, orders, words_index, pairs)
+        self_join(members, orders, words_index, pairs)
         numbered = [i for i in members if group[i].numbers]
-        _self_join(
+        self_join(
             numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True), pairs
         )
     return pairs
-
-
-def _self_join(
-    members: list[int],
-    orders: dict[int, list[str]],
-    index: PrefixIndex,
-    out: set[tuple[int, int]],
-) -> None:
-    # Ascending size: every earlier set is no larger, so one probe per set
-    # finds each qualifying pair once.
-    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
-        ordered = orders[i]
-        for j in index.probe(ordered):
-            out.add((i, j) if i < j else (j, i))
-        index.add(i, ordered)
 
 
 def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:

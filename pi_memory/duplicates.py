@@ -36,6 +36,7 @@ from pi_memory.similarity import (
     jaccard,
     rank_order,
     rarity_ranks,
+    self_join,
 )
 
 __all__ = ["DuplicatePair", "age_key", "find_duplicates", "find_duplicates_bruteforce"]
@@ -193,14 +194,14 @@ def _join(
         by_numbers.setdefault(group[index].numbers, []).append(index)
     plain = by_numbers.pop(frozenset(), [])
     plain_index = PrefixIndex(threshold, probes_no_smaller=True)
-    _self_join(plain, orders, plain_index, found)
+    self_join(plain, orders, plain_index, found)
     numbered = [i for same in by_numbers.values() for i in same]
     numbered_index = PrefixIndex(threshold, probes_no_smaller=True)
     for i in sorted(numbered, key=lambda k: (len(orders[k]), k)):
         numbered_index.add(i, orders[i])
     for same in by_numbers.values():
         if len(same) > 1:
-            _self_join(same, orders, PrefixIndex(threshold, probes_no_smaller=True), found)
+            self_join(same, orders, PrefixIndex(threshold, probes_no_smaller=True), found)
     # A numbered body and a plain one: each index finds the pairs whose
     # indexed side is no larger than the probe, so probing both ways covers all.
     for i, j in _cross(numbered, plain_index, orders) + _cross(plain, numbered_index, orders):
@@ -228,21 +229,6 @@ def _cross(
     probes: list[int], index: PrefixIndex, orders: Sequence[Sequence[str]]
 ) -> list[tuple[int, int]]:
     return [(i, j) for i in probes for j in index.probe(orders[i])]
-
-
-def _self_join(
-    members: list[int],
-    orders: Sequence[Sequence[str]],
-    index: PrefixIndex,
-    out: set[tuple[int, int]],
-) -> None:
-    # Ascending size: every earlier set is no larger, so one probe per set
-    # finds each qualifying pair once.
-    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
-        ordered = orders[i]
-        for j in index.probe(ordered):
-            out.add((i, j) if i < j else (j, i))
-        index.add(i, ordered)
 
 
 def _identical_bodies(group: Sequence[Features]) -> set[tuple[int, int]]:

@@ -11,7 +11,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from itertools import chain
 from typing import Final, NamedTuple
 
@@ -289,3 +289,21 @@ def features(entries: Iterable[Entry]) -> dict[str, list[Features]]:
 
 def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def self_join(
+    members: Iterable[int],
+    orders: Mapping[int, Sequence[str]] | Sequence[Sequence[str]],
+    index: PrefixIndex,
+    out: set[tuple[int, int]],
+) -> None:
+    """Every pair of ``members`` the prefix ``index`` lets through, into ``out`` as (low, high).
+
+    Ascending size: every earlier set is no larger, so one probe per set
+    finds each qualifying pair once.
+    """
+    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
+        ordered = orders[i]
+        for j in index.probe(ordered):
+            out.add((i, j) if i < j else (j, i))
+        index.add(i, ordered)
