@@ -53,18 +53,29 @@ def build_store(home: Path, project: Path, n: int) -> None:
     (project / ".git").mkdir(exist_ok=True)
 
 
-def time_command(argv: list[str], cwd: Path, env: dict[str, str], stdin: str, runs: int) -> float:
-    subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False)
-    samples = []
+def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(
+        argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv} failed: {proc.stderr.strip()}")
+    return elapsed
+
+
+def time_commands(
+    cases: dict[str, tuple[list[str], str]], cwd: Path, env: dict[str, str], runs: int
+) -> dict[str, float]:
+    """Median seconds per case. Rounds interleave the cases, the floor included, so a
+    load that drifts during the run weighs on every command alike."""
+    for argv, stdin in cases.values():
+        run_once(argv, cwd, env, stdin)  # warm-up: bytecode, parse cache
+    samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.run(
-            argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False
-        )
-        samples.append(time.perf_counter() - start)
-        if proc.returncode != 0:
-            raise SystemExit(f"{argv} failed: {proc.stderr.strip()}")
-    return statistics.median(samples)
+        for name, (argv, stdin) in cases.items():
+            samples[name].append(run_once(argv, cwd, env, stdin))
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def bench_size(n: int, runs: int) -> dict[str, float]:
@@ -106,10 +117,7 @@ def bench_size(n: int, runs: int) -> dict[str, float]:
             ),
             "show": ([*py, "-m", "pi_memory", "show"], ""),
         }
-        return {
-            name: time_command(argv, project, env, stdin, runs)
-            for name, (argv, stdin) in cases.items()
-        }
+        return time_commands(cases, project, env, runs)
 
 
 def main(argv: list[str] | None = None) -> int:
