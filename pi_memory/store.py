@@ -218,8 +218,7 @@ class Store:
         """
         store = self.layer(layer)
         with self.lock(layer, "rebuild"):
-            repair = getattr(store, "repair_keywords", None)
-            collapsed, repaired = repair() if repair is not None else (0, 0)
+            collapsed, repaired = store.repair_keywords()
             entries = store.read()
             store.refresh_index(entries, self.recalls(layer))
         return collapsed, repaired, len(entries)

@@ -45,6 +45,9 @@ class LayerStore(Protocol):
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 
+    def repair_keywords(self) -> tuple[int, int]:
+        """Persist the read path's keyword repair; ``(collapsed, repaired)`` rows."""
+
 
 def open_layer(
     layout: str,

@@ -799,6 +799,10 @@ class FilesLayer:
             after = remove_index_line(after, entry.file)
         self._write_index(before, after)
 
+    def repair_keywords(self) -> tuple[int, int]:
+        """Nothing to repair: a memory file's keyword is stored whole or derived from its name."""
+        return 0, 0
+
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Create ``MEMORY.md`` when missing; an existing one belongs to its editor and stays."""
         del recalls  # the files layout's index is not ranked by use
