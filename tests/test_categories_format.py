@@ -108,15 +108,7 @@ def test_supersede_links_round_trip() -> None:
 
 
 def test_append_to_empty_file_and_reparse() -> None:
-    e = Entry(
-        id="20261130-0001",
-        time="2026-11-30 10:00:00",
-        project="p",
-        src="user",
-        keyword="k",
-        body="line one\nline two",
-        file="X.md",
-    )
+    e = PLAIN._replace(body="line one\nline two", file="X.md")
     text = append_row("", e)
     assert text == (
         "<!-- mid: 20261130-0001 | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k -->\n"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -11,24 +10,11 @@ import pytest
 from pi_memory import inject_window as iw
 from pi_memory.config import DEFAULT_CONFIG
 from tests.conftest import DATA
+from tests.test_inject_window import Body, Item
 
 VECTORS: list[dict[str, Any]] = json.loads(
     (DATA / "conformance" / "inject_window.json").read_text(encoding="utf-8")
 )
-
-
-@dataclass(frozen=True)
-class Body:
-    name: str
-    body: str
-
-
-@dataclass(frozen=True)
-class Item:
-    file: str
-    type: str
-    description: str
-    modified: str
 
 
 def truncation(result: iw.Truncation) -> dict[str, Any]:

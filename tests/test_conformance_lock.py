@@ -16,9 +16,9 @@ import pytest
 from pi_memory import lock
 from pi_memory.commands import unlock
 from pi_memory.errors import LockError, PiMemoryError
-from pi_memory.lock import MemoryLockedError, ProcessLock, ProcessLockTimeoutError, StoreLock
+from pi_memory.lock import MemoryLockedError, ProcessLockTimeoutError, StoreLock
 from tests.conftest import DATA
-from tests.test_lock import Holder, dead_pid
+from tests.test_lock import Holder, dead_pid, thread_holding_process_lock
 
 VECTORS: list[dict[str, Any]] = json.loads(
     (DATA / "conformance" / "lock.json").read_text(encoding="utf-8")
@@ -234,39 +234,14 @@ def v_unlock_messages(store: Path, given: dict[str, Any], expected: Any) -> None
 
 
 def v_process_lock_timeout(store: Path, given: dict[str, Any], expected: Any) -> None:
-    entered, leave = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with ProcessLock(store):
-            entered.set()
-            leave.wait(10)
-
-    thread = threading.Thread(target=hold)
-    thread.start()
-    entered.wait(10)
-    try:
-        with pytest.raises(ProcessLockTimeoutError) as info:
-            StoreLock(store, "add", timeout_ms=given["timeoutMs"]).acquire()
-    finally:
-        leave.set()
-        thread.join()
+    with thread_holding_process_lock(store), pytest.raises(ProcessLockTimeoutError) as info:
+        StoreLock(store, "add", timeout_ms=given["timeoutMs"]).acquire()
     key = os.path.join(os.path.realpath(store), "MEMORY.md")
     assert type(info.value).__name__ == expected["throws"]
     assert str(info.value) == expected["message"].replace("<memoryDir>/MEMORY.md", key)
 
 
 def v_no_stall(store: Path, given: dict[str, Any], expected: Any) -> None:
-    entered, leave = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        with ProcessLock(store):
-            entered.set()
-            leave.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    entered.wait(10)
-
     def impatient() -> str:
         with StoreLock(store, "add", timeout_ms=20):
             return "impatient"
@@ -275,12 +250,12 @@ def v_no_stall(store: Path, given: dict[str, Any], expected: Any) -> None:
         with StoreLock(store, "add", timeout_ms=5000):
             return "after"
 
-    waiter, waiter_result = in_thread(impatient)
-    waiter.join()
-    queued, queued_result = in_thread(later)
-    time.sleep(0.05)
-    leave.set()
-    holder.join()
+    with thread_holding_process_lock(store) as release:
+        waiter, waiter_result = in_thread(impatient)
+        waiter.join()
+        queued, queued_result = in_thread(later)
+        time.sleep(0.05)
+        release()
     queued.join()
     assert isinstance(waiter_result[0], ProcessLockTimeoutError)
     assert queued_result == [expected["later_caller_result"]]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, cast
 
@@ -430,9 +432,10 @@ def test_break_lock_puts_back_a_lock_that_replaced_the_one_judged(store: Path) -
 # -- the in-process level --------------------------------------------------------
 
 
-def test_thread_waits_for_the_process_lock_then_times_out(store: Path) -> None:
-    entered = threading.Event()
-    leave = threading.Event()
+@contextlib.contextmanager
+def thread_holding_process_lock(store: Path) -> Iterator[Callable[[], None]]:
+    """Another thread of this process holds ``store``'s in-process lock until released."""
+    entered, leave = threading.Event(), threading.Event()
 
     def hold() -> None:
         with ProcessLock(store):
@@ -442,7 +445,19 @@ def test_thread_waits_for_the_process_lock_then_times_out(store: Path) -> None:
     thread = threading.Thread(target=hold)
     thread.start()
     entered.wait(10)
+
+    def release() -> None:
+        leave.set()
+        thread.join()
+
     try:
+        yield release
+    finally:
+        release()
+
+
+def test_thread_waits_for_the_process_lock_then_times_out(store: Path) -> None:
+    with thread_holding_process_lock(store):
         with pytest.raises(ProcessLockTimeoutError) as info:
             StoreLock(store, "add", timeout_ms=20).acquire()
         assert str(info.value) == (
@@ -451,9 +466,6 @@ def test_thread_waits_for_the_process_lock_then_times_out(store: Path) -> None:
         )
         assert StoreLock(store, "add").acquire(blocking=False) is False
         assert not (store / ".lock").exists()
-    finally:
-        leave.set()
-        thread.join()
     with StoreLock(store, "add", timeout_ms=20):
         pass
 
