@@ -66,7 +66,7 @@ def session_start(event: Mapping[str, object]) -> str | None:
 
 
 def abandoned_lock_warning(directories: Iterable[Path]) -> str | None:
-    from pi_memory.lock import UNLOCK_COMMAND, is_abandoned, read_lock_status, status_line
+    from pi_memory.fs.lock import UNLOCK_COMMAND, is_abandoned, read_lock_status, status_line
 
     for directory in directories:
         status = read_lock_status(directory)

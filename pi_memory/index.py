@@ -220,6 +220,6 @@ def refresh_memory_md(
         stats = Stats(stats.entries, 0, now)
     text = render_memory_md(keyword_rows(entries, recalls), stats)
     if text != old:
-        from pi_memory.atomic import atomic_write_text
+        from pi_memory.fs.atomic import atomic_write_text
 
         atomic_write_text(path, text)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.config import task_model
-from pi_memory.inject_window import index_injection_capacity
+from pi_memory.inject.inject_window import index_injection_capacity
 
 if TYPE_CHECKING:
     from pi_memory.config import Config

@@ -18,8 +18,8 @@ from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
 from pi_memory.errors import EntryRejected, UsageError
 
 if TYPE_CHECKING:
+    from pi_memory.fs.lock import StoreLock
     from pi_memory.layouts import LayerStore
-    from pi_memory.lock import StoreLock
     from pi_memory.retrieval import SearchResult
 
 USAGE_FILE: Final = "usage.json"
@@ -114,7 +114,7 @@ class Store:
     # -- writing ------------------------------------------------------------
 
     def lock(self, layer: str, op: str) -> StoreLock:
-        from pi_memory.lock import StoreLock
+        from pi_memory.fs.lock import StoreLock
 
         directory = self.directory(layer)
         directory.mkdir(parents=True, exist_ok=True)
@@ -242,7 +242,7 @@ class Store:
         if self.settings.layout != "categories":
             return self._files_injection()
         from pi_memory.index import layer_block, render_injection
-        from pi_memory.sanitize import sanitize_for_injection
+        from pi_memory.inject.sanitize import sanitize_for_injection
 
         layers = [(layer, self.read(layer), self.recalls(layer)) for layer in LAYERS]
         budget = self.settings.index_budget
@@ -258,7 +258,7 @@ class Store:
 
     def _files_injection(self) -> str:
         """The ``files`` layout's ``memory_index`` window of each layer's ``MEMORY.md``."""
-        from pi_memory.inject_window import build_index_section, read_index
+        from pi_memory.inject.inject_window import build_index_section, read_index
 
         parts = []
         for layer in (PROJECT, USER):
@@ -299,7 +299,7 @@ class Store:
             if not keywords:
                 continue
             try:
-                from pi_memory.atomic import atomic_write_text
+                from pi_memory.fs.atomic import atomic_write_text
 
                 with self.lock(layer, "usage"):
                     counts = apply_credits(self.recalls(layer), keywords)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory.atomic import atomic_write_bytes, atomic_write_text
+from pi_memory.fs.atomic import atomic_write_bytes, atomic_write_text
 from tests.conftest import REPO
 
 
@@ -80,7 +80,7 @@ def test_missing_directory_fails_without_creating_anything(store: Path) -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from pi_memory.atomic import atomic_write_bytes
+from pi_memory.fs.atomic import atomic_write_bytes
 target = Path(sys.argv[1])
 size = int(sys.argv[2])
 contents = [b"A" * size, b"B" * (size + 4096)]

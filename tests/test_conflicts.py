@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_memory.conflicts import ConflictPair, find_conflicts, find_conflicts_bruteforce
+from pi_memory.detect.conflicts import ConflictPair, find_conflicts, find_conflicts_bruteforce
 from tests.similarity_stores import random_store, shuffled
 from tests.test_duplicates import entry
 

@@ -13,10 +13,10 @@ from typing import Any, Callable
 
 import pytest
 
-from pi_memory import lock
 from pi_memory.commands import unlock
 from pi_memory.errors import LockError, PiMemoryError
-from pi_memory.lock import MemoryLockedError, ProcessLockTimeoutError, StoreLock
+from pi_memory.fs import lock
+from pi_memory.fs.lock import MemoryLockedError, ProcessLockTimeoutError, StoreLock
 from tests.conftest import DATA
 from tests.test_lock import Holder, dead_pid, thread_holding_process_lock
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pi_memory.inject_window import build_index_section
-from pi_memory.sanitize import sanitize_for_injection, strip_invisible_chars
+from pi_memory.inject.inject_window import build_index_section
+from pi_memory.inject.sanitize import sanitize_for_injection, strip_invisible_chars
 from tests.conftest import DATA
 
 VECTORS: list[dict[str, Any]] = json.loads(

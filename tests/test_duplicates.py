@@ -2,9 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from pi_memory.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
-from pi_memory.entry import Entry
-from pi_memory.similarity import (
+from pi_memory.detect.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
+from pi_memory.detect.similarity import (
     PrefixIndex,
     jaccard,
     keyword_set,
@@ -12,6 +11,7 @@ from pi_memory.similarity import (
     rank_order,
     tokens,
 )
+from pi_memory.entry import Entry
 from tests.similarity_stores import random_store, shuffled
 
 

@@ -379,7 +379,7 @@ def test_snapshots_are_pruned_to_snapshot_keep(tmp_path: Path) -> None:
 _HOLDER = """
 import sys, time
 from pathlib import Path
-from pi_memory.lock import StoreLock
+from pi_memory.fs.lock import StoreLock
 with StoreLock(Path(sys.argv[1]), "dream", 5000):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pi_memory import fsretry, snapshot
+from pi_memory.fs import fsretry, snapshot
 from tests.conftest import DATA
 
 

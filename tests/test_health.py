@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from pi_memory.conflicts import find_conflicts
-from pi_memory.duplicates import find_duplicates
+from pi_memory.detect.conflicts import find_conflicts
+from pi_memory.detect.duplicates import find_duplicates
+from pi_memory.detect.health import LayerHealth, health_json, layer_health, render_health
 from pi_memory.entry import Entry
-from pi_memory.health import LayerHealth, health_json, layer_health, render_health
 from tests.conftest import DATA
 from tests.test_duplicates import entry
 

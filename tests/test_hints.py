@@ -1,14 +1,14 @@
 from __future__ import annotations
 
-from pi_memory.conflicts import find_conflicts
-from pi_memory.duplicates import find_duplicates
-from pi_memory.entry import Entry
-from pi_memory.hints import (
+from pi_memory.detect.conflicts import find_conflicts
+from pi_memory.detect.duplicates import find_duplicates
+from pi_memory.detect.hints import (
     percent,
     render_likely_duplicates,
     render_possible_conflicts,
     single_line,
 )
+from pi_memory.entry import Entry
 from tests.conftest import DATA
 from tests.test_duplicates import entry
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory import inject_window as iw
+from pi_memory.inject import inject_window as iw
 from tests.conftest import DATA
 
 INJECT = DATA / "inject"

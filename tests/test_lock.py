@@ -16,9 +16,9 @@ from typing import IO, cast
 
 import pytest
 
-from pi_memory import lock
 from pi_memory.commands import unlock
-from pi_memory.lock import (
+from pi_memory.fs import lock
+from pi_memory.fs.lock import (
     LockChangedError,
     LockStatus,
     MemoryLockedError,
@@ -32,7 +32,7 @@ from tests.conftest import REPO
 HOLD = """
 import sys
 from pathlib import Path
-from pi_memory.lock import StoreLock
+from pi_memory.fs.lock import StoreLock
 with StoreLock(Path(sys.argv[1]), sys.argv[2]):
     print("held", flush=True)
     sys.stdin.read()
@@ -43,8 +43,8 @@ print("released", flush=True)
 INCREMENT = """
 import sys
 from pathlib import Path
-from pi_memory.atomic import atomic_write_text
-from pi_memory.lock import StoreLock
+from pi_memory.fs.atomic import atomic_write_text
+from pi_memory.fs.lock import StoreLock
 directory = Path(sys.argv[1])
 counter = directory / "counter"
 for _ in range(int(sys.argv[2])):

@@ -163,7 +163,7 @@ def test_a_held_lock_is_a_failed_result(layer: FilesLayer) -> None:
         [
             sys.executable,
             "-c",
-            "import sys, time\nfrom pathlib import Path\nfrom pi_memory.lock import StoreLock\n"
+            "import sys, time\nfrom pathlib import Path\nfrom pi_memory.fs.lock import StoreLock\n"
             "with StoreLock(Path(sys.argv[1]), 'add'):\n"
             "    print('held', flush=True)\n    time.sleep(2)\n",
             str(layer.directory),

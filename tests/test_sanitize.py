@@ -7,7 +7,11 @@ import unicodedata
 
 import pytest
 
-from pi_memory.sanitize import FORMAT_CHAR_RANGES, sanitize_for_injection, strip_invisible_chars
+from pi_memory.inject.sanitize import (
+    FORMAT_CHAR_RANGES,
+    sanitize_for_injection,
+    strip_invisible_chars,
+)
 from tests.conftest import REPO
 
 TABLE = {cp for low, high in FORMAT_CHAR_RANGES for cp in range(low, high + 1)}
@@ -69,7 +73,7 @@ def test_importing_compiles_nothing() -> None:
     # Hooks import this module on every prompt; the pattern is built on first use,
     # and ASCII text never needs it.
     code = (
-        "import pi_memory.sanitize as s; assert s._pattern is None; "
+        "import pi_memory.inject.sanitize as s; assert s._pattern is None; "
         "assert s.sanitize_for_injection('ascii <b>') == 'ascii &lt;b&gt;'; "
         "assert s._pattern is None; "
         "assert s.strip_invisible_chars('a\\u200bb') == 'ab'; assert s._pattern is not None"

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pi_memory import snapshot
-from pi_memory.snapshot import snapshot_dir_name, take_snapshot, whole_dir_snapshot
+from pi_memory.fs import snapshot
+from pi_memory.fs.snapshot import snapshot_dir_name, take_snapshot, whole_dir_snapshot
 from tests.conftest import DATA
 
 VECTORS: list[dict[str, Any]] = json.loads(

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from pi_memory.config import Config, model_config_errors, parse_config
-from pi_memory.inject_window import build_index_section, index_injection_capacity
-from pi_memory.lock import describe_status, read_lock_status
+from pi_memory.fs.lock import describe_status, read_lock_status
+from pi_memory.inject.inject_window import build_index_section, index_injection_capacity
 from pi_memory.status import status_json, status_lines
 from tests.conftest import DATA
 

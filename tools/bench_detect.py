@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pi_memory.conflicts import find_conflicts, find_conflicts_bruteforce
-from pi_memory.duplicates import find_duplicates, find_duplicates_bruteforce
+from pi_memory.detect.conflicts import find_conflicts, find_conflicts_bruteforce
+from pi_memory.detect.duplicates import find_duplicates, find_duplicates_bruteforce
 from pi_memory.entry import Entry
 
 FUNCTION_WORDS = ["the", "a", "to", "for", "on", "with", "is", "and", "in", "of", "not", "before"]

@@ -157,8 +157,8 @@ def _merged(old: Entry, new: Entry) -> Entry:
 
 def import_entries(entries: Sequence[Entry], settings: Settings, layer: str) -> tuple[int, int]:
     """Write ``entries`` into the target layer under its lock; returns ``(new, already there)``."""
-    from pi_memory.lock import StoreLock
-    from pi_memory.snapshot import memory_files, whole_dir_snapshot
+    from pi_memory.fs.lock import StoreLock
+    from pi_memory.fs.snapshot import memory_files, whole_dir_snapshot
     from pi_memory.store import Store
 
     files_target = settings.layout == FILES

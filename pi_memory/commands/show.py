@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pi_memory.entry import LAYERS, USER, Entry
 
 if TYPE_CHECKING:
-    from pi_memory.health import LayerHealth
+    from pi_memory.detect.health import LayerHealth
     from pi_memory.keywords import KeywordRow
     from pi_memory.store import Store
 
@@ -35,11 +35,11 @@ class LayerView:
 
 
 def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
-    from pi_memory.conflicts import find_conflicts
-    from pi_memory.duplicates import find_duplicates
-    from pi_memory.health import layer_health
+    from pi_memory.detect.conflicts import find_conflicts
+    from pi_memory.detect.duplicates import find_duplicates
+    from pi_memory.detect.health import layer_health
+    from pi_memory.fs.lock import describe_status, is_abandoned, read_lock_status
     from pi_memory.index import INDEX_FILE, keyword_rows, parse_stats
-    from pi_memory.lock import describe_status, is_abandoned, read_lock_status
     from pi_memory.staleness import stale_counts
 
     directory = store.directory(layer)
@@ -69,7 +69,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
 
 
 def render_view(view: LayerView, consolidate_every: int) -> list[str]:
-    from pi_memory.health import render_health
+    from pi_memory.detect.health import render_health
     from pi_memory.index import counted_line
 
     live = sum(1 for e in view.entries if e.live)
@@ -98,7 +98,7 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
 def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str], dict[str, Any]]:
     """Seed 004's seven-line status of one ``files`` layer (then the shared health
     block), and the same facts as JSON."""
-    from pi_memory.health import render_health
+    from pi_memory.detect.health import render_health
     from pi_memory.status import status_json, status_lines
 
     directory = store.directory(view.layer)
@@ -116,7 +116,7 @@ def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str],
 
 
 def abandoned_lines(view: LayerView) -> list[str]:
-    from pi_memory.lock import UNLOCK_COMMAND
+    from pi_memory.fs.lock import UNLOCK_COMMAND
 
     if not view.abandoned:
         return []
@@ -136,7 +136,7 @@ def _count(n: int, one: str, many: str = "") -> str:
 
 
 def view_json(view: LayerView) -> dict[str, Any]:
-    from pi_memory.health import health_json
+    from pi_memory.detect.health import health_json
 
     return {
         "directory": view.directory,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Final
 
-from pi_memory import lock, output
+from pi_memory import output
+from pi_memory.fs import lock
 
 NO_LOCK: Final = "No lock present."
 CONFIRM_TITLE: Final = "Memory lock"

@@ -467,19 +467,19 @@ class CategoriesLayer:
 
     def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
         """Write ``file``; with ``entries`` (what it now holds), the next read skips the parse."""
-        from pi_memory.atomic import atomic_write_bytes
+        from pi_memory.fs.atomic import atomic_write_bytes
 
         self.directory.mkdir(parents=True, exist_ok=True)
         data = encode(text)
         atomic_write_bytes(self.directory / file, data)
         if entries is not None:
-            from pi_memory.parse_cache import remember
+            from pi_memory.fs.parse_cache import remember
 
             remember(self.directory / file, data, entries)
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
-        from pi_memory.parse_cache import lookup
+        from pi_memory.fs.parse_cache import lookup
 
         path = self.directory / file
         try:
@@ -505,7 +505,7 @@ class CategoriesLayer:
         return decode(data), self._parsed(path, data, st, file)
 
     def _parsed(self, path: Path, data: bytes, st: os.stat_result, file: str) -> list[Entry]:
-        from pi_memory.parse_cache import cached_entries
+        from pi_memory.fs.parse_cache import cached_entries
 
         return cached_entries(
             path,

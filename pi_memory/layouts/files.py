@@ -80,8 +80,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Final
 
-from pi_memory import fsretry
-from pi_memory.atomic import atomic_write_text
 from pi_memory.entry import (
     CATEGORY_FILES,
     PROJECT,
@@ -93,6 +91,10 @@ from pi_memory.entry import (
     parse_time,
 )
 from pi_memory.errors import EntryRejected
+from pi_memory.fs import fsretry
+from pi_memory.fs.atomic import atomic_write_text
+from pi_memory.fs.lock import StoreLock
+from pi_memory.fs.snapshot import take_snapshot
 from pi_memory.keywords import coerce_keywords
 from pi_memory.layouts.categories import FILE_NAME_KEY, RAW_TAGS_KEY, stored_tags
 from pi_memory.layouts.files_index import (
@@ -109,14 +111,12 @@ from pi_memory.layouts.files_index import (
     remove_index_line,
     upsert_index_line,
 )
-from pi_memory.lock import StoreLock
 from pi_memory.paths import (
     WIN32,
     current_platform,
     is_reserved_windows_name,
     unique_entry_file_name,
 )
-from pi_memory.snapshot import take_snapshot
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 DEFAULT_TYPE: Final = "feedback"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
 
+from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.layouts.files_index import INDEX_FILE, is_blank, split_lines
-from pi_memory.sanitize import sanitize_for_injection
 
 #: First line of the index window when older lines were left out.
 INDEX_TRUNCATION_MARKER: Final = (

@@ -25,10 +25,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from pi_memory.conflicts import ConflictPair
-from pi_memory.duplicates import DuplicatePair
+from pi_memory.detect.conflicts import ConflictPair
+from pi_memory.detect.duplicates import DuplicatePair
 from pi_memory.entry import Entry
-from pi_memory.sanitize import sanitize_for_injection
+from pi_memory.inject.sanitize import sanitize_for_injection
 
 #: Characters of a body shown in a prompt hint: enough to judge the pair.
 HINT_BODY_CHARS: Final = 200

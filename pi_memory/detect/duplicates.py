@@ -27,8 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.entry import Entry
-from pi_memory.similarity import (
+from pi_memory.detect.similarity import (
     Features,
     PrefixIndex,
     age_key,
@@ -38,6 +37,7 @@ from pi_memory.similarity import (
     rarity_ranks,
     self_join,
 )
+from pi_memory.entry import Entry
 
 __all__ = ["DuplicatePair", "age_key", "find_duplicates", "find_duplicates_bruteforce"]
 

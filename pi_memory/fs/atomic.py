@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
-from pi_memory import fsretry
+from pi_memory.fs import fsretry
 
 TEMP_SUFFIX: Final = ".tmp"
 _umask_cache: int | None = None

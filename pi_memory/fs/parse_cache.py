@@ -103,7 +103,7 @@ def _store(target: Path, key: tuple[Any, ...], entries: list[Entry]) -> None:
     rows: list[Any] = [tuple(entry) for entry in entries]
     if all(len(row) == _FIELDS for row in rows):
         try:
-            from pi_memory.atomic import atomic_write_bytes
+            from pi_memory.fs.atomic import atomic_write_bytes
 
             target.parent.mkdir(parents=True, exist_ok=True)
             # The key first, behind its length, so a lookup that misses never unpacks the rows.

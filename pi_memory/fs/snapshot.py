@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Final
 
-from pi_memory import fsretry
+from pi_memory.fs import fsretry
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -33,11 +33,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from pi_memory.conflicts import ConflictPair
-from pi_memory.duplicates import DuplicatePair
+from pi_memory.detect.conflicts import ConflictPair
+from pi_memory.detect.duplicates import DuplicatePair
+from pi_memory.detect.hints import percent, single_line
+from pi_memory.detect.similarity import keyword_keys
 from pi_memory.entry import Entry
-from pi_memory.hints import percent, single_line
-from pi_memory.similarity import keyword_keys
 
 MIN_RECALLS: Final = 5
 SHOWN_PAIRS: Final = 5

@@ -31,8 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.entry import Entry
-from pi_memory.similarity import (
+from pi_memory.detect.similarity import (
     Features,
     PrefixIndex,
     features,
@@ -41,6 +40,7 @@ from pi_memory.similarity import (
     rarity_ranks,
     self_join,
 )
+from pi_memory.entry import Entry
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5

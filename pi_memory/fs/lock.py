@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
-from pi_memory import fsretry
 from pi_memory.errors import LockError
+from pi_memory.fs import fsretry
 
 if TYPE_CHECKING:
     from types import TracebackType

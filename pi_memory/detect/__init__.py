@@ -1,0 +1,1 @@
+"""The detectors: similarity features, near-duplicates, conflicts, health, prompt hints."""

@@ -1,0 +1,1 @@
+"""File-system primitives: atomic writes, retries, the O_EXCL lock, snapshots, the parse cache."""

@@ -1,0 +1,1 @@
+"""What reaches a model: sanitising and the injected index windows."""
