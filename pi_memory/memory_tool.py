@@ -120,8 +120,9 @@ def _run(layer: FilesLayer, call: _Call, now: datetime) -> str:
         return _with_warning(f'Saved "{js_trim(name)}" ({result.file}).', result.capacity_warning)
     if call.action == "replace":
         name = _required(call.name, "name", "replace")
-        content = _required(call.content, "content", "replace", blank_ok=True)
-        result = layer.replace(name, content, call.description, call.type, now)
+        if call.content is None and call.description is None and call.type is None:
+            raise _BadArguments("replace needs content, description or type")
+        result = layer.replace(name, call.content, call.description, call.type, now)
         return _with_warning(
             f'Replaced "{js_trim(name)}" ({result.file}).', result.capacity_warning
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -12,6 +13,7 @@ import pytest
 from pi_memory.layouts.files import FilesLayer
 from pi_memory.memory_tool import ToolResult, parse_arguments, run_memory_tool
 from tests.conftest import REPO
+from tests.inproc import tool, user_config
 
 NOW = datetime(2026, 10, 2, 8, 14, 3, 120000, tzinfo=timezone.utc)
 
@@ -95,7 +97,7 @@ def test_over_capacity_the_write_succeeds_with_the_warning(tmp_path: Path) -> No
         ({"action": "add", "name": "A", "content": "  "}, "body is required"),
         ({"action": "add", "name": "A\nB", "content": "x"}, "name must be a single line"),
         ({"action": "replace", "content": "x"}, "name is required for replace"),
-        ({"action": "replace", "name": "A"}, "content is required for replace"),
+        ({"action": "replace", "name": "A"}, "replace needs content, description or type"),
         ({"action": "replace", "name": "A", "content": "x"}, 'Entry "A" not found'),
         ({"action": "remove"}, "name is required for remove"),
         ({"action": "remove", "name": "nope"}, 'Entry "nope" not found'),
@@ -192,3 +194,90 @@ def test_an_os_error_is_a_failed_result(tmp_path: Path) -> None:
     result = run(layer, action="add", name="A", content="a.")
     assert not result.ok
     assert result.text.startswith("memory add failed: ")
+
+
+# --------------------------------------- through the command line, as an agent host calls it
+
+
+@pytest.fixture
+def files_work(hermetic_home: Path, tmp_path: Path) -> Path:
+    """A working directory whose store uses the files layout."""
+    user_config(hermetic_home, {"layout": "files"})
+    work = tmp_path / "work"
+    work.mkdir()
+    return work
+
+
+def project_dir(home: Path) -> Path:
+    [directory] = (home / ".pi" / "memory" / "local").iterdir()
+    return directory
+
+
+def test_the_first_write_creates_the_memory_directory(
+    hermetic_home: Path, files_work: Path
+) -> None:
+    assert not (hermetic_home / ".pi" / "memory").exists()
+    answer = tool("memory", files_work, action="add", name="Test command", content="npm test.")
+    assert answer == {"ok": True, "text": 'Saved "Test command" (Test-command.md).'}
+    assert (project_dir(hermetic_home) / "Test-command.md").is_file()
+
+
+def test_replace_with_only_a_type_keeps_body_and_description(
+    hermetic_home: Path, files_work: Path
+) -> None:
+    tool("memory", files_work, action="add", name="A", content="Alpha. More.", description="d A")
+    answer = tool("memory", files_work, action="replace", name="A", type="reference")
+    assert answer == {"ok": True, "text": 'Replaced "A" (A.md).'}
+    text = (project_dir(hermetic_home) / "A.md").read_text("utf-8")
+    assert "\ndescription: d A\ntype: reference\n" in text
+    assert text.endswith("\n\nAlpha. More.\n")
+    assert (project_dir(hermetic_home) / "MEMORY.md").read_text("utf-8") == "- [A](A.md) — d A\n"
+
+
+def test_replace_rules_the_seed_keeps(hermetic_home: Path, files_work: Path) -> None:
+    tool("memory", files_work, action="add", name="A", content="Alpha.", description="d A")
+    before = (project_dir(hermetic_home) / "A.md").read_bytes()
+    multi = tool("memory", files_work, action="replace", name="A", description="x\ny")
+    assert multi == {"ok": False, "text": "description must be a single line"}
+    unknown = tool("memory", files_work, action="replace", name="B", content="b.")
+    assert unknown == {"ok": False, "text": 'Entry "B" not found'}
+    assert (project_dir(hermetic_home) / "A.md").read_bytes() == before
+    explicit = tool(
+        "memory", files_work, action="replace", name="A", content="Beta. Two.", description="mine"
+    )
+    assert explicit["ok"]
+    assert "\ndescription: mine\n" in (project_dir(hermetic_home) / "A.md").read_text("utf-8")
+    derived = tool("memory", files_work, action="replace", name="A", content="Gamma. Three.")
+    assert derived["ok"]
+    assert "\ndescription: Gamma.\n" in (project_dir(hermetic_home) / "A.md").read_text("utf-8")
+
+
+def test_a_snapshot_that_cannot_be_taken_aborts_the_write(
+    hermetic_home: Path, files_work: Path
+) -> None:
+    tool("memory", files_work, action="add", name="A", content="Alpha.")
+    directory = project_dir(hermetic_home)
+    shutil.rmtree(directory / ".backups")
+    (directory / ".backups").write_text("in the way", "utf-8")
+    before = {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file()}
+    for args in (
+        {"action": "replace", "name": "A", "content": "Beta."},
+        {"action": "add", "name": "B", "content": "Beta."},
+        {"action": "remove", "name": "A"},
+    ):
+        answer = tool("memory", files_work, **args)
+        assert not answer["ok"], args
+    assert {p.name: p.read_bytes() for p in directory.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    ("name", "file"), [(".MEMORY", "MEMORY-2.md"), (".hidden", "hidden.md"), ("..x..", "x.md")]
+)
+def test_derived_file_names_drop_leading_dots(
+    hermetic_home: Path, files_work: Path, name: str, file: str
+) -> None:
+    tool("memory", files_work, action="add", name="First", content="first.")
+    answer = tool("memory", files_work, action="add", name=name, content="dotted.")
+    assert answer == {"ok": True, "text": f'Saved "{name}" ({file}).'}
+    index = (project_dir(hermetic_home) / "MEMORY.md").read_text("utf-8")
+    assert index == f"- [First](First.md) — first.\n- [{name}]({file}) — dotted.\n"

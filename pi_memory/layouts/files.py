@@ -878,12 +878,16 @@ class FilesLayer:
     def replace(
         self,
         ref: str,
-        content: str,
+        content: str | None,
         description: str | None = None,
         type: str | None = None,
         now: datetime | None = None,
     ) -> WriteResult:
-        """Rewrite an existing memory's body, description and type; its index line stays put."""
+        """Rewrite an existing memory's body, description and type; its index line stays put.
+
+        Without ``content`` the body and, unless one is given, the description stay
+        as they are (a change of type alone, as the seed allows).
+        """
         wanted = js_trim(description or "")
         check_description(wanted)
         if type is not None:
@@ -893,14 +897,14 @@ class FilesLayer:
             current = self.find(ref)
             if current is None:
                 raise EntryRejected(f'Entry "{ref}" not found')
-            body = js_trim(content)
+            body = current.body if content is None else js_trim(content)
+            if not body:
+                raise EntryRejected("body is required")
+            derived = "" if content is None else derive_description(body)
             entry = touched(
                 current._replace(
                     body=body,
-                    description=wanted
-                    or derive_description(body)
-                    or current.description
-                    or current.name,
+                    description=wanted or derived or current.description or current.name,
                     type=type or current.type,
                 ),
                 modified,
