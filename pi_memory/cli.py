@@ -104,6 +104,13 @@ def _build_parser() -> argparse.ArgumentParser:
     i = cmd["import"]
     i.add_argument("--from", dest="source", required=True, choices=("categories", "files"))
     i.add_argument("--to", dest="target", required=True, choices=("categories", "files"))
+    i.add_argument(
+        "--on-conflict",
+        default="keep",
+        choices=("keep", "replace"),
+        help="an id already in the destination with different content: keep the "
+        "destination's copy (default) or replace it with the source's",
+    )
     i.add_argument("layer", metavar="LAYER", help="user|project")
 
     u = cmd["unlock"]
@@ -165,7 +172,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if command == "import":
         from pi_memory.commands.import_layer import run_import
 
-        return run_import(source=ns.source, target=ns.target, layer=ns.layer)
+        return run_import(
+            source=ns.source, target=ns.target, layer=ns.layer, on_conflict=ns.on_conflict
+        )
     if command == "unlock":
         from pi_memory.commands.unlock_cli import run_unlock
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.clihelp import run_cli
+from tests.inproc import call
 
 # The user layer of each layout under the test's HOME (the defaults of memory.json).
 CATEGORIES_USER = Path(".pi/agent/memory-auto")
@@ -139,8 +140,7 @@ def test_categories_round_trip_is_byte_identical(hermetic_home: Path, work: Path
 
     out = imp("categories", "files", work)
     assert out == (
-        f"imported 6 memories from categories {source} to files "
-        f"{hermetic_home / FILES_USER} (0 already there)\n"
+        f"imported 6 new memories from categories {source} to files {hermetic_home / FILES_USER}\n"
     )
     files = md_bytes(hermetic_home / FILES_USER)
     assert len(files) == 6
@@ -154,7 +154,7 @@ def test_categories_round_trip_is_byte_identical(hermetic_home: Path, work: Path
     original = hermetic_home / "original"
     source.rename(original)
     out = imp("files", "categories", work)
-    assert out.startswith("imported 6 memories from files ")
+    assert out.startswith("imported 6 new memories from files ")
     assert md_bytes(source) == {name: text.encode("utf-8") for name, text in CATEGORY_FILES.items()}
 
 
@@ -162,7 +162,7 @@ def test_files_round_trip_keeps_every_entry_file(hermetic_home: Path, work: Path
     source = hermetic_home / FILES_USER
     write_tree(source, ENTRY_FILES)
     out = imp("files", "categories", work)
-    assert "imported 3 memories" in out
+    assert "imported 3 new memories" in out
 
     # The user layer has no DECISIONS.md: a project memory sits with the
     # feedback ones and keeps its type in the row.
@@ -210,39 +210,63 @@ def test_importing_twice_changes_nothing(
     write_tree(hermetic_home / dirs[source], tree)
     imp(source, target, work)
     before = tree_bytes(hermetic_home / dirs[target])
-    out = imp(source, target, work)
-    assert out.startswith("imported 0 memories from ")
-    assert out.endswith(f"({len(tree) if source == 'files' else 6} already there)\n")
+    count = len(tree) if source == "files" else 6
+    result = call("import", "--from", source, "--to", target, "user", cwd=work)
+    assert (result.code, result.err) == (0, "")
+    assert result.out == (
+        f"imported 0 new memories from {source} {hermetic_home / dirs[source]}"
+        f" to {target} {hermetic_home / dirs[target]}\n"
+        f"  {count} already there and identical: skipped\n"
+    )
     assert tree_bytes(hermetic_home / dirs[target]) == before
 
 
-def test_reimport_updates_changed_memories_in_place(hermetic_home: Path, work: Path) -> None:
+def _entry_file(directory: Path, entry_id: str) -> Path:
+    [path] = [p for p in directory.glob("*.md") if f"id: {entry_id}" in p.read_text("utf-8")]
+    return path
+
+
+def test_reimport_never_overwrites_a_differing_copy_silently(
+    hermetic_home: Path, work: Path
+) -> None:
     write_tree(hermetic_home / CATEGORIES_USER, CATEGORY_FILES)
-    imp("categories", "files", work)
-    # More use of the source: the same body is written again (seen 3 → 4).
-    run = run_cli(
-        "write",
-        "--layer",
-        "user",
-        "--file",
-        "TOOLING.md",
-        "--keyword",
-        "ripgrep",
-        "Search with `rg -n`, not grep.",
+    assert call("import", "--from", "categories", "--to", "files", "user", cwd=work).code == 0
+    target = hermetic_home / FILES_USER
+    # The destination is edited after the first import (a memory's body)...
+    edited = _entry_file(target, "20260502-e5f6")
+    edited.write_text(edited.read_text("utf-8").replace("not grep.", "never grep."), "utf-8")
+    # ... and the source is used more (the same body again: seen 3 -> 4).
+    wrote = call(
+        "write", "--layer", "user", "--file", "TOOLING.md", "--keyword", "ripgrep",
+        "Deploy with `rsync --delete`; back up the previous release first.",
         cwd=work,
-    )
-    assert run.code == 0, run.err
-    out = imp("categories", "files", work)
-    assert out.startswith("imported 0 memories") and "(6 already there)" in out
-    updated = next(
-        p.read_text("utf-8")
-        for p in (hermetic_home / FILES_USER).glob("*.md")
-        if "id: 20260502-e5f6" in p.read_text("utf-8")
-    )
-    assert "\nseen: 4\n" in updated
-    snapshots = list((hermetic_home / FILES_USER / ".backups").iterdir())
+    )  # fmt: skip
+    assert wrote.code == 0, wrote.err
+    before = tree_bytes(target)
+    again = call("import", "--from", "categories", "--to", "files", "user", cwd=work)
+    assert (again.code, again.err) == (0, "")
+    assert again.out.splitlines()[1:] == [
+        "  4 already there and identical: skipped",
+        "  2 already there and different: kept as they are: 20260410-c3d4, 20260502-e5f6",
+        "  (to take the source's copies instead: python -m pi_memory import --from categories"
+        " --to files --on-conflict replace user)",
+    ]
+    assert tree_bytes(target) == before
+    taken = call(
+        "import", "--from", "categories", "--to", "files", "--on-conflict", "replace", "user",
+        cwd=work,
+    )  # fmt: skip
+    assert taken.out.splitlines()[1:] == [
+        "  4 already there and identical: skipped",
+        "  2 already there and different: replaced by the source's: 20260410-c3d4, 20260502-e5f6",
+    ]
+    assert "not grep." in _entry_file(target, "20260502-e5f6").read_text("utf-8")
+    assert "\nseen: 2\n" in _entry_file(target, "20260410-c3d4").read_text("utf-8")
+    snapshots = sorted((target / ".backups").iterdir())
     assert [p.name.endswith("-import") for p in snapshots] == [True]
-    assert len(list(snapshots[0].glob("*.md"))) == 7  # six memories and MEMORY.md
+    assert "never grep." in "".join(p.read_text("utf-8") for p in snapshots[0].glob("*.md"))
+    settled = call("import", "--from", "categories", "--to", "files", "user", cwd=work)
+    assert settled.out.splitlines()[1:] == ["  6 already there and identical: skipped"]
 
 
 def test_search_finds_the_same_ids_in_both_layouts(hermetic_home: Path, work: Path) -> None:

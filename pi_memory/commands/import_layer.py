@@ -12,12 +12,14 @@ category and legacy ``tags`` text (see :mod:`pi_memory.layouts.files`). Each
 layout's ``append`` takes a memory read from the other; this command only
 plans and copies.
 
-An id that already exists in the target is **updated in place when the
-memory differs** in what both layouts hold (body, keyword, time, project,
-src, seen, last, supersede links), and skipped otherwise; what only the
-target layout has (a files memory's name, a row's category) stays as it is.
-So importing twice changes nothing the second time, and re-importing after
-more use of the source brings the new ``seen`` counts and links along.
+An id that already exists in the target is **never overwritten silently**.
+A copy identical in what both layouts hold (body, keyword, time, project,
+src, seen, last, supersede links) is skipped; a copy that differs is listed
+by id and left as it is, unless the user picks a side with
+``--on-conflict replace`` (the source's copy replaces the target's in place;
+what only the target layout has, a files memory's name or a row's category,
+stays). So importing twice changes nothing the second time, and edits made
+in the target since the first import survive a second one.
 
 Known losses, each pinned by a test: the files layout orders memories by
 ``modified``, so category rows come back in time order; a memory's empty
@@ -43,23 +45,39 @@ if TYPE_CHECKING:
 FILES: Final = "files"
 
 
+KEEP: Final = "keep"
+REPLACE: Final = "replace"
+ON_CONFLICT: Final = (KEEP, REPLACE)
+
+
 @dataclass(frozen=True)
 class Plan:
     new: tuple[Entry, ...]
-    changed: tuple[Entry, ...]
-    already: int
+    #: Ids in the target that differ from the source, with the source's copy merged in.
+    differing: tuple[Entry, ...]
+    identical: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    new: int
+    identical: int
+    differing: tuple[str, ...]
+    replaced: bool
 
 
 # ----------------------------------------------------------------------------- command
 
 
-def run_import(*, source: str, target: str, layer: str) -> int:
+def run_import(*, source: str, target: str, layer: str, on_conflict: str = KEEP) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer
 
     if source == target:
         raise UsageError(f"--from and --to are both {source}: import converts between layouts")
+    if on_conflict not in ON_CONFLICT:
+        raise UsageError(f"--on-conflict is {KEEP} or {REPLACE}, not {on_conflict!r}")
     name = parse_layer(layer)
     src_settings, dst_settings = _settings_pair(source, target)
     src_dir, dst_dir = src_settings.dirs[name], dst_settings.dirs[name]
@@ -67,12 +85,27 @@ def run_import(*, source: str, target: str, layer: str) -> int:
     if not entries:
         write_line(f"nothing to import: no {name} memories in {source} {src_dir}")
         return 0
-    imported, already = import_entries(entries, dst_settings, name)
-    write_line(
-        f"imported {imported} memories from {source} {src_dir} to {target} {dst_dir}"
-        f" ({already} already there)"
-    )
+    outcome = import_entries(entries, dst_settings, name, replace=on_conflict == REPLACE)
+    retry = f"python -m pi_memory import --from {source} --to {target} --on-conflict replace {name}"
+    for line in describe_import(outcome, f"{source} {src_dir}", f"{target} {dst_dir}", retry):
+        write_line(line)
     return 0
+
+
+def describe_import(outcome: Outcome, source: str, target: str, retry: str) -> list[str]:
+    """What an import did, every memory of the source counted once."""
+    lines = [f"imported {outcome.new} new memories from {source} to {target}"]
+    if outcome.identical:
+        lines.append(f"  {outcome.identical} already there and identical: skipped")
+    if outcome.differing:
+        ids = ", ".join(outcome.differing)
+        count = len(outcome.differing)
+        if outcome.replaced:
+            lines.append(f"  {count} already there and different: replaced by the source's: {ids}")
+        else:
+            lines.append(f"  {count} already there and different: kept as they are: {ids}")
+            lines.append(f"  (to take the source's copies instead: {retry})")
+    return lines
 
 
 def _settings_pair(source: str, target: str) -> tuple[Settings, Settings]:
@@ -103,11 +136,11 @@ def read_source(layout: str, layer: str, directory: Path) -> list[Entry]:
 
 
 def plan_import(entries: Sequence[Entry], existing: Sequence[Entry], files_target: bool) -> Plan:
-    """Which memories are new, which exist but differ, and how many are already there."""
+    """Which memories are new, which exist but differ, and how many exist identically."""
     by_id = {e.id: e for e in existing}
     new: list[Entry] = []
-    changed: list[Entry] = []
-    already = 0
+    differing: list[Entry] = []
+    identical = 0
     seen_ids: set[str] = set()
     for entry in entries:
         if entry.id in seen_ids:
@@ -116,11 +149,11 @@ def plan_import(entries: Sequence[Entry], existing: Sequence[Entry], files_targe
         old = by_id.get(entry.id)
         if old is None:
             new.append(entry)
-            continue
-        already += 1
-        if _core(entry, files_target) != _core(old, files_target):
-            changed.append(_merged(old, entry))
-    return Plan(tuple(new), tuple(changed), already)
+        elif _core(entry, files_target) == _core(old, files_target):
+            identical += 1
+        else:
+            differing.append(_merged(old, entry))
+    return Plan(tuple(new), tuple(differing), identical)
 
 
 def _core(entry: Entry, files_target: bool) -> tuple[object, ...]:
@@ -152,11 +185,18 @@ def _merged(old: Entry, new: Entry) -> Entry:
         last=new.last,
         supersedes=new.supersedes,
         superseded_by=new.superseded_by,
+        # The source's times, as a first import would have written them.
+        modified=new.modified,
     )
 
 
-def import_entries(entries: Sequence[Entry], settings: Settings, layer: str) -> tuple[int, int]:
-    """Write ``entries`` into the target layer under its lock; returns ``(new, already there)``."""
+def import_entries(
+    entries: Sequence[Entry], settings: Settings, layer: str, *, replace: bool = False
+) -> Outcome:
+    """Write ``entries`` into the target layer under its lock.
+
+    New ids are added; an id already there is replaced only when ``replace``.
+    """
     from pi_memory.fs.lock import StoreLock
     from pi_memory.fs.snapshot import memory_files, whole_dir_snapshot
     from pi_memory.store import Store
@@ -170,16 +210,23 @@ def import_entries(entries: Sequence[Entry], settings: Settings, layer: str) -> 
     with StoreLock(directory, "import", settings.lock_timeout_ms), _one_snapshot(target):
         existing = target.read()
         plan = plan_import(entries, existing, files_target)
-        if not plan.new and not plan.changed:
-            return 0, plan.already
+        outcome = Outcome(
+            new=len(plan.new),
+            identical=plan.identical,
+            differing=tuple(e.id for e in plan.differing),
+            replaced=replace,
+        )
+        changed = plan.differing if replace else ()
+        if not plan.new and not changed:
+            return outcome
         if memory_files(directory):
             whole_dir_snapshot(directory, "import", settings.snapshot_keep)
         for entry in plan.new:
             target.append(entry)
-        if plan.changed:
-            target.update(plan.changed)
+        if changed:
+            target.update(changed)
         target.refresh_index(target.read(), Store(settings).recalls(layer))
-    return len(plan.new), plan.already
+    return outcome
 
 
 def _check_rows(entries: Sequence[Entry]) -> None:

@@ -777,7 +777,16 @@ class FilesLayer:
         before = self.read_index()
         after = before
         for old, new in changes:
-            stored = touched(new._replace(file=old.file, layer=self.layer), modified)
+            if new.modified != old.modified:
+                # The caller chose the times (import taking the source's copy): keep them,
+                # as append would.
+                stored = new._replace(
+                    file=old.file,
+                    layer=self.layer,
+                    modified=new.modified or self._modified_from(new.time),
+                )
+            else:
+                stored = touched(new._replace(file=old.file, layer=self.layer), modified)
             self._write(old.file, entry_to_text(stored))
             if stored.live:
                 after = upsert_index_line(after, stored.name, stored.file, stored.description)
