@@ -230,7 +230,7 @@ def expand_tilde(value: str, home: str, platform: str = sys.platform) -> str:
 
 def resolve_path(value: str, cwd: str, home: str, platform: str = sys.platform) -> str:
     """A configured path made absolute: tilde expanded, relative paths taken from ``cwd``."""
-    from pi_memory.paths import expand_user_path
+    from pi_memory.naming.home import expand_user_path
 
     return str(expand_user_path(value, Path(cwd), platform, home))
 

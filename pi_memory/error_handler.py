@@ -23,7 +23,7 @@ class Exit(Exception):
 
 def log_path() -> Path:
     """The log file lives in the user layer directory, which never needs configuration."""
-    from pi_memory.paths import categories_user_dir
+    from pi_memory.naming.layer_dirs import categories_user_dir
 
     return categories_user_dir(os.environ) / LOG_FILE
 

@@ -15,11 +15,12 @@ if TYPE_CHECKING:
 
 
 def load(cwd: Path, env: Mapping[str, str]) -> LoadedConfig:
-    from pi_memory import paths
     from pi_memory.config import load_config
+    from pi_memory.naming.git_repo import project_root
+    from pi_memory.naming.home import home_dir
 
-    root = paths.project_root(cwd)
-    return load_config(cwd, env, home=paths.home_dir(env), project_root=root)
+    root = project_root(cwd)
+    return load_config(cwd, env, home=home_dir(env), project_root=root)
 
 
 def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
@@ -32,16 +33,17 @@ def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
 
 
 def settings_from(cfg: Config, cwd: Path) -> Settings:
-    from pi_memory import paths
     from pi_memory.config import CATEGORIES
+    from pi_memory.naming.git_repo import project_root
+    from pi_memory.naming.project_key import project_memory_dir
 
-    root = paths.project_root(cwd)
+    root = project_root(cwd)
     if cfg.layout == CATEGORIES:
         dirs = {USER: Path(cfg.auto_dir), PROJECT: root / ".pi" / "agent" / "memory-auto"}
         name = root.name or str(root)
     else:
         memory_dir = Path(cfg.memory_dir)
-        dirs = {USER: memory_dir / "user", PROJECT: paths.project_memory_dir(memory_dir, cwd)}
+        dirs = {USER: memory_dir / "user", PROJECT: project_memory_dir(memory_dir, cwd)}
         name = dirs[PROJECT].name
     return Settings(
         layout=cfg.layout,

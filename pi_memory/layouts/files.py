@@ -111,12 +111,9 @@ from pi_memory.layouts.files_index import (
     remove_index_line,
     upsert_index_line,
 )
-from pi_memory.paths import (
-    WIN32,
-    current_platform,
-    is_reserved_windows_name,
-    unique_entry_file_name,
-)
+from pi_memory.naming.entry_names import unique_entry_file_name
+from pi_memory.naming.platforms import WIN32, current_platform
+from pi_memory.naming.windows import is_reserved_windows_name
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 DEFAULT_TYPE: Final = "feedback"

@@ -13,8 +13,16 @@ from typing import Any
 
 import pytest
 
-from pi_memory import paths
 from pi_memory.errors import ConfigError
+from pi_memory.naming import (
+    dir_names,
+    entry_names,
+    platforms,
+    project_key,
+    remote_url,
+    windows,
+)
+from pi_memory.naming.home import expand_user_path
 from tests.conftest import DATA
 
 VECTORS = DATA / "conformance"
@@ -28,7 +36,7 @@ def _load(name: str) -> list[Any]:
 
 def _platform(case_input: dict[str, Any]) -> str:
     # null means "POSIX" in the vectors.
-    return case_input.get("platform") or paths.LINUX
+    return case_input.get("platform") or platforms.LINUX
 
 
 def _remotes(case_input: dict[str, Any]) -> list[tuple[str, str]]:
@@ -44,44 +52,48 @@ def _check_project_key_vector(case: dict[str, Any], home: Path) -> None:
     inp, expected = case["input"], case["expected"]
     fn = inp["fn"]
     if fn == "normalizeRemoteUrl":
-        assert paths.normalize_remote_url(inp["url"], _platform(inp)) == expected
+        assert remote_url.normalize_remote_url(inp["url"], _platform(inp)) == expected
     elif fn == "projectDirName":
-        assert paths.project_dir_name(inp["key"], _platform(inp)) == expected
+        assert dir_names.project_dir_name(inp["key"], _platform(inp)) == expected
     elif fn == "assertInsideRoot":
         if expected["throws"]:
             with pytest.raises(ConfigError) as info:
-                paths.assert_inside_root(inp["base"], inp["dir"], _platform(inp))
+                project_key.assert_inside_root(inp["base"], inp["dir"], _platform(inp))
             assert str(info.value) == expected["message"]
         else:
-            paths.assert_inside_root(inp["base"], inp["dir"], _platform(inp))
+            project_key.assert_inside_root(inp["base"], inp["dir"], _platform(inp))
     elif fn == "projectIdentity":
-        identity = paths.identify_project(
+        identity = project_key.identify_project(
             inp["cwd"], inp["toplevel"], _remotes(inp), _platform(inp)
         )
         assert {"kind": identity.kind, "key": identity.key} == expected
         assert identity.root == Path(inp["toplevel"] or inp["cwd"])
     elif fn == "resolveMemoryDir":
         platform = _platform(inp)
-        base = paths.expand_user_path(
+        base = expand_user_path(
             inp["memoryDir"], Path(inp.get("process_cwd", "/")), platform, str(home)
         )
-        identity = paths.ProjectKey(inp["identity"]["kind"], inp["identity"]["key"], Path("/"))
-        assert paths.resolve_memory_dir(str(base), identity, platform) == expected
+        identity = project_key.ProjectKey(
+            inp["identity"]["kind"], inp["identity"]["key"], Path("/")
+        )
+        assert project_key.resolve_memory_dir(str(base), identity, platform) == expected
     elif fn == "memoryDirRelative":
         platform = _platform(inp)
-        identity = paths.identify_project(inp["toplevel"], inp["toplevel"], _remotes(inp), platform)
-        assert paths.memory_dir_relative(identity, platform) == expected
+        identity = project_key.identify_project(
+            inp["toplevel"], inp["toplevel"], _remotes(inp), platform
+        )
+        assert project_key.memory_dir_relative(identity, platform) == expected
     elif fn == "hash8":
         key = inp["key"]
         assert expected["algorithm"] == "sha256"
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
         assert digest[: len(expected["value"])] == expected["value"]
-        assert paths.hash8(key) == expected["value"]
+        assert dir_names.hash8(key) == expected["value"]
         # The suffix format on a real over-long name: <= 100 bytes, then __<hash8>.
-        name = paths.project_dir_name(key, paths.LINUX)
+        name = dir_names.project_dir_name(key, platforms.LINUX)
         prefix, _, suffix = name.rpartition("__")
         assert suffix == expected["value"]
-        assert len(prefix.encode("utf-8")) <= paths.DIR_NAME_KEEP_BYTES
+        assert len(prefix.encode("utf-8")) <= dir_names.DIR_NAME_KEEP_BYTES
         assert name.startswith(prefix)
     else:
         raise AssertionError(f"vector with unknown fn {fn!r}")
@@ -97,9 +109,9 @@ def test_project_key_vector(case: dict[str, Any], hermetic_home: Path) -> None:
 # --------------------------------------------------------------------------
 
 WINDOWS_FUNCTIONS = {
-    "isReservedWindowsName": paths.is_reserved_windows_name,
-    "escapeWindowsTrailing": paths.escape_windows_trailing,
-    "windowsSafeName": paths.windows_safe_name,
+    "isReservedWindowsName": windows.is_reserved_windows_name,
+    "escapeWindowsTrailing": windows.escape_windows_trailing,
+    "windowsSafeName": windows.windows_safe_name,
 }
 
 
@@ -120,7 +132,9 @@ def _store_file_choices(inp: dict[str, Any]) -> list[str]:
     files: dict[str, str] = {}
     chosen: list[str] = []
     for name in inp["adds"]:
-        file = paths.unique_entry_file_name(name, files.values(), case_insensitive=case_insensitive)
+        file = entry_names.unique_entry_file_name(
+            name, files.values(), case_insensitive=case_insensitive
+        )
         files[name] = file
         chosen.append(file)
     replace = inp.get("replace")
@@ -128,7 +142,7 @@ def _store_file_choices(inp: dict[str, Any]) -> list[str]:
         own = files.pop(replace["ref"])
         # The entry's own file is not a clash for itself.
         taken = [file for file in files.values() if file != own]
-        file = paths.unique_entry_file_name(
+        file = entry_names.unique_entry_file_name(
             replace["name"], taken, case_insensitive=case_insensitive
         )
         files[replace["name"]] = file
@@ -141,9 +155,9 @@ def test_entry_filename_vector(case: dict[str, Any]) -> None:
     inp, expected = case["input"], case["expected"]
     fn = inp["fn"]
     if fn == "entryFileName":
-        assert paths.entry_file_name(inp["name"]) == expected
+        assert entry_names.entry_file_name(inp["name"]) == expected
     elif fn == "resolveUniqueFileName":
-        assert paths.resolve_unique_file_name(inp["base"], set(inp["used"])) == expected
+        assert entry_names.resolve_unique_file_name(inp["base"], set(inp["used"])) == expected
     elif fn == "MemoryStore.addEntry file choice":
         assert _store_file_choices(inp) == expected
     else:

@@ -15,12 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory import paths
 from pi_memory.errors import ConfigError
+from pi_memory.naming import (
+    dir_names,
+    entry_names,
+    git_config,
+    git_repo,
+    graphemes,
+    home,
+    layer_dirs,
+    platforms,
+    project_key,
+    remote_url,
+)
 from tests.conftest import REPO
 
-LINUX = paths.LINUX
-WIN32 = paths.WIN32
+LINUX = platforms.LINUX
+WIN32 = platforms.WIN32
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -51,7 +62,7 @@ def git_reference(cwd: Path) -> tuple[str, str]:
     try:
         toplevel = git(cwd, "rev-parse", "--show-toplevel").strip()
     except subprocess.CalledProcessError:
-        return paths.LOCAL, os.path.realpath(cwd)
+        return project_key.LOCAL, os.path.realpath(cwd)
     try:
         listing = git(cwd, "config", "--get-regexp", r"^remote\..*\.url$")
     except subprocess.CalledProcessError:
@@ -60,12 +71,12 @@ def git_reference(cwd: Path) -> tuple[str, str]:
     for line in listing.splitlines():
         key, _, url = line.partition(" ")
         remotes.append((key[len("remote.") : -len(".url")], url))
-    identity = paths.identify_project(toplevel, toplevel, remotes, LINUX)
+    identity = project_key.identify_project(toplevel, toplevel, remotes, LINUX)
     return identity.kind, identity.key
 
 
-def assert_matches_git(cwd: Path) -> paths.ProjectKey:
-    identity = paths.project_key(cwd, LINUX)
+def assert_matches_git(cwd: Path) -> project_key.ProjectKey:
+    identity = project_key.project_key(cwd, LINUX)
     assert (identity.kind, identity.key) == git_reference(cwd)
     return identity
 
@@ -83,7 +94,7 @@ def test_origin_wins_over_other_remotes(tmp_path: Path) -> None:
         ("upstream", "https://gitlab.com/other/repo.git"),
     )
     identity = assert_matches_git(repo)
-    assert identity == paths.ProjectKey("git", "github.com/yandy/pi-packages", repo.resolve())
+    assert identity == project_key.ProjectKey("git", "github.com/yandy/pi-packages", repo.resolve())
 
 
 def test_without_origin_remotes_go_in_code_unit_order(tmp_path: Path) -> None:
@@ -127,8 +138,8 @@ def test_subdirectory_maps_to_the_repository(tmp_path: Path) -> None:
     inner = repo / "packages" / "inner"
     inner.mkdir(parents=True)
     identity = assert_matches_git(inner)
-    assert identity == paths.ProjectKey("git", "gitlab.com/grp/sub/repo", repo.resolve())
-    assert paths.project_root(inner) == repo.resolve()
+    assert identity == project_key.ProjectKey("git", "gitlab.com/grp/sub/repo", repo.resolve())
+    assert git_repo.project_root(inner) == repo.resolve()
 
 
 def test_repository_without_remote_is_local_at_its_top_level(tmp_path: Path) -> None:
@@ -136,7 +147,7 @@ def test_repository_without_remote_is_local_at_its_top_level(tmp_path: Path) -> 
     inner = repo / "a" / "b"
     inner.mkdir(parents=True)
     identity = assert_matches_git(inner)
-    assert identity == paths.ProjectKey("local", str(repo.resolve()), repo.resolve())
+    assert identity == project_key.ProjectKey("local", str(repo.resolve()), repo.resolve())
 
 
 def test_worktree_shares_the_main_repository_remote(tmp_path: Path) -> None:
@@ -147,8 +158,8 @@ def test_worktree_shares_the_main_repository_remote(tmp_path: Path) -> None:
     assert (worktree / ".git").is_file()
     (worktree / "sub").mkdir()
     identity = assert_matches_git(worktree / "sub")
-    assert identity == paths.ProjectKey("git", "github.com/o/r", worktree.resolve())
-    assert paths.project_root(worktree / "sub") == worktree.resolve()
+    assert identity == project_key.ProjectKey("git", "github.com/o/r", worktree.resolve())
+    assert git_repo.project_root(worktree / "sub") == worktree.resolve()
 
 
 def test_worktree_of_a_remoteless_repository_is_its_own_local_project(tmp_path: Path) -> None:
@@ -157,7 +168,7 @@ def test_worktree_of_a_remoteless_repository_is_its_own_local_project(tmp_path: 
     worktree = tmp_path / "wt"
     git(repo, "worktree", "add", "-q", str(worktree))
     identity = assert_matches_git(worktree)
-    assert identity == paths.ProjectKey("local", str(worktree.resolve()), worktree.resolve())
+    assert identity == project_key.ProjectKey("local", str(worktree.resolve()), worktree.resolve())
 
 
 def test_worktree_config_extension_is_read(tmp_path: Path) -> None:
@@ -177,7 +188,7 @@ def test_separate_git_dir_is_followed(tmp_path: Path) -> None:
     git(work, "init", "-q", "--separate-git-dir", str(tmp_path / "store.git"))
     git(work, "remote", "add", "origin", "https://example.com/sep/repo.git")
     assert (work / ".git").is_file()
-    assert assert_matches_git(work) == paths.ProjectKey(
+    assert assert_matches_git(work) == project_key.ProjectKey(
         "git", "example.com/sep/repo", work.resolve()
     )
 
@@ -186,7 +197,7 @@ def test_inside_dot_git_is_local_at_cwd(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "proj", ("origin", "https://github.com/o/r.git"))
     for cwd in (repo / ".git", repo / ".git" / "objects"):
         identity = assert_matches_git(cwd)
-        assert identity == paths.ProjectKey("local", str(cwd.resolve()), cwd.resolve())
+        assert identity == project_key.ProjectKey("local", str(cwd.resolve()), cwd.resolve())
 
 
 def test_bare_repository_is_local(tmp_path: Path) -> None:
@@ -200,10 +211,10 @@ def test_bare_repository_is_local(tmp_path: Path) -> None:
 def test_plain_and_missing_directories_are_local(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert assert_matches_git(plain) == paths.ProjectKey("local", str(plain.resolve()), plain)
+    assert assert_matches_git(plain) == project_key.ProjectKey("local", str(plain.resolve()), plain)
     missing = tmp_path / "deleted"
-    identity = paths.project_key(missing, LINUX)
-    assert identity == paths.ProjectKey("local", str(missing.resolve()), missing.resolve())
+    identity = project_key.project_key(missing, LINUX)
+    assert identity == project_key.ProjectKey("local", str(missing.resolve()), missing.resolve())
 
 
 def test_symlinked_cwd_maps_like_git(tmp_path: Path) -> None:
@@ -229,7 +240,7 @@ def test_hand_written_config_syntax(tmp_path: Path) -> None:
         + "  git@example.net:cont/inued.git\n"
     )
     assert git_reference(repo) == ("git", "example.net/cont/inued")
-    assert paths.project_key(repo, LINUX).key == "example.net/cont/inued"
+    assert project_key.project_key(repo, LINUX).key == "example.net/cont/inued"
 
 
 def test_included_config_is_read(tmp_path: Path) -> None:
@@ -245,7 +256,7 @@ def test_config_git_cannot_read_gives_no_remote(tmp_path: Path) -> None:
     config.write_text(config.read_text() + "this is not config\n")
     with pytest.raises(subprocess.CalledProcessError):
         git(repo, "config", "--get-regexp", "remote")
-    assert paths.project_key(repo, LINUX) == paths.ProjectKey(
+    assert project_key.project_key(repo, LINUX) == project_key.ProjectKey(
         "local", str(repo.resolve()), repo.resolve()
     )
 
@@ -256,7 +267,7 @@ def test_config_git_cannot_read_gives_no_remote(tmp_path: Path) -> None:
 
 
 def test_parse_git_config_values() -> None:
-    entries = paths.parse_git_config(
+    entries = git_config.parse_git_config(
         "\ufeffloose = before any section\n"
         "[Core]\n"
         "\tBare = false\n"
@@ -266,12 +277,12 @@ def test_parse_git_config_values() -> None:
         '\tother = a\\tb\\\\c\\"d\n'
     )
     assert entries == [
-        paths.ConfigEntry("", None, "loose", "before any section"),
-        paths.ConfigEntry("core", None, "bare", "false"),
-        paths.ConfigEntry("core", None, "flag", None),
-        paths.ConfigEntry("remote", "a.b", "url", "x  y  z"),
-        paths.ConfigEntry("remote", "a.b", "pushurl", " padded "),
-        paths.ConfigEntry("remote", "a.b", "other", 'a\tb\\c"d'),
+        git_config.ConfigEntry("", None, "loose", "before any section"),
+        git_config.ConfigEntry("core", None, "bare", "false"),
+        git_config.ConfigEntry("core", None, "flag", None),
+        git_config.ConfigEntry("remote", "a.b", "url", "x  y  z"),
+        git_config.ConfigEntry("remote", "a.b", "pushurl", " padded "),
+        git_config.ConfigEntry("remote", "a.b", "other", 'a\tb\\c"d'),
     ]
 
 
@@ -286,8 +297,8 @@ def test_parse_git_config_values() -> None:
     ],
 )
 def test_parse_git_config_rejects_what_git_rejects(text: str, tmp_path: Path) -> None:
-    with pytest.raises(paths.ConfigSyntaxError):
-        paths.parse_git_config(text)
+    with pytest.raises(git_config.ConfigSyntaxError):
+        git_config.parse_git_config(text)
     (tmp_path / "cfg").write_text(text)
     with pytest.raises(subprocess.CalledProcessError):
         git(tmp_path, "config", "--file", "cfg", "--list")
@@ -301,11 +312,14 @@ def test_parse_git_config_rejects_what_git_rejects(text: str, tmp_path: Path) ->
 def test_project_memory_dir_for_a_real_repository(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "proj", ("origin", "https://例子.com/o/r.git"))
     memory = tmp_path / "mem"
-    assert paths.project_memory_dir(memory, repo / ".") == memory / "git" / "xn--fsqu00a.com__o__r"
+    assert (
+        project_key.project_memory_dir(memory, repo / ".")
+        == memory / "git" / "xn--fsqu00a.com__o__r"
+    )
     plain = tmp_path / "plain"
     plain.mkdir()
-    expected = memory / "local" / paths.project_dir_name(str(plain.resolve()), LINUX)
-    assert paths.project_memory_dir(memory, plain) == expected
+    expected = memory / "local" / dir_names.project_dir_name(str(plain.resolve()), LINUX)
+    assert project_key.project_memory_dir(memory, plain) == expected
 
 
 @pytest.mark.parametrize(
@@ -323,22 +337,22 @@ def test_a_directory_escaping_memory_dir_is_refused(
     base: str, directory: str, platform: str
 ) -> None:
     with pytest.raises(ConfigError, match=r"^Refusing to use memory directory .*: it escapes "):
-        paths.assert_inside_root(base, directory, platform)
+        project_key.assert_inside_root(base, directory, platform)
 
 
 def test_resolve_memory_dir_fails_closed() -> None:
-    escaping = paths.ProjectKey("..", "x", Path("/"))
+    escaping = project_key.ProjectKey("..", "x", Path("/"))
     with pytest.raises(ConfigError):
-        paths.resolve_memory_dir("/mem", escaping, LINUX)
-    hostile = paths.ProjectKey("local", "..\\..\\..\\etc", Path("/"))
-    assert paths.resolve_memory_dir("C:\\mem", hostile, WIN32) == "C:\\mem\\local\\etc"
+        project_key.resolve_memory_dir("/mem", escaping, LINUX)
+    hostile = project_key.ProjectKey("local", "..\\..\\..\\etc", Path("/"))
+    assert project_key.resolve_memory_dir("C:\\mem", hostile, WIN32) == "C:\\mem\\local\\etc"
 
 
 def test_categories_project_dir_is_under_the_repository_root(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "proj")
     (repo / "src").mkdir()
     expected = repo.resolve() / ".pi" / "agent" / "memory-auto"
-    assert paths.categories_project_dir(repo / "src") == expected
+    assert layer_dirs.categories_project_dir(repo / "src") == expected
 
 
 # --------------------------------------------------------------------------
@@ -366,26 +380,26 @@ def test_categories_project_dir_is_under_the_repository_root(tmp_path: Path) -> 
 )
 def test_expand_user_path(value: str, platform: str, expected: str) -> None:
     if platform == WIN32:
-        result = paths.expand_user_path(value, Path("C:\\work"), platform, "C:\\Users\\u")
+        result = home.expand_user_path(value, Path("C:\\work"), platform, "C:\\Users\\u")
     else:
-        result = paths.expand_user_path(value, Path("/work"), platform, "/home/u")
+        result = home.expand_user_path(value, Path("/work"), platform, "/home/u")
     assert str(result) == expected
 
 
 def test_home_dir_follows_the_environment(tmp_path: Path) -> None:
-    assert paths.home_dir({"HOME": "/h", "USERPROFILE": "C:\\u"}, LINUX) == Path("/h")
-    assert paths.home_dir({"HOME": "/h", "USERPROFILE": "C:\\u"}, WIN32) == Path("C:\\u")
-    assert paths.home_dir({}, LINUX) == Path.home()
-    assert paths.home_dir() == Path(os.environ["HOME"])
+    assert home.home_dir({"HOME": "/h", "USERPROFILE": "C:\\u"}, LINUX) == Path("/h")
+    assert home.home_dir({"HOME": "/h", "USERPROFILE": "C:\\u"}, WIN32) == Path("C:\\u")
+    assert home.home_dir({}, LINUX) == Path.home()
+    assert home.home_dir() == Path(os.environ["HOME"])
 
 
 def test_categories_user_dir(hermetic_home: Path, tmp_path: Path) -> None:
     env = {"HOME": str(hermetic_home)}
-    assert paths.categories_user_dir(env) == hermetic_home / ".pi" / "agent" / "memory-auto"
+    assert layer_dirs.categories_user_dir(env) == hermetic_home / ".pi" / "agent" / "memory-auto"
     override = {**env, "PI_MEMORY_AUTO_DIR": "~/elsewhere"}
-    assert paths.categories_user_dir(override) == hermetic_home / "elsewhere"
+    assert layer_dirs.categories_user_dir(override) == hermetic_home / "elsewhere"
     absolute = {**env, "PI_MEMORY_AUTO_DIR": str(tmp_path / "abs")}
-    assert paths.categories_user_dir(absolute) == tmp_path / "abs"
+    assert layer_dirs.categories_user_dir(absolute) == tmp_path / "abs"
 
 
 # --------------------------------------------------------------------------
@@ -431,7 +445,7 @@ def test_categories_user_dir(hermetic_home: Path, tmp_path: Path) -> None:
     ],
 )
 def test_normalize_remote_url_more(url: str, platform: str, expected: str | None) -> None:
-    assert paths.normalize_remote_url(url, platform) == expected
+    assert remote_url.normalize_remote_url(url, platform) == expected
 
 
 # --------------------------------------------------------------------------
@@ -440,10 +454,10 @@ def test_normalize_remote_url_more(url: str, platform: str, expected: str | None
 
 
 def test_posix_keeps_backslashes_and_windows_rules_off() -> None:
-    assert paths.project_dir_name("a\\b/nul", LINUX) == "a\\b__nul"
-    assert paths.project_dir_name("nul", LINUX) == "nul"
-    assert paths.project_dir_name("a\\b/nul", WIN32) == "a__b__nul"
-    assert paths.project_dir_name("/a/./b/../c/", LINUX) == "a__b__c"
+    assert dir_names.project_dir_name("a\\b/nul", LINUX) == "a\\b__nul"
+    assert dir_names.project_dir_name("nul", LINUX) == "nul"
+    assert dir_names.project_dir_name("a\\b/nul", WIN32) == "a__b__nul"
+    assert dir_names.project_dir_name("/a/./b/../c/", LINUX) == "a__b__c"
 
 
 @pytest.mark.parametrize(
@@ -459,11 +473,11 @@ def test_posix_keeps_backslashes_and_windows_rules_off() -> None:
 )
 def test_long_names_are_cut_between_grapheme_clusters(unit: str, size: int) -> None:
     assert len(unit.encode("utf-8")) == size
-    assert list(paths.grapheme_clusters(unit * 3)) == [unit] * 3
+    assert list(graphemes.grapheme_clusters(unit * 3)) == [unit] * 3
     key = "/" + unit * (130 // size + 1)
-    name = paths.project_dir_name(key, LINUX)
+    name = dir_names.project_dir_name(key, LINUX)
     prefix, _, suffix = name.rpartition("__")
-    assert suffix == paths.hash8(key)
+    assert suffix == dir_names.hash8(key)
     kept = len(prefix.encode("utf-8"))
     assert kept <= 100
     assert kept > 100 - size
@@ -472,33 +486,33 @@ def test_long_names_are_cut_between_grapheme_clusters(unit: str, size: int) -> N
 
 def test_regional_indicators_pair_up_in_order() -> None:
     flags = "\U0001f1ef\U0001f1f5\U0001f1fa\U0001f1f8\U0001f1eb"
-    assert list(paths.grapheme_clusters(flags)) == [flags[0:2], flags[2:4], flags[4:]]
+    assert list(graphemes.grapheme_clusters(flags)) == [flags[0:2], flags[2:4], flags[4:]]
 
 
 def test_entry_file_names_never_take_the_index() -> None:
-    assert paths.entry_file_name("MEMORY") == "MEMORY-2.md"
-    assert paths.entry_file_name("memory") == "memory-2.md"
-    assert paths.entry_file_name(" MEMORY. ") == "MEMORY-2.md"
-    assert paths.unique_entry_file_name("MEMORY", []) == "MEMORY-2.md"
-    assert paths.unique_entry_file_name("MEMORY", ["memory-2.md"]) == "MEMORY-3.md"
-    assert paths.unique_entry_file_name("Memory", [], case_insensitive=False) == "Memory-2.md"
+    assert entry_names.entry_file_name("MEMORY") == "MEMORY-2.md"
+    assert entry_names.entry_file_name("memory") == "memory-2.md"
+    assert entry_names.entry_file_name(" MEMORY. ") == "MEMORY-2.md"
+    assert entry_names.unique_entry_file_name("MEMORY", []) == "MEMORY-2.md"
+    assert entry_names.unique_entry_file_name("MEMORY", ["memory-2.md"]) == "MEMORY-3.md"
+    assert entry_names.unique_entry_file_name("Memory", [], case_insensitive=False) == "Memory-2.md"
 
 
 def test_unique_entry_file_name_clashes() -> None:
-    assert paths.unique_entry_file_name("a", ["a.md", "A-2.md"]) == "a-3.md"
-    assert paths.unique_entry_file_name("a", ["A.md"], case_insensitive=False) == "a.md"
-    assert paths.unique_entry_file_name("con", ["_con.md"]) == "_con-2.md"
+    assert entry_names.unique_entry_file_name("a", ["a.md", "A-2.md"]) == "a-3.md"
+    assert entry_names.unique_entry_file_name("a", ["A.md"], case_insensitive=False) == "a.md"
+    assert entry_names.unique_entry_file_name("con", ["_con.md"]) == "_con-2.md"
 
 
 def test_entry_file_name_rules() -> None:
-    assert paths.entry_file_name("a\x7fb\x00c") == "a_b_c.md"
-    assert paths.entry_file_name("a\u3000b\u00a0c\ufeffd") == "a-b-c-d.md"
+    assert entry_names.entry_file_name("a\x7fb\x00c") == "a_b_c.md"
+    assert entry_names.entry_file_name("a\u3000b\u00a0c\ufeffd") == "a-b-c-d.md"
     # U+0085 is not JavaScript whitespace: it stays in the name.
-    assert paths.entry_file_name("a\x85b") == "a\x85b.md"
-    assert paths.entry_file_name("  ") == f"entry-{paths.hash8('  ')}.md"
-    stem = paths.entry_file_name("字" * 40)[: -len(".md")]
+    assert entry_names.entry_file_name("a\x85b") == "a\x85b.md"
+    assert entry_names.entry_file_name("  ") == f"entry-{dir_names.hash8('  ')}.md"
+    stem = entry_names.entry_file_name("字" * 40)[: -len(".md")]
     assert stem == "字" * 33
-    assert paths.entry_file_name("nul.tar.gz") == "_nul.tar.gz.md"
+    assert entry_names.entry_file_name("nul.tar.gz") == "_nul.tar.gz.md"
 
 
 # --------------------------------------------------------------------------
@@ -511,7 +525,8 @@ def test_import_is_light() -> None:
     code = (
         "import sys, pathlib, dataclasses, re\n"
         "before = set(sys.modules)\n"
-        "import pi_memory.paths\n"
+        "import pi_memory.naming.project_key, pi_memory.naming.layer_dirs\n"
+        "import pi_memory.naming.entry_names\n"
         "heavy = {'hashlib', 'unicodedata', 'ipaddress', 'subprocess', 'json',\n"
         "         'encodings.idna', 'urllib.parse', 'pi_memory.errors'}\n"
         "print(sorted((set(sys.modules) - before) & heavy))\n"
@@ -557,8 +572,8 @@ def test_config_reader_agrees_with_git(text: str, tmp_path: Path) -> None:
         check=False,
     )
     if done.returncode > 1:
-        with pytest.raises(paths.ConfigSyntaxError):
-            paths.parse_git_config(text)
+        with pytest.raises(git_config.ConfigSyntaxError):
+            git_config.parse_git_config(text)
         return
     # git's listing read the way the reference implementation reads it.
     expected = []
@@ -567,5 +582,5 @@ def test_config_reader_agrees_with_git(text: str, tmp_path: Path) -> None:
         name = key[len("remote.") : -len(".url")]
         if space and name and url.strip():
             expected.append((name, url.strip()))
-    remotes = paths.remotes_from_config(paths.parse_git_config(text))
+    remotes = git_config.remotes_from_config(git_config.parse_git_config(text))
     assert [(name, url.strip()) for name, url in remotes if url.strip()] == expected

@@ -1,0 +1,77 @@
+"""Finding the git work tree of a directory by reading ``.git``, without a ``git`` process."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+
+class GitRepo(NamedTuple):
+    """A work tree found by walking up from a directory."""
+
+    #: The work tree's top level.
+    toplevel: Path
+    #: The repository directory of this work tree (``.git``, or a worktree's private one).
+    git_dir: Path
+    #: The directory shared by all worktrees, which holds ``config``.
+    common_dir: Path
+
+
+def _is_git_directory(path: Path) -> bool:
+    return (path / "HEAD").is_file() and (
+        (path / "objects").is_dir() or (path / "commondir").is_file()
+    )
+
+
+def _read_gitfile(path: Path) -> Path | None:
+    """The ``gitdir:`` target of a ``.git`` file (worktrees, submodules)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not text.startswith("gitdir: "):
+        return None
+    target = Path(text[len("gitdir: ") :].strip())
+    return target if target.is_absolute() else path.parent / target
+
+
+def _common_dir(git_dir: Path) -> Path:
+    try:
+        text = (git_dir / "commondir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return git_dir
+    if not text:
+        return git_dir
+    common = Path(text)
+    return common if common.is_absolute() else Path(os.path.normpath(git_dir / common))
+
+
+def find_git_repo(cwd: Path) -> GitRepo | None:
+    """The work tree containing ``cwd``, like ``git rev-parse --show-toplevel``.
+
+    None when ``cwd`` is not in a work tree: no ``.git`` above it, a broken
+    ``.git`` file, or ``cwd`` inside a repository directory (a bare repository
+    or ``.git`` itself), where git itself refuses to name a top level.
+    """
+    start = Path(os.path.realpath(cwd))
+    if not start.is_dir():
+        return None
+    for directory in (start, *start.parents):
+        dot_git = directory / ".git"
+        if dot_git.is_file():
+            git_dir = _read_gitfile(dot_git)
+            if git_dir is None or not _is_git_directory(git_dir):
+                return None
+            return GitRepo(directory, git_dir, _common_dir(git_dir))
+        if dot_git.is_dir() and _is_git_directory(dot_git):
+            return GitRepo(directory, dot_git, _common_dir(dot_git))
+        if _is_git_directory(directory):
+            return None
+    return None
+
+
+def project_root(cwd: Path) -> Path:
+    """The git top level of ``cwd``, else ``cwd`` itself (resolved)."""
+    repo = find_git_repo(cwd)
+    return repo.toplevel if repo is not None else Path(os.path.realpath(cwd))
