@@ -1,4 +1,4 @@
-"""Regenerate the expected outputs of the categories-layout golden files.
+"""Regenerate the expected outputs of the categories-layout and transcript golden files.
 
 Run it only after a deliberate format change, then read every diff: the golden
 files are the specification, this script only saves typing.
@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests import golden_transcripts  # noqa: E402
 from tests.golden_categories import CASES_DIR, expected_outputs  # noqa: E402
 
 
@@ -29,6 +30,10 @@ def main() -> int:
             else:
                 target.write_text(json.dumps(data, indent=1) + "\n", "utf-8")
             print(target.relative_to(ROOT))
+    for sample in golden_transcripts.samples():
+        target = golden_transcripts.golden_path(sample)
+        target.write_text(golden_transcripts.expected_text(sample), "utf-8")
+        print(target.relative_to(ROOT))
     return 0
 
 

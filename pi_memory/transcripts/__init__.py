@@ -1,0 +1,46 @@
+"""Agent transcripts read into one record: a list of :class:`Turn`.
+
+One reader per host (``claude_code``, ``codex``, ``gemini``, ``pi``) turns that
+host's session file into the conversation a person had: user text, assistant
+text with its tool calls summarised, tool results. What the host or this
+package injected (system reminders, our memory index, surfaced memories,
+compaction summaries) is dropped, so a review never learns back what it was
+shown. Readers are pure: they take the file's text, never a path.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple
+
+USER: Final = "user"
+ASSISTANT: Final = "assistant"
+TOOL: Final = "tool"
+
+CLAUDE_CODE: Final = "claude-code"
+CODEX: Final = "codex"
+GEMINI: Final = "gemini"
+PI: Final = "pi"
+FORMATS: Final = (CLAUDE_CODE, CODEX, GEMINI, PI)
+
+
+class Turn(NamedTuple):
+    """One message of a conversation, whatever host recorded it."""
+
+    #: Position in the conversation, from 0 (the review gate's cursor counts these).
+    position: int
+    #: ``user``, ``assistant`` or ``tool`` (a tool's result).
+    role: str
+    #: The message text; for a tool result, its output.
+    text: str
+    #: The assistant's tool calls, each ``name {compact JSON arguments}``.
+    tool_calls: tuple[str, ...] = ()
+    #: For a tool result: the tool's name, when the host records it.
+    tool_name: str = ""
+    #: For a tool result: whether the tool reported an error.
+    is_error: bool = False
+    #: When the host recorded the message (ISO 8601 as written), ``""`` if unknown.
+    timestamp: str = ""
+
+
+class TranscriptError(ValueError):
+    """The file is not a transcript of the format asked for (or of any known one)."""
