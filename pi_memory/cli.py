@@ -24,6 +24,7 @@ COMMANDS = (
     ("unlock", "remove an abandoned write lock"),
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
     ("hook", "handle an agent event: event JSON on stdin"),
+    ("mcp", "serve the memory tools to an MCP client (JSON-RPC over stdio)"),
 )
 
 
@@ -41,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from pi_memory.commands.tool import run_tool
 
                 return run_tool(args[1:])
+            if args and args[0] == "mcp":
+                from pi_memory.hosts.mcp import run_mcp
+
+                return run_mcp(args[1:])
             return _dispatch(_build_parser().parse_args(args))
     except Exit as exc:
         return exc.code

@@ -1,0 +1,239 @@
+"""``python -m pi_memory mcp``: the memory tools over MCP (JSON-RPC 2.0, a message a line).
+
+A thin adapter: ``tools/call`` runs the same engine functions as
+``python -m pi_memory tool NAME``. Clients send requests concurrently and
+notifications without ids, so each request runs on a worker thread and its
+answer is written whole, one line at a time, under a lock; a notification is
+never answered. stdout carries the protocol and nothing else: whatever else
+the process (or a child it starts) prints goes to stderr, and errors go to the
+log file. Nothing a client sends can stop the server but the end of its input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterable, Mapping
+from typing import IO, Any, Final
+
+from pi_memory import __version__
+
+#: Newest first; a client asking for another version gets the newest (the spec's negotiation).
+PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+SERVER_NAME: Final = "pi_memory"
+WORKERS: Final = 4
+
+PARSE_ERROR: Final = -32700
+INVALID_REQUEST: Final = -32600
+METHOD_NOT_FOUND: Final = -32601
+INVALID_PARAMS: Final = -32602
+INTERNAL_ERROR: Final = -32603
+
+INSTRUCTIONS: Final = (
+    "Persistent memory shared across sessions and agents. Search it before guessing at a "
+    "project convention, command or past decision; write a memory when you learn something "
+    "a future session would otherwise have to rediscover."
+)
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def negotiate(requested: object) -> str:
+    """The client's version when this server speaks it, else the newest it does."""
+    if isinstance(requested, str) and requested in PROTOCOL_VERSIONS:
+        return requested
+    return PROTOCOL_VERSIONS[0]
+
+
+def configured_layout() -> str:
+    """The layout of the store the tools would open here; the default when unreadable."""
+    from pathlib import Path
+
+    from pi_memory.config import CATEGORIES
+    from pi_memory.resolve import load
+
+    try:
+        return load(Path(os.getcwd()), os.environ).config.layout
+    except Exception:  # a broken config is reported by the tool call itself
+        return CATEGORIES
+
+
+def list_tools() -> dict[str, Any]:
+    from pi_memory.hosts.tool_specs import tools_for
+
+    return {"tools": tools_for(configured_layout())}
+
+
+def call_tool(params: Mapping[str, Any]) -> dict[str, Any]:
+    from pi_memory.commands.tool import call_tool as run
+    from pi_memory.hosts.tool_specs import SPECS
+
+    name = params.get("name")
+    if not isinstance(name, str) or name not in SPECS:
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}; tools: {', '.join(SPECS)}")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise RpcError(INVALID_PARAMS, "tools/call arguments must be a JSON object")
+    ok, text = run(name, arguments)
+    return {"content": [{"type": "text", "text": text}], "isError": not ok}
+
+
+def _initialize(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "protocolVersion": negotiate(params.get("protocolVersion")),
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": SERVER_NAME, "version": __version__},
+        "instructions": INSTRUCTIONS,
+    }
+
+
+def _result(method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    if method == "initialize":
+        return _initialize(params)
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        return list_tools()
+    if method == "tools/call":
+        return call_tool(params)
+    raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+def _error(ident: object, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}}
+
+
+def _valid_id(ident: object) -> bool:
+    return ident is None or (isinstance(ident, (str, int)) and not isinstance(ident, bool))
+
+
+def answer(message: object) -> dict[str, Any] | None:
+    """The response to one JSON-RPC message; ``None`` for a notification or a client's response."""
+    if not isinstance(message, dict):
+        return _error(None, INVALID_REQUEST, "Invalid Request: expected a JSON object")
+    ident = message.get("id")
+    method = message.get("method")
+    if "id" not in message:
+        return None  # a notification: initialized, cancelled, … — never answered
+    if not _valid_id(ident):
+        return _error(None, INVALID_REQUEST, "Invalid Request: id must be a string or a number")
+    if method is None and ("result" in message or "error" in message):
+        return None  # a response to a request this server never sends
+    if message.get("jsonrpc") != "2.0" or not isinstance(method, str):
+        return _error(
+            ident, INVALID_REQUEST, 'Invalid Request: needs "jsonrpc": "2.0" and a method'
+        )
+    params = message.get("params")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        return _error(ident, INVALID_PARAMS, "params must be a JSON object")
+    try:
+        return {"jsonrpc": "2.0", "id": ident, "result": _result(method, params)}
+    except RpcError as exc:
+        return _error(ident, exc.code, exc.message)
+    except Exception as exc:
+        from pi_memory.error_handler import log_exception
+
+        path = log_exception(f"mcp {method}", exc)
+        where = f" (details in {path})" if path else ""
+        return _error(ident, INTERNAL_ERROR, f"internal error: {type(exc).__name__}{where}")
+
+
+class Server:
+    """Reads messages, answers each on a worker thread, writes one line per answer."""
+
+    def __init__(self, out: IO[bytes], workers: int = WORKERS) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._out = out
+        self._write_lock = threading.Lock()
+        self._cancelled: set[object] = set()
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp")
+
+    def serve(self, lines: Iterable[bytes]) -> None:
+        try:
+            for raw in lines:
+                if raw.strip():
+                    self._receive(raw)
+        finally:
+            self._pool.shutdown(wait=True)  # every request read is answered before exit
+
+    def _receive(self, raw: bytes) -> None:
+        try:
+            message = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            self._send(_error(None, PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        if isinstance(message, dict) and "id" not in message:
+            self._notify(message)
+            return
+        self._pool.submit(self._run, message)
+
+    def _notify(self, message: Mapping[str, Any]) -> None:
+        params = message.get("params")
+        if message.get("method") == "notifications/cancelled" and isinstance(params, dict):
+            ident = params.get("requestId")
+            if isinstance(ident, (str, int)):
+                self._cancelled.add(ident)
+
+    def _run(self, message: object) -> None:
+        try:
+            if isinstance(message, list):  # a batch (protocol 2025-03-26)
+                if not message:
+                    self._send(_error(None, INVALID_REQUEST, "Invalid Request: empty batch"))
+                    return
+                replies = [reply for reply in map(answer, message) if reply is not None]
+                if replies:
+                    self._send(replies)
+                return
+            reply = answer(message)
+            if reply is not None and reply.get("id") not in self._cancelled:
+                self._send(reply)
+        except BaseException as exc:  # a worker must never die silently with a request unanswered
+            from pi_memory.error_handler import log_exception
+
+            log_exception("mcp worker", exc)
+
+    def _send(self, payload: object) -> None:
+        line = json.dumps(payload).encode("ascii") + b"\n"  # ASCII: no pipe encoding can break it
+        with self._write_lock:
+            try:
+                self._out.write(line)
+                self._out.flush()
+            except (OSError, ValueError):  # the client went away; nothing left to tell it
+                pass
+
+
+def protocol_stdout() -> IO[bytes]:
+    """A private handle on the real stdout; fd 1 itself (and children's) now goes to stderr."""
+    sys.stdout.flush()
+    fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(fd, "wb")
+
+
+def run_mcp(args: list[str]) -> int:
+    from pi_memory.errors import UsageError
+
+    usage = "usage: python -m pi_memory mcp  (MCP over stdio; takes no arguments)"
+    if args in (["-h"], ["--help"]):
+        from pi_memory.output import write_line
+
+        write_line(usage + "\n\n" + __doc__.strip().split("\n\n", 1)[1])
+        return 0
+    if args:
+        raise UsageError(usage)
+    out = protocol_stdout()
+    Server(out).serve(sys.stdin.buffer)
+    return 0

@@ -1,0 +1,221 @@
+"""The MCP server driven by a client over real pipes: handshake, tools, errors, concurrency."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pi_memory.hosts.mcp import PROTOCOL_VERSIONS, answer, negotiate
+from tests.mcpclient import McpClient
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@pytest.fixture
+def client(project: Path):  # type: ignore[no-untyped-def]
+    c = McpClient(project)
+    yield c
+    if c.proc.poll() is None:
+        c.close()
+
+
+def use_files_layout(home: Path) -> None:
+    config = home / ".pi" / "agent" / "memory.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"layout": "files", "memoryDir": str(home / "mem")}))
+
+
+def test_version_negotiation() -> None:
+    assert negotiate("2024-11-05") == "2024-11-05"
+    assert negotiate("2025-06-18") == "2025-06-18"
+    assert negotiate("1999-01-01") == PROTOCOL_VERSIONS[0]
+    assert negotiate(None) == PROTOCOL_VERSIONS[0]
+
+
+def test_handshake_answers_the_client_version_or_the_newest(client: McpClient) -> None:
+    result = client.initialize("2024-11-05")["result"]
+    assert result["protocolVersion"] == "2024-11-05"
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["serverInfo"]["name"] == "pi_memory"
+    newer = client.request("initialize", {"protocolVersion": "2099-01-01", "capabilities": {}})
+    assert newer["result"]["protocolVersion"] == PROTOCOL_VERSIONS[0]
+    assert client.request("ping")["result"] == {}
+
+
+def test_categories_tools_write_lands_on_disk_and_is_found(
+    client: McpClient, project: Path
+) -> None:
+    client.initialize()
+    tools = client.request("tools/list")["result"]["tools"]
+    assert [t["name"] for t in tools] == ["memory_search", "memory_write", "session_search"]
+    for tool in tools:
+        assert tool["description"]
+        assert tool["inputSchema"]["type"] == "object"
+    write = next(t for t in tools if t["name"] == "memory_write")
+    assert write["inputSchema"]["required"] == ["body", "keyword"]
+
+    ok, text = client.call("memory_write", body="Deploy with rsync --delete.", keyword="deploy")
+    assert ok and text.startswith("Saved [") and "keyword: deploy" in text
+    stored = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
+    assert "Deploy with rsync --delete." in stored
+    ok, text = client.call("memory_search", query="rsync")
+    assert ok and "Deploy with rsync --delete." in text
+
+
+def test_files_layout_offers_the_memory_tool(project: Path, hermetic_home: Path) -> None:
+    use_files_layout(hermetic_home)
+    c = McpClient(project)
+    try:
+        c.initialize()
+        names = [t["name"] for t in c.request("tools/list")["result"]["tools"]]
+        assert names == ["memory", "session_search"]
+        ok, text = c.call(
+            "memory", action="add", name="Test command", content="Run pytest -q.", type="project"
+        )
+        assert (ok, text) == (True, 'Saved "Test command" (Test-command.md).')
+        assert list((hermetic_home / "mem").rglob("Test-command.md"))
+        ok, text = c.call("memory", action="search", query="pytest")
+        assert ok and "Test command" in text
+    finally:
+        c.close()
+
+
+def test_tool_failures_are_tool_errors(client: McpClient) -> None:
+    client.initialize()
+    ok, text = client.call("memory_write", keyword="deploy")
+    assert (ok, text) == (False, '"body" is required')
+    ok, text = client.call("memory_search", query="x", page=0)
+    assert not ok and "page" in text
+    ok, text = client.call("memory", action="list")
+    assert not ok and 'belongs to the "files" layout' in text
+    ok, text = client.call("memory_write", body="Unclosed `code span", keyword="k")
+    assert not ok and text
+
+
+def test_protocol_errors_are_json_rpc_errors(client: McpClient) -> None:
+    client.initialize()
+    unknown = client.request("tools/call", {"name": "rm_rf", "arguments": {}})
+    assert unknown["error"]["code"] == -32602
+    bad_args = client.request("tools/call", {"name": "memory_search", "arguments": [1]})
+    assert bad_args["error"]["code"] == -32602
+    assert client.request("resources/list")["error"]["code"] == -32601
+    client.send_raw(b"{not json\n")
+    assert client.receive()["error"]["code"] == -32700
+    client.send_raw(b'\xff\xfe{"bad utf-8"}\n')
+    assert client.receive()["error"]["code"] == -32700
+    client.send_raw(b'{"jsonrpc": "2.0", "id": 7}\n')
+    assert client.receive() == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {
+            "code": -32600,
+            "message": 'Invalid Request: needs "jsonrpc": "2.0" and a method',
+        },
+    }
+    client.send_raw(b'{"jsonrpc": "2.0", "id": 8, "method": "ping", "params": [1]}\n')
+    assert client.receive()["error"]["code"] == -32602
+    client.send_raw(b"[]\n")
+    assert client.receive()["error"]["code"] == -32600
+    # The server is still there after all of it.
+    assert client.request("ping")["result"] == {}
+
+
+def test_concurrent_requests_each_answered_once_on_its_own_line(
+    client: McpClient, project: Path
+) -> None:
+    client.initialize()
+    sent = set()
+    burst = b""
+    for n in range(24):
+        sent.add(f"r{n}")
+        if n % 2:
+            call = {"name": "memory_search", "arguments": {"query": "fact"}}
+        else:
+            call = {"name": "memory_write", "arguments": {"body": f"Fact {n}.", "keyword": f"k{n}"}}
+        burst += (
+            json.dumps(
+                {"jsonrpc": "2.0", "id": f"r{n}", "method": "tools/call", "params": call}
+            ).encode()
+            + b"\n"
+        )
+        # Notifications in between are never answered.
+        burst += b'{"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}\n'
+    client.send_raw(burst)
+    replies = [client.receive() for _ in sent]
+    assert {r["id"] for r in replies} == sent
+    assert all(r["result"]["isError"] is False for r in replies)
+    code, rest, err = client.close()
+    assert (code, rest) == (0, [])
+    assert err == b""
+    stored = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
+    assert all(f"Fact {n}." in stored for n in range(0, 24, 2))
+
+
+def test_a_batch_gets_one_array_without_the_notifications(client: McpClient) -> None:
+    client.send_raw(
+        json.dumps(
+            [
+                {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "nope"},
+            ]
+        ).encode()
+        + b"\n"
+    )
+    reply = client.receive()
+    assert [r["id"] for r in reply] == [1, 2]
+    assert reply[0]["result"] == {} and reply[1]["error"]["code"] == -32601
+
+
+def test_a_broken_config_is_a_tool_error_and_stdout_stays_protocol(
+    project: Path, hermetic_home: Path
+) -> None:
+    config = hermetic_home / ".pi" / "agent" / "memory.json"
+    config.parent.mkdir(parents=True)
+    config.write_text("{broken")
+    c = McpClient(project)
+    c.initialize()
+    tools = c.request("tools/list")["result"]["tools"]
+    assert tools[0]["name"] == "memory_search"
+    ok, text = c.call("memory_search", query="x")
+    assert not ok and "memory.json" in text
+    code, rest, _err = c.close()
+    assert (code, rest) == (0, [])
+
+
+def test_a_cancelled_request_is_not_answered_when_cancelled_first() -> None:
+    # In process: the reply to a request cancelled before it ran is dropped.
+    import io
+
+    from pi_memory.hosts.mcp import Server
+
+    out = io.BytesIO()
+    server = Server(out, workers=1)
+    server.serve(
+        [
+            b'{"jsonrpc": "2.0", "method": "notifications/cancelled",'
+            b' "params": {"requestId": 5}}\n',
+            b'{"jsonrpc": "2.0", "id": 5, "method": "ping"}\n',
+            b'{"jsonrpc": "2.0", "id": 6, "method": "ping"}\n',
+        ]
+    )
+    assert out.getvalue() == b'{"jsonrpc": "2.0", "id": 6, "result": {}}\n'
+
+
+def test_answer_ignores_notifications_and_client_responses() -> None:
+    assert answer({"jsonrpc": "2.0", "method": "notifications/initialized"}) is None
+    assert answer({"jsonrpc": "2.0", "id": 3, "result": {}}) is None
+    assert answer({"jsonrpc": "2.0", "id": True, "method": "ping"}) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: id must be a string or a number"},
+    }
