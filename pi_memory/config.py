@@ -187,6 +187,9 @@ class Config(NamedTuple):
     index_budget: int = 3000
     llm_max_tokens: int = 10000
     review_months: int = 0
+    #: Whether ``memory.json`` speaks of the model tasks at all (a model anywhere, or a
+    #: ``dream`` / ``extractMemories`` / ``autoSurfacing`` key, even ``null``).
+    models_configured: bool = False
 
 
 class LoadedConfig(NamedTuple):
@@ -434,6 +437,7 @@ def parse_config(
         ),
         providers=_providers(r),
         trusted_projects=_trusted(r),
+        models_configured=any(key in raw for key in TASKS) or r.get("defaults.model") is not None,
     )
     knobs: dict[str, Any] = {
         _KNOB_FIELDS[key]: r.integer(key, default, low, high)
@@ -487,8 +491,12 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
-def _read_json_object(path: Path, errors: list[str]) -> dict[str, Any] | None:
-    """The JSON object in ``path``; ``None`` when absent; a broken file becomes an error line."""
+def _read_json_object(path: Path, warnings: list[str]) -> dict[str, Any] | None:
+    """The JSON object in ``path``; ``None`` when absent or unusable.
+
+    A file that cannot be read, is not JSON or holds no object counts as ``{}``
+    (seed 004): the defaults apply, with one warning line.
+    """
     import json
 
     try:
@@ -496,18 +504,18 @@ def _read_json_object(path: Path, errors: list[str]) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as err:
-        errors.append(f"{path}: cannot be read ({err}); its settings are ignored")
+        warnings.append(f"{path}: cannot be read ({err}); using the defaults")
         return None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        errors.append(
+        warnings.append(
             f"{path}: invalid JSON at line {err.lineno} column {err.colno} ({err.msg}); "
-            "its settings are ignored"
+            "using the defaults"
         )
         return None
     if not isinstance(data, dict):
-        errors.append(f"{path}: must hold a JSON object; its settings are ignored")
+        warnings.append(f"{path}: must hold a JSON object; using the defaults")
         return None
     return data
 
@@ -546,7 +554,7 @@ def load_config(
     sources: list[str] = []
 
     user_path = Path(home_dir) / USER_CONFIG
-    user = _read_json_object(user_path, errors) or {}
+    user = _read_json_object(user_path, warnings) or {}
     if user_path.is_file():
         sources.append(str(user_path))
     trusted = _Reader(user)
@@ -556,7 +564,7 @@ def load_config(
     project_path = Path(root) / PROJECT_CONFIG
     if project_path.is_file():
         if is_trusted(root, trusted_roots, home_dir, platform):
-            project = _read_json_object(project_path, errors) or {}
+            project = _read_json_object(project_path, warnings) or {}
             project.pop("trustedProjects", None)
             merged = deep_merge(user, project)
             sources.append(str(project_path))
@@ -637,15 +645,17 @@ def model_config_errors(
 ) -> list[str]:
     """Model configuration errors, worded as in seed 004.
 
-    ``strict`` is the seed's check (:func:`required_models`). The default is ours:
-    with no model configured anywhere the deterministic features all work, so only
-    an explicitly enabled extraction still needs one; as soon as any model is
-    configured, the seed's rules apply in full.
+    ``strict`` is the seed's check (:func:`required_models`): every task that
+    runs and lacks a model, in the seed's order. The default is ours only for a
+    ``memory.json`` that says nothing about models: without one the deterministic
+    features all work, so nothing is misconfigured. As soon as the file names a
+    model or a model task (``"dream": null`` included), the seed's rules apply
+    in full.
     """
     check = resolve if resolve is not None else (lambda value: model_resolves(config, value, env))
     requirements = required_models(config)
-    if not strict and not any_model_configured(config):
-        requirements = [req for req in requirements if req.task == "extractMemories"]
+    if not strict and not config.models_configured and not any_model_configured(config):
+        requirements = []
     return model_errors(requirements, check)
 
 

@@ -12,6 +12,7 @@ import pytest
 from pi_memory import config as cfg
 from pi_memory.errors import ConfigError
 from tests.conftest import REPO
+from tests.inproc import call
 
 PROVIDERS = {
     "local": {"baseUrl": "http://127.0.0.1:8080/v1", "api": "openai", "apiKeyEnv": ""},
@@ -144,18 +145,32 @@ def test_project_root_can_differ_from_cwd(hermetic_home: Path, project: Path) ->
         ('{"memIndexMaxLines": 100,', "invalid JSON at line 1 column 26"),
         ("this is not json", "invalid JSON at line 1 column 1"),
         ("[1, 2]", "must hold a JSON object"),
-        ('\ufeff{"layout": 3}', '"layout" must be one of categories | files'),
+        ("null", "must hold a JSON object"),
     ],
 )
-def test_a_broken_user_file_is_an_error_line_not_a_traceback(
+def test_a_malformed_user_file_counts_as_empty(
     hermetic_home: Path, project: Path, content: str, message: str
 ) -> None:
     path = hermetic_home / cfg.USER_CONFIG
     path.parent.mkdir(parents=True)
     path.write_text(content, encoding="utf-8")
     loaded = cfg.load_config(project, {}, home=hermetic_home)
-    assert len(loaded.errors) == 1
-    assert message in loaded.errors[0]
+    assert loaded.errors == ()
+    assert len(loaded.warnings) == 1
+    assert message in loaded.warnings[0]
+    assert loaded.warnings[0].endswith("; using the defaults")
+    assert loaded.config == cfg.load_config(
+        project, {}, home=hermetic_home / "none"
+    ).config._replace(memory_dir=loaded.config.memory_dir, auto_dir=loaded.config.auto_dir)
+
+
+def test_a_wrong_value_in_a_good_file_is_an_error_line(hermetic_home: Path, project: Path) -> None:
+    path = hermetic_home / cfg.USER_CONFIG
+    path.parent.mkdir(parents=True)
+    path.write_text('\ufeff{"layout": 3}', encoding="utf-8")
+    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    assert len(loaded.problems) == 1
+    assert '"layout" must be one of categories | files' in loaded.problems[0]
     assert loaded.config.mem_index_max_lines == 200
 
 
@@ -164,7 +179,51 @@ def test_invalid_utf8_user_file(hermetic_home: Path, project: Path) -> None:
     path.parent.mkdir(parents=True)
     path.write_bytes(b'{"layout": "\xff"}')
     loaded = cfg.load_config(project, {}, home=hermetic_home)
-    assert loaded.errors[0].startswith(f"{path}: cannot be read")
+    assert loaded.errors == ()
+    assert loaded.warnings[0].startswith(f"{path}: cannot be read")
+
+
+def test_a_malformed_file_does_not_stop_a_write(hermetic_home: Path, project: Path) -> None:
+    path = hermetic_home / cfg.USER_CONFIG
+    path.parent.mkdir(parents=True)
+    path.write_text('{"layout": "files",', encoding="utf-8")
+    wrote = call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=project)
+    assert wrote.code == 0, wrote.err
+    found = call("search", "deploy", cwd=project)
+    assert "Deploy with rsync." in found.out
+    shown = call("show", cwd=project)
+    assert "Memory: misconfigured" not in shown.out
+    assert f"note: {path}: invalid JSON at line 1 column 20" in shown.out
+
+
+def test_trusted_project_file_merges_objects_deeply_null_and_arrays_replace(
+    hermetic_home: Path, project: Path
+) -> None:
+    user = {
+        "trustedProjects": [str(project)],
+        "lock": {"timeoutMs": 1000, "snapshotKeep": 3},
+        "defaults": {"model": "local/a"},
+        "dream": {"model": "local/b", "nudgeAfterSessions": 7},
+        "providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1"}},
+    }
+    over = {"lock": {"timeoutMs": 2000}, "dream": None, "trustedProjects": ["/elsewhere"]}
+    path = hermetic_home / cfg.USER_CONFIG
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(user), encoding="utf-8")
+    (project / ".pi").mkdir(exist_ok=True)
+    (project / cfg.PROJECT_CONFIG).write_text(json.dumps(over), encoding="utf-8")
+    loaded = cfg.load_config(project, {}, home=hermetic_home, project_root=project)
+    assert loaded.problems == ()
+    config = loaded.config
+    assert (config.lock.timeout_ms, config.lock.snapshot_keep) == (2000, 3)
+    # null replaces the whole section: dream falls back to its defaults and to defaults.model.
+    assert (config.dream.model, config.dream.nudge_after_sessions) == (None, 5)
+    assert cfg.task_model(config, "dream") == "local/a"
+    assert config.trusted_projects == (str(project),)  # a project file never extends it
+    assert cfg.deep_merge({"a": [1, 2], "b": {"c": 1}}, {"a": [3], "b": {"d": None}}) == {
+        "a": [3],
+        "b": {"c": 1, "d": None},
+    }
 
 
 # -- values --------------------------------------------------------------------------------
@@ -346,10 +405,31 @@ def test_without_any_model_the_deterministic_features_are_not_misconfigured() ->
         "no model for dream",
         "no model for autoSurfacing",
     ]
-    extracting = parse({"extractMemories": {"enabled": True}}).config
-    assert cfg.model_config_errors(extracting, {}) == [
-        'no model for extractMemories — set "extractMemories.model" or "defaults.model" '
-        "in memory.json"
+    # Silent on model tasks: other settings do not opt into the seed's model check.
+    assert cfg.model_config_errors(parse({"lock": {"timeoutMs": 10}}).config, {}) == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "tasks"),
+    [
+        ({"dream": None}, ["dream", "autoSurfacing"]),
+        ({"dream": {"model": None}}, ["dream", "autoSurfacing"]),
+        (
+            {"extractMemories": {"enabled": True}, "autoSurfacing": {"enabled": True}},
+            ["dream", "extractMemories", "autoSurfacing"],
+        ),
+        ({"extractMemories": {"enabled": True}}, ["dream", "extractMemories", "autoSurfacing"]),
+        ({"autoSurfacing": {"enabled": False}}, ["dream"]),
+        ({"defaults": {"model": None}, "autoSurfacing": {"enabled": False}}, ["dream"]),
+    ],
+)
+def test_a_file_that_names_a_model_task_gets_the_seeds_check(
+    raw: dict[str, object], tasks: list[str]
+) -> None:
+    errors = cfg.model_config_errors(parse(raw).config, {})
+    assert errors == [
+        f'no model for {task} — set "{task}.model" or "defaults.model" in memory.json'
+        for task in tasks
     ]
 
 
