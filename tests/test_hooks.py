@@ -89,8 +89,9 @@ def test_unknown_event_and_broken_config_exit_zero(tmp_path: Path) -> None:
     config.write_text("{broken", "utf-8")
     run = run_cli("hook", "session-start", cwd=root, stdin=claude_event(root))
     assert (run.code, run.out, run.err) == (0, "", "")
+    # A malformed file counts as {} (seed 004): a person's write goes on with the defaults.
     person = run_cli("write", "--keyword", "k", "body", cwd=root)
-    assert person.code == 1 and "memory.json" in person.err and len(person.err.splitlines()) == 1
+    assert person.code == 0, person.err
 
 
 def test_abandoned_lock_reaches_the_user(tmp_path: Path) -> None:
