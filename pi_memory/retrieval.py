@@ -4,7 +4,12 @@ Modes (seed 000's retrieval table):
 
 ``keyword`` (default)
     A hit needs any one query token in the body or keyword. Scored
-    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + recency``.
+    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + phrases*1 + recency``,
+    seed 000's shape (content match dominates, keyword hits next, time breaks
+    ties), with content match measured over the entries searched: query tokens
+    weigh by their rarity (idf) in ``coverage`` and ``textHits``, body hits
+    saturate and are normalised by body length, and each adjacent pair of
+    query words found verbatim counts as a phrase.
     When nothing matches, the newest entries are listed and ``fallback`` is set.
 ``all``
     Every entry, ranked by the same scorer with a three times stronger
@@ -21,8 +26,9 @@ query with no tokens (empty, or only stopwords) lists the newest entries as
 mode ``recent`` (nothing was asked, so nothing "failed to match"). A result's
 ``mode`` is the mode that actually ran.
 
-Matching is by substring of the lowercased body, so ``deploy`` finds
-``deployment`` and a Chinese query finds Chinese text without a word
+Matching is by substring of the lowercased body, and an English query word is
+first reduced to a light stem, so ``deploy`` finds ``deployment``, ``painted``
+finds ``painting``, and a Chinese query finds Chinese text without a word
 segmenter. Han runs are queried as the run itself plus its 2-grams: ``部署前备份``
 then still finds ``部署时先备份`` through ``部署`` and ``备份``, and coverage
 says how much of the query was found.
@@ -34,6 +40,7 @@ fresh ones, superseded entries last. Each entry's rank key is computed once.
 from __future__ import annotations
 
 import heapq
+import math
 import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
@@ -65,6 +72,11 @@ COVERAGE_WEIGHT: Final = 10.0
 TAG_EXACT_WEIGHT: Final = 4.0
 TAG_PARTIAL_WEIGHT: Final = 2.0
 TEXT_HIT_WEIGHT: Final = 0.5
+#: Each adjacent pair of query words found verbatim in the body.
+PHRASE_WEIGHT: Final = 1.0
+#: Term-frequency saturation and length normalisation (the usual BM25 values).
+SATURATION: Final = 1.2
+LENGTH_NORM: Final = 0.75
 RECENCY_MAX: Final = 1.5
 RECENCY_DAYS: Final = 60.0
 #: Past this age recency is 0; younger entries are the only ones whose time is parsed.
@@ -73,6 +85,7 @@ ALL_RECENCY_BOOST: Final = 3.0
 
 _HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TOKEN_RE: Final = re.compile(f"([{_HAN}]+)|-{{0,2}}[^\\W{_HAN}]+(?:[./-][^\\W{_HAN}]+)*")
+_PHRASE_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _FRESH: Final = 0
 _STALE: Final = 1
 _SUPERSEDED: Final = 2
@@ -193,34 +206,112 @@ def _tag_score(key: str, forms: Sequence[str]) -> float:
     return 0.0
 
 
+def stem(token: str) -> str:
+    """A light English stem of a query token, for substring matching.
+
+    Only plain ASCII words lose a suffix (``painted`` -> ``paint``,
+    ``studies`` -> ``stud``, ``running`` -> ``run``, ``dogs`` -> ``dog``):
+    the body is matched by substring, so the stem finds every inflection.
+    Identifiers, numbers and Han text are matched as written.
+    """
+    size = len(token)
+    if size < 4 or not token.isascii() or not token.isalpha():
+        return token
+    if size >= 5 and token.endswith("ies"):
+        return token[:-3]
+    for suffix, shortest in (("ing", 6), ("ed", 5)):
+        if size >= shortest and token.endswith(suffix):
+            base = token[: -len(suffix)]
+            doubled = len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "ls"
+            return base[:-1] if doubled else base
+    if size >= 5 and token.endswith("es") and token[-3] in "sxzh":
+        return token[:-2]
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    if size >= 6 and token.endswith("ly"):
+        return token[:-2]
+    return token
+
+
+def phrases(query: str) -> list[str]:
+    """Adjacent query word pairs, as a body would spell them (not two stopwords)."""
+    words = _PHRASE_WORD_RE.findall(query.lower())
+    return [
+        f"{first} {second}"
+        for first, second in zip(words, words[1:])
+        if first not in STOPWORDS or second not in STOPWORDS
+    ]
+
+
+def idf(entries: int, containing: int) -> float:
+    """How much finding a token says about an entry: rarer tokens weigh more."""
+    return math.log(1.0 + (entries - containing + 0.5) / (containing + 0.5))
+
+
+def _saturated(hits: int, length_ratio: float) -> float:
+    """Term frequency with diminishing returns, shorter bodies counting each hit more."""
+    norm = 1 - LENGTH_NORM + LENGTH_NORM * length_ratio
+    return hits * (SATURATION + 1) / (hits + SATURATION * norm)
+
+
 def _score_entries(
     entries: Sequence[Entry], tokens: Sequence[str], query: str, clock: _Clock, *, every: bool
 ) -> list[_Row]:
     """Scored rows; the matching is substring counting, which runs in C.
 
-    Without ``every``, entries that match no token are left out. What depends
-    only on the keyword (which tokens it contains, its tag score) is computed
-    once per distinct keyword.
+    Content match is measured over the entries searched: ``coverage`` is the
+    share of the query's weight (each token's :func:`idf`) found in the body or
+    the keyword, ``textHits`` the idf-weighted, saturated and length-normalised
+    count of body hits, and each query phrase found verbatim adds
+    :data:`PHRASE_WEIGHT`. Without ``every``, entries that match no token are
+    left out. What depends only on the keyword (which tokens it contains, its
+    tag score) is computed once per distinct keyword.
     """
     forms = [form for form in {canonical_key(query), *map(canonical_key, tokens)} if form]
+    patterns = [stem(token) for token in tokens]
     per_keyword: dict[str, tuple[tuple[bool, ...] | None, float]] = {}
     count = len(tokens)
-    rows: list[_Row] = []
+    containing = [0] * count
+    matched: list[tuple[int, list[int], tuple[bool, ...] | None, float, str]] = []
+    unmatched: list[int] = []
+    total_length = 0
     for index, entry in enumerate(entries):
-        counts = list(map(entry.body.lower().count, tokens))
-        missing = counts.count(0)
+        body = entry.body.lower()
+        total_length += len(body)
+        counts = list(map(body.count, patterns))
         keyword = per_keyword.get(entry.keyword)
         if keyword is None:
             keyword = per_keyword[entry.keyword] = _keyword_facts(entry.keyword, tokens, forms)
         in_keyword, tag = keyword
-        found = count - missing
-        if missing and in_keyword is not None:
-            found = sum(1 for hits, named in zip(counts, in_keyword) if hits or named)
-        if found:
-            score = COVERAGE_WEIGHT * found / count + tag + TEXT_HIT_WEIGHT * sum(counts)
-            rows.append(_row(entry, index, score, clock))
-        elif every:
-            rows.append(_row(entry, index, 0.0, clock))
+        if counts.count(0) == count and in_keyword is None:
+            if every:
+                unmatched.append(index)
+            continue
+        for position, hits in enumerate(counts):
+            if hits or (in_keyword is not None and in_keyword[position]):
+                containing[position] += 1
+        matched.append((index, counts, in_keyword, tag, body))
+    size = len(entries)
+    weights = [idf(size, found) for found in containing]
+    weight = sum(weights)
+    mean_length = total_length / size if size else 1.0
+    query_phrases = phrases(query)
+    rows: list[_Row] = []
+    for index, counts, in_keyword, tag, body in matched:
+        covered = 0.0
+        text_hits = 0.0
+        ratio = len(body) / mean_length if mean_length else 1.0
+        for position, hits in enumerate(counts):
+            if hits:
+                covered += weights[position]
+                text_hits += weights[position] * _saturated(hits, ratio)
+            elif in_keyword is not None and in_keyword[position]:
+                covered += weights[position]
+        score = COVERAGE_WEIGHT * covered / weight + tag + TEXT_HIT_WEIGHT * text_hits / weight
+        if query_phrases:
+            score += PHRASE_WEIGHT * sum(phrase in body for phrase in query_phrases)
+        rows.append(_row(entries[index], index, score, clock))
+    rows.extend(_row(entries[index], index, 0.0, clock) for index in unmatched)
     return rows
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 import random
 from datetime import datetime, timedelta, timezone
 
@@ -10,8 +11,11 @@ from pi_memory.retrieval import (
     PAGE_SIZE,
     Hit,
     SearchResult,
+    idf,
+    phrases,
     render_search,
     search,
+    stem,
     tokenize,
 )
 from tests.conftest import DATA
@@ -108,18 +112,116 @@ def test_hit_needs_any_one_token() -> None:
     assert result.total == 1
 
 
+def saturated(hits: int, length_ratio: float = 1.0) -> float:
+    return hits * 2.2 / (hits + 1.2 * (0.25 + 0.75 * length_ratio))
+
+
 def test_score_formula() -> None:
-    # coverage 1 * 10 + tagExact 4 + 2 text hits * 0.5 + recency (1.5 - 30/60) = 16
+    # coverage 1 * 10 + tagExact 4 + textHits (2 hits, saturated) * 0.5 + recency (1.5 - 30/60)
     entry = make("20260901-0001", "deploy then deploy again", "deploy", days=30)
     (hit,) = search([entry], "deploy", now=NOW).hits
-    assert hit.score == 16.0
+    assert hit.score == round(10 + 4 + 0.5 * saturated(2) + 1.0, 4) == 15.6875
 
 
 def test_tag_partial_and_old_entries_get_no_recency() -> None:
-    # coverage 0.5 * 10 + tagPartial 2 + 1 text hit * 0.5 + recency 0 = 7.5
+    # A token every entry has says little; one no entry has weighs most:
+    # coverage = idf(deploy) / (idf(deploy) + idf(kubernetes)) over a store of one.
     entry = make("20260901-0001", "deploy notes", "deploy-script", days=200)
     (hit,) = search([entry], "deploy kubernetes", now=NOW).hits
-    assert hit.score == 7.5
+    deploy, kubernetes = math.log(1 + 0.5 / 1.5), math.log(1 + 1.5 / 0.5)
+    coverage = deploy / (deploy + kubernetes)
+    # coverage * 10 + tagPartial 2 + textHits (1 hit, its share of the weight) * 0.5 + recency 0
+    assert hit.score == round(10 * coverage + 2 + 0.5 * coverage * saturated(1), 4)
+
+
+def test_idf_and_saturation_with_unit_weights() -> None:
+    assert idf(10, 10) < idf(10, 1) < idf(10, 0)
+    assert idf(4, 2) == math.log(2.0)
+
+
+def test_rare_query_words_count_more_than_common_ones() -> None:
+    filler = [make(f"20260903-{i:04x}", f"Caroline told Caroline hello {i}") for i in range(8)]
+    entries = [
+        *filler,
+        make("20260902-0001", "Caroline went to a pottery class."),
+        make("20260902-0002", "The pottery class is on Fridays."),
+    ]
+    # "caroline" is in nine entries, "pottery" in two: the pottery notes rank first,
+    # the one with both words above the one with pottery alone.
+    assert ids(search(entries, "Caroline pottery", now=NOW))[:2] == [
+        "20260902-0001",
+        "20260902-0002",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("token", "stemmed"),
+    [
+        ("painted", "paint"),
+        ("painting", "paint"),
+        ("running", "run"),
+        ("stopped", "stop"),
+        ("studies", "stud"),
+        ("boxes", "box"),
+        ("places", "place"),
+        ("dogs", "dog"),
+        ("quickly", "quick"),
+        ("class", "class"),
+        ("status", "status"),
+        ("analysis", "analysis"),
+        ("called", "call"),
+        ("node.js", "node.js"),
+        ("3000s", "3000s"),
+        ("部署", "部署"),
+        ("bed", "bed"),
+        ("deploy", "deploy"),
+    ],
+)
+def test_stem(token: str, stemmed: str) -> None:
+    assert stem(token) == stemmed
+
+
+def test_inflected_query_finds_other_forms() -> None:
+    entries = [make("20260901-0001", "Melanie paints landscapes every weekend.")]
+    for query in ("painting", "painted"):
+        result = search(entries, query, now=NOW)
+        assert (ids(result), result.fallback) == (["20260901-0001"], False)
+
+
+def test_one_repeated_word_does_not_dominate() -> None:
+    entries = [
+        make("20260901-0001", " ".join(["cache"] * 20)),
+        make("20260901-0002", "cache cleared by redis eviction"),
+    ]
+    # Two of three words beat one word said twenty times.
+    assert ids(search(entries, "cache eviction policy", now=NOW))[0] == "20260901-0002"
+
+
+def test_a_phrase_found_verbatim_ranks_first() -> None:
+    assert phrases("When did Caroline join the book club?") == [
+        "did caroline",
+        "caroline join",
+        "join the",
+        "the book",
+        "book club",
+    ]
+    entries = [
+        make("20260901-0001", "Caroline read a book at a club."),
+        make("20260901-0002", "Caroline joined the book club with her friends last month."),
+    ]
+    # Same words found, the shorter body has the denser hits, but only one has the phrase.
+    assert ids(search(entries, "Caroline book club", now=NOW)) == [
+        "20260901-0002",
+        "20260901-0001",
+    ]
+
+
+def test_shorter_body_with_the_same_hits_ranks_higher() -> None:
+    entries = [
+        make("20260901-0001", "rsync on deploy"),
+        make("20260901-0002", "rsync " + "padding words here " * 20),
+    ]
+    assert ids(search(entries, "rsync", now=NOW)) == ["20260901-0001", "20260901-0002"]
 
 
 def test_token_found_only_in_the_keyword_counts_for_coverage() -> None:
@@ -401,7 +503,10 @@ def test_keyword_hits_are_exactly_the_matching_entries() -> None:
     for _ in range(100):
         entries = _random_store(rng, 30)
         query = rng.choice(_WORDS)
-        expected = {e.id for e in entries if query in e.body.lower() or query in e.keyword.lower()}
+        body_form = stem(query)
+        expected = {
+            e.id for e in entries if body_form in e.body.lower() or query in e.keyword.lower()
+        }
         found = set(all_ids(entries, query))
         if expected:
             assert found == expected
