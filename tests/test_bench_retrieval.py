@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "tools"))
-import bench_retrieval as bench  # noqa: E402
+import bench_retrieval as bench
 
 SAMPLE = {
     "sample_id": "conv-x",
