@@ -181,7 +181,7 @@ def test_a_broken_config_is_a_tool_error_and_stdout_stays_protocol(
 ) -> None:
     config = hermetic_home / ".pi" / "agent" / "memory.json"
     config.parent.mkdir(parents=True)
-    config.write_text("{broken")
+    config.write_text('{"layout": 3}')  # a malformed file would count as {} (seed 004)
     c = McpClient(project)
     c.initialize()
     tools = c.request("tools/list")["result"]["tools"]
