@@ -1,5 +1,32 @@
 from __future__ import annotations
 
-from pi_memory.cli import main
+import sys
+
+
+def _bytecode_cache() -> None:
+    """Keep compiled bytecode even where the package directory is read-only (vendored).
+
+    Python cannot write ``__pycache__`` there, so every hook would compile the
+    package again. A ``pycache_prefix`` under the user's cache directory gives
+    it somewhere to keep it; a read-only copy that ships its bytecode, or a
+    user's own prefix or ``-B``, is left alone. It must be set before the
+    package's modules are imported.
+    """
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.dont_write_bytecode or sys.pycache_prefix or not os.path.isdir(here):
+        return  # not a directory: a zipapp, which carries its own bytecode
+    shipped = os.path.join(here, "__pycache__", f"cli.{sys.implementation.cache_tag}.pyc")
+    if os.access(here, os.W_OK) or os.path.exists(shipped):
+        return
+    from pi_memory.fs.cache_home import cache_home
+
+    sys.pycache_prefix = os.path.join(cache_home(), "pycache")
+
+
+_bytecode_cache()
+
+from pi_memory.cli import main  # noqa: E402  # after the bytecode location is settled
 
 raise SystemExit(main())

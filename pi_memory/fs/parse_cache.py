@@ -22,9 +22,9 @@ _FIELDS: Final = len(Entry._fields)
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    root = Path(base) if base else Path.home() / ".cache"
-    return root / "pi_memory"
+    from pi_memory.fs.cache_home import cache_home
+
+    return Path(cache_home())
 
 
 def _cache_file(path: Path) -> tuple[Path, str]:
@@ -84,8 +84,6 @@ def remember(path: Path, data: bytes, entries: list[Entry]) -> None:
     The file is read back and compared first: only bytes seen on disk, with the
     identity of that very file, ever get a cache entry.
     """
-    import os
-
     try:
         with path.open("rb") as handle:
             st = os.fstat(handle.fileno())
