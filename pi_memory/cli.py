@@ -25,15 +25,20 @@ COMMANDS = (
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
     ("hook", "handle an agent event: event JSON on stdin"),
     ("mcp", "serve the memory tools to an MCP client (JSON-RPC over stdio)"),
+    ("surface", "the memories a prompt needs, as the prompt hook injects them"),
 )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "hook":
-        from pi_memory.hooks import run_hook
+        from pi_memory.hosts.hooks import run_hook
 
         return run_hook(args[1:])
+    if args and args[0] == "worker":
+        from pi_memory.jobs.worker import run_worker
+
+        return run_worker(args[1:])
     from pi_memory.error_handler import Exit, error_handler
 
     try:
@@ -130,7 +135,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
 
     cmd["tool"].add_argument("name", metavar="NAME", help="memory | memory_write | memory_search")
-    cmd["hook"].add_argument("event", metavar="EVENT", help="session-start")
+    cmd["hook"].add_argument("event", metavar="EVENT", help="see: hook --help")
+
+    sf = cmd["surface"]
+    sf.add_argument("--prompt", required=True, help="the user's prompt ('-' reads stdin)")
+    sf.add_argument("--session", help="session id: skip and remember what it was shown")
+    sf.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -184,4 +194,8 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.unlock_cli import run_unlock
 
         return run_unlock(layer=ns.layer, yes=ns.yes, force=ns.force)
+    if command == "surface":
+        from pi_memory.commands.surface import run_surface
+
+        return run_surface(prompt=ns.prompt, session=ns.session, as_json=ns.json)
     raise AssertionError(f"unexpected command: {command}")

@@ -80,6 +80,7 @@ ENV_KNOBS: Final[Mapping[str, tuple[str, int, int, int | None]]] = {
     "PI_MEMORY_AUTO_INDEX_BUDGET": ("indexBudget", 3000, 200, 6000),
     "PI_MEMORY_AUTO_LLM_MAX_TOKENS": ("llmMaxTokens", 10000, 1, None),
     "PI_MEMORY_AUTO_REVIEW_MONTHS": ("reviewMonths", 0, 0, None),
+    "PI_MEMORY_SESSION_DAYS": ("sessionDays", 14, 1, None),
 }
 AUTO_DIR_ENV: Final = "PI_MEMORY_AUTO_DIR"
 _KNOB_FIELDS: Final = {
@@ -88,6 +89,7 @@ _KNOB_FIELDS: Final = {
     "indexBudget": "index_budget",
     "llmMaxTokens": "llm_max_tokens",
     "reviewMonths": "review_months",
+    "sessionDays": "session_days",
 }
 #: The keys of memory.json that hold objects.
 SECTIONS: Final = (
@@ -190,6 +192,8 @@ class Config(NamedTuple):
     #: Whether ``memory.json`` speaks of the model tasks at all (a model anywhere, or a
     #: ``dream`` / ``extractMemories`` / ``autoSurfacing`` key, even ``null``).
     models_configured: bool = False
+    #: Days a session's hook state (frozen index, review gate, surfaced set) is kept.
+    session_days: int = 14
 
 
 class LoadedConfig(NamedTuple):
@@ -759,6 +763,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "indexBudget": config.index_budget,
             "llmMaxTokens": config.llm_max_tokens,
             "reviewMonths": config.review_months,
+            "sessionDays": config.session_days,
         }
     )
     return out

@@ -47,6 +47,21 @@ def log_exception(context: str, exc: BaseException) -> Path | None:
     return path
 
 
+def log_line(context: str, message: str) -> None:
+    """Append one line to the log (an expected failure: no traceback); never raises."""
+    import time
+
+    try:
+        path = log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        line = " ".join(message.split())
+        with path.open("a", encoding="utf-8", errors="backslashreplace") as log:
+            log.write(f"--- {stamp} pid {os.getpid()} {context}: {line}\n")
+    except Exception:
+        return
+
+
 @contextlib.contextmanager
 def error_handler(context: str) -> Iterator[None]:
     """Map exceptions to exit codes: 1 for a known failure, 130 for ^C, 3 for a bug."""

@@ -223,14 +223,22 @@ class Store:
             store.refresh_index(entries, self.recalls(layer))
         return collapsed, repaired, len(entries)
 
-    def refresh_indexes(self, layers: Sequence[str] = LAYERS) -> None:
-        """Rewrite each layer's ``MEMORY.md`` from its entries (session start, ``rebuild``)."""
+    def refresh_indexes(self, layers: Sequence[str] = LAYERS, *, wait: bool = True) -> None:
+        """Rewrite each layer's ``MEMORY.md`` from its entries (session start, ``rebuild``).
+
+        ``wait=False`` (a hook) skips a layer whose lock is busy instead of waiting.
+        """
         for layer in layers:
             store = self.layer(layer)
             if not store.directory.is_dir():
                 continue
-            with self.lock(layer, "rebuild"):
+            lock = self.lock(layer, "rebuild")
+            if not lock.acquire(blocking=wait):
+                continue
+            try:
                 store.refresh_index(self.read(layer), self.recalls(layer))
+            finally:
+                lock.release()
 
     # -- injecting ----------------------------------------------------------
 

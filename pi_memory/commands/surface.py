@@ -1,0 +1,37 @@
+"""``surface``: what the prompt hook would inject for a prompt, for a person to see."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
+    """Print the ``<relevant_memories>`` block (nothing when nothing is relevant).
+
+    With ``--session`` the session's already surfaced memories are skipped and
+    the new ones remembered, exactly as the hook does.
+    """
+    import sys
+
+    from pi_memory.errors import UsageError
+    from pi_memory.hosts.lifecycle import open_context
+    from pi_memory.jobs import session as state
+    from pi_memory.jobs.surfacing import surface
+    from pi_memory.output import write, write_line
+
+    text = sys.stdin.read() if prompt == "-" else prompt
+    if not text.strip():
+        raise UsageError("surface needs a non-empty --prompt")
+    config, store = open_context(Path(os.getcwd()))
+    skip = state.surfaced(session) if session else []
+    found = surface(store.read_all(), text, config, skip=skip, env=os.environ)
+    if session and found.ids:
+        state.record_surfaced(session, list(found.ids))
+    if as_json:
+        import json
+
+        write_line(json.dumps({"ids": list(found.ids), "via": found.via, "text": found.text}))
+    elif found.text:
+        write(found.text + "\n")
+    return 0

@@ -1,0 +1,27 @@
+"""Codex CLI: its hook event names and output rules.
+
+The events and stdin mirror Claude Code's (plus ``model`` and ``turn_id``),
+with ``PostCompact`` besides. Codex validates a hook's JSON answer against a
+schema per event that forbids unknown keys, so an answer holds only
+``hookSpecificOutput`` (``hookEventName``, ``additionalContext``) and
+``systemMessage``. Context past about 2,500 tokens spills to a file.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+NAME: Final = "codex"
+EVENTS: Final = {
+    "start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "turn_end": "Stop",
+    "pre_compact": "PreCompact",
+    "post_compact": "PostCompact",
+    "end": "SessionEnd",
+}
+CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
+#: About 2,500 tokens of four characters.
+MAX_CONTEXT: Final = 9_500
+PROMPT_BUDGET: Final = 4.0
+TRANSCRIPT: Final = "codex"

@@ -1,0 +1,151 @@
+"""From a host's event JSON to the host's answer: read, recognise the host, run, shape.
+
+The payload decides as much as it can: the answer's ``hookEventName`` is the
+payload's own ``hook_event_name`` (a host rejects an answer naming another
+event), and the host is the one named by ``--host``, else the one whose event
+name this is (``BeforeAgent`` is Gemini's), else told by the payload (Gemini
+sends ``timestamp``, Codex ``turn_id``), else Claude Code.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, TextIO
+
+from pi_memory.hosts.hooks import HOSTS, MOMENTS, canonical
+
+if TYPE_CHECKING:
+    from pi_memory.hosts.lifecycle import Answer, HookEvent
+
+
+def host_module(host: str) -> ModuleType:
+    if host == "codex":
+        from pi_memory.hosts import codex
+
+        return codex
+    if host == "gemini":
+        from pi_memory.hosts import gemini
+
+        return gemini
+    from pi_memory.hosts import claude_code
+
+    return claude_code
+
+
+def detect_host(name: str, payload: dict[str, object]) -> str:
+    key = canonical(name)
+    if key in ("beforeagent", "afteragent", "precompress"):
+        return "gemini"
+    if key == "postcompact" or "turn_id" in payload:
+        return "codex"
+    if "timestamp" in payload and "permission_mode" not in payload:
+        return "gemini"
+    return "claude-code"
+
+
+def read_payload(stream: TextIO | None) -> dict[str, object]:
+    """The event object; no input reads as an empty event, anything else raises ValueError."""
+    import json
+
+    if stream is None or stream.isatty():
+        return {}
+    raw = stream.read()
+    if not raw.strip():
+        return {}
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise ValueError(f"the event is a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def _text(payload: dict[str, object], *keys: str) -> str:
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def to_event(moment: str, host: str, payload: dict[str, object]) -> HookEvent:
+    from pi_memory.hosts.lifecycle import HookEvent
+
+    cwd = _text(payload, "cwd")
+    return HookEvent(
+        moment=moment,
+        host=host,
+        session_id=_text(payload, "session_id"),
+        transcript=_text(payload, "transcript_path"),
+        cwd=Path(cwd) if cwd else Path(os.getcwd()),
+        source=_text(payload, "source", "trigger"),
+        prompt=_text(payload, "prompt"),
+        turn_key=_text(payload, "turn_id", "prompt_id", "timestamp"),
+        reason=_text(payload, "reason"),
+    )
+
+
+def handle(name: str, host: str, stream: TextIO | None) -> str | None:
+    """The text to print for event ``name`` (``None``: print nothing)."""
+    moment = MOMENTS[canonical(name)]
+    try:
+        payload = read_payload(stream)
+    except ValueError as exc:  # broken JSON, undecodable bytes, not an object
+        from pi_memory.error_handler import log_line
+
+        log_line(f"hook {name}", f"unreadable event: {exc}")
+        return None
+    if host not in HOSTS:
+        host = detect_host(name, payload)
+    shape = host_module(host)
+    if moment not in shape.EVENTS:
+        return None  # an event this host does not send under that name
+    from pi_memory.hosts.lifecycle import run
+
+    answer = run(to_event(moment, host, payload))
+    own = payload.get("hook_event_name")
+    event_name = own if isinstance(own, str) and own else shape.EVENTS[moment]
+    return render(shape, event_name, answer)
+
+
+def render(shape: ModuleType, event_name: str, answer: Answer) -> str | None:
+    """The JSON the host reads: context only where the event takes it, then the
+    user-visible message. ASCII JSON: a host's pipe may not be UTF-8 (Windows
+    consoles), and every JSON parser reads ``\\u`` escapes back as the same text."""
+    import json
+
+    out: dict[str, object] = {}
+    if answer.context and event_name in shape.CONTEXT_EVENTS:
+        out["hookSpecificOutput"] = {
+            "hookEventName": event_name,
+            "additionalContext": answer.context,
+        }
+    if answer.system_message:
+        out["systemMessage"] = answer.system_message
+    return json.dumps(out) if out else None
+
+
+def help_text() -> str:
+    from pi_memory.hosts import claude_code, codex, gemini
+
+    lines = [
+        "usage: python -m pi_memory hook [--host claude-code|codex|gemini] EVENT",
+        "",
+        "Handle one agent event: the event JSON on stdin, the host's answer on stdout.",
+        "Always exits 0; errors go to the log. Events (any of SessionStart,",
+        "session_start, session-start); other events are accepted and ignored:",
+        "",
+    ]
+    what = {
+        "start": "rewrite MEMORY.md, resume due jobs, inject the (frozen) index",
+        "prompt": "surface the memories this prompt needs",
+        "turn_end": "start the incremental review every REVIEW_TURNS turns",
+        "pre_compact": "start the handoff extraction of what is compacted",
+        "post_compact": "forget what was surfaced; the index is re-rendered",
+        "end": "hand the quit flush to a background process",
+    }
+    for shape in (claude_code, codex, gemini):
+        lines.append(f"  {shape.NAME}:")
+        for moment, event in shape.EVENTS.items():
+            lines.append(f"    {event:<17} {what[moment]}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,28 @@
+"""Gemini CLI: its hook event names and output rules.
+
+Events ``SessionStart``, ``BeforeAgent`` (each prompt), ``AfterAgent`` (the
+turn ended), ``PreCompress`` and ``SessionEnd``; stdin carries
+``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and
+``timestamp``. Stdout must be JSON and nothing else. SessionStart's
+``additionalContext`` becomes the first turn of the history, BeforeAgent's is
+added to the turn. Hook timeouts are in milliseconds (default 60,000).
+Gemini sends no SessionStart after a compression, so the index goes back in
+with the next prompt instead.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+NAME: Final = "gemini"
+EVENTS: Final = {
+    "start": "SessionStart",
+    "prompt": "BeforeAgent",
+    "turn_end": "AfterAgent",
+    "pre_compact": "PreCompress",
+    "end": "SessionEnd",
+}
+CONTEXT_EVENTS: Final = ("SessionStart", "BeforeAgent")
+MAX_CONTEXT: Final = 9_500
+PROMPT_BUDGET: Final = 4.0
+TRANSCRIPT: Final = "gemini"

@@ -1,0 +1,75 @@
+"""``python -m pi_memory hook [--host HOST] EVENT``: one entry point for every agent event.
+
+Claude Code, Codex CLI and Gemini CLI run a command per event with the event
+JSON on stdin and read what to inject from stdout. A hook must never fail the
+conversation: whatever goes wrong it exits 0, prints nothing that could
+corrupt the host's input, and logs one line.
+
+An event this package does not handle costs an interpreter start-up and
+nothing more: it is recognised from its name before stdin is read or anything
+is imported. The work of each lifecycle moment lives in
+:mod:`pi_memory.hosts.lifecycle`; the hosts' own spellings and output shapes in
+:mod:`pi_memory.hosts.claude_code`, ``codex`` and ``gemini``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Final
+
+#: Every handled event name (canonical form) → the lifecycle moment it is.
+MOMENTS: Final = {
+    "sessionstart": "start",
+    "userpromptsubmit": "prompt",
+    "beforeagent": "prompt",
+    "stop": "turn_end",
+    "afteragent": "turn_end",
+    "precompact": "pre_compact",
+    "precompress": "pre_compact",
+    "postcompact": "post_compact",
+    "sessionend": "end",
+}
+HOSTS: Final = ("claude-code", "codex", "gemini")
+
+
+def canonical(word: str) -> str:
+    """``SessionStart``, ``session_start`` and ``session-start`` are one event."""
+    return word.lower().replace("-", "").replace("_", "")
+
+
+def run_hook(args: Sequence[str]) -> int:
+    """Always 0. Output goes to stdout only when the handler finished cleanly."""
+    words = list(args)
+    if not words or words[0] in ("-h", "--help"):
+        from pi_memory.hosts.events import help_text
+        from pi_memory.output import write
+
+        write(help_text())
+        return 0
+    host = ""
+    if words[0] == "--host" and len(words) > 1:
+        host, words = words[1], words[2:]
+    elif words[0].startswith("--host="):
+        host, words = words[0][len("--host=") :], words[1:]
+    if len(words) != 1 or canonical(words[0]) not in MOMENTS:
+        return 0  # not ours: no stdin, no imports, no output
+    try:
+        from pi_memory.hosts.events import handle
+
+        output = handle(words[0], host, sys.stdin)
+    except BaseException as exc:
+        if isinstance(exc, SystemExit) and not exc.code:
+            return 0
+        from pi_memory.error_handler import log_exception
+
+        log_exception(f"hook {words[0]}", exc)
+        return 0
+    if output:
+        from pi_memory.output import write_line
+
+        try:
+            write_line(output)
+        except OSError:
+            return 0
+    return 0

@@ -1,0 +1,262 @@
+"""What each moment of a session does, whichever host reported it (seed 000's lifecycle).
+
+``start``
+    Rewrite the derived ``MEMORY.md`` files (only if the lock is free at
+    once), start background work that is due or was interrupted, and inject the
+    index. A new or cleared session freezes what it injects; a resumed one gets
+    those frozen bytes back, so its prompt prefix stays byte-identical; after a
+    compaction the index is rendered afresh (and frozen again).
+``prompt``
+    Surfacing: the memories this prompt needs, never one already surfaced.
+``turn_end``
+    Every ``REVIEW_TURNS`` turns, the incremental review, in the background.
+``pre_compact``
+    The handoff extraction of what is about to be summarised, in the background.
+``post_compact``
+    Forget what was surfaced (the summary dropped it) and the frozen index.
+``end``
+    The quit flush, handed to a detached process; the hook returns at once.
+
+Nothing here waits for a lock or a model beyond the prompt's side-query budget.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from pi_memory.config import Config
+    from pi_memory.jobs.records import JobRecord
+    from pi_memory.store import Store
+
+
+class HookEvent(NamedTuple):
+    """What a hook needs of any host's event payload."""
+
+    #: ``start`` | ``prompt`` | ``turn_end`` | ``pre_compact`` | ``post_compact`` | ``end``.
+    moment: str
+    host: str
+    session_id: str
+    transcript: str
+    cwd: Path
+    #: SessionStart's ``source`` (``startup|resume|clear|compact``), PreCompact's ``trigger``.
+    source: str = ""
+    prompt: str = ""
+    #: Names the turn (``turn_id``, ``prompt_id``): a repeated delivery is one turn.
+    turn_key: str = ""
+    reason: str = ""
+
+
+class Answer(NamedTuple):
+    #: What the model should read (``""``: nothing).
+    context: str = ""
+    #: What the person should read (``""``: nothing).
+    system_message: str = ""
+
+
+def run(event: HookEvent) -> Answer:
+    handler = {
+        "start": on_start,
+        "prompt": on_prompt,
+        "turn_end": on_turn_end,
+        "pre_compact": on_pre_compact,
+        "post_compact": on_post_compact,
+        "end": on_end,
+    }[event.moment]
+    return handler(event)
+
+
+def open_context(cwd: Path) -> tuple[Config, Store]:
+    """The configuration and the store of ``cwd``; a broken configuration raises."""
+    from pi_memory.errors import ConfigError
+    from pi_memory.resolve import load, settings_from
+    from pi_memory.store import Store
+
+    loaded = load(cwd, os.environ)
+    if loaded.errors:
+        raise ConfigError("memory.json: " + "; ".join(loaded.errors))
+    return loaded.config, Store(settings_from(loaded.config, cwd))
+
+
+def _max_context(host: str) -> int:
+    from pi_memory.hosts.events import host_module
+
+    limit: int = host_module(host).MAX_CONTEXT
+    return limit
+
+
+# -- start -----------------------------------------------------------------------------------
+
+
+def on_start(event: HookEvent) -> Answer:
+    from pi_memory.entry import LAYERS
+    from pi_memory.jobs import session
+
+    config, store = open_context(event.cwd)
+    warning = abandoned_lock_warning(store.directory(layer) for layer in LAYERS)
+    if warning is None:
+        try:
+            store.refresh_indexes(wait=False)
+        except Exception as exc:  # a stale MEMORY.md must not cost the injection
+            from pi_memory.error_handler import log_exception
+
+            log_exception("hook session-start: refresh", exc)
+    _background_at_start(config, event)
+    sid = event.session_id
+    if sid and event.source == "resume":
+        frozen = session.frozen_injection(sid)
+        if frozen is not None:
+            return Answer(frozen, warning or "")
+    text = store.injection(max_chars=_max_context(event.host))
+    if sid:
+        session.freeze_injection(sid, text)
+        if event.source != "resume":
+            session.clear_surfaced(sid)
+    return Answer(text, warning or "")
+
+
+def _background_at_start(config: Config, event: HookEvent) -> None:
+    """Prune old session state, and restart jobs a dead worker left behind."""
+    import time
+
+    from pi_memory.jobs import records, session, worker
+
+    try:
+        session.prune(config.session_days, time.time())
+        if not worker.background_ready(config, os.environ):
+            return
+        for key in records.sessions_with_jobs():
+            if not worker.worker_alive(key):
+                worker.spawn(key, event.cwd)
+    except OSError as exc:
+        from pi_memory.error_handler import log_line
+
+        log_line("hook session-start: jobs", f"{type(exc).__name__}: {exc}")
+
+
+def abandoned_lock_warning(directories: Iterable[Path]) -> str | None:
+    from pi_memory.fs.lock import UNLOCK_COMMAND, is_abandoned, read_lock_status, status_line
+
+    for directory in directories:
+        status = read_lock_status(directory)
+        if is_abandoned(status):
+            return (
+                f"pi_memory: memory writes are blocked by an abandoned lock in {directory} "
+                f"({status_line(status)}); run: {UNLOCK_COMMAND}"
+            )
+    return None
+
+
+# -- prompt ----------------------------------------------------------------------------------
+
+
+def on_prompt(event: HookEvent) -> Answer:
+    from pi_memory.jobs import session
+    from pi_memory.jobs.surfacing import surface
+
+    sid = event.session_id
+    reinject = bool(sid) and session.reinject_pending(sid)
+    if not event.prompt.strip() and not reinject:
+        return Answer()
+    config, store = open_context(event.cwd)
+    parts = []
+    if reinject:
+        text = store.injection(max_chars=_max_context(event.host))
+        session.freeze_injection(sid, text)
+        session.clear_reinject(sid)
+        if text:
+            parts.append(text)
+    if event.prompt.strip():
+        from pi_memory.hosts.events import host_module
+
+        skip = session.surfaced(sid) if sid else []
+        budget: float = host_module(event.host).PROMPT_BUDGET
+        found = surface(
+            store.read_all(), event.prompt, config, skip=skip, env=os.environ, budget=budget
+        )
+        if found.text:
+            parts.append(found.text)
+            if sid:
+                session.record_surfaced(sid, list(found.ids))
+    return Answer("\n\n".join(parts))
+
+
+# -- background moments ----------------------------------------------------------------------
+
+
+def on_turn_end(event: HookEvent) -> Answer:
+    from pi_memory.jobs import records, session, worker
+
+    sid = event.session_id
+    if not sid or not event.transcript:
+        return Answer()
+    config, _ = open_context(event.cwd)
+    if not worker.background_ready(config, os.environ):
+        return Answer()
+    gate = session.count_turn(session.read_gate(sid), event.turn_key)
+    due = session.review_due(gate, config.review_turns)
+    if due:
+        gate = gate._replace(reviewed_at=gate.turns)  # before the review: never twice
+    session.write_gate(sid, gate)
+    if due:
+        worker.schedule(_record(records.REVIEW, event), event.cwd)
+    return Answer()
+
+
+def on_pre_compact(event: HookEvent) -> Answer:
+    from pi_memory.jobs import records, session, worker
+
+    sid = event.session_id
+    if sid:
+        session.clear_surfaced(sid)
+        if event.host == "gemini":  # no SessionStart follows a compression there
+            session.request_reinject(sid)
+    if not sid or not event.transcript:
+        return Answer()
+    config, _ = open_context(event.cwd)
+    if worker.background_ready(config, os.environ):
+        worker.schedule(_record(records.HANDOFF, event), event.cwd)
+    return Answer()
+
+
+def on_post_compact(event: HookEvent) -> Answer:
+    from pi_memory.jobs import session
+
+    if event.session_id:
+        session.clear_surfaced(event.session_id)
+        session.thaw_injection(event.session_id)
+    return Answer()
+
+
+def on_end(event: HookEvent) -> Answer:
+    from pi_memory.jobs import records, worker
+
+    if not event.session_id or not event.transcript:
+        return Answer()
+    config, _ = open_context(event.cwd)
+    if worker.background_ready(config, os.environ):
+        worker.schedule(_record(records.FLUSH, event), event.cwd)
+    return Answer()
+
+
+def _record(kind: str, event: HookEvent) -> JobRecord:
+    import time
+
+    from pi_memory.jobs.records import JobRecord
+
+    try:
+        size = os.stat(event.transcript).st_size
+    except OSError:
+        size = 0
+    return JobRecord(
+        kind=kind,
+        session=event.session_id,
+        cwd=str(event.cwd),
+        transcript=event.transcript,
+        host=event.host,
+        end=size,
+        created=time.time(),
+    )

@@ -1,0 +1,3 @@
+"""What runs outside the conversation: background jobs, their records and worker, session state."""
+
+from __future__ import annotations

@@ -1,0 +1,213 @@
+"""Job records: background work written down before it starts, so it is never lost.
+
+A hook that has slow work to do (a review, a handoff, the quit flush, a
+consolidation) does not do it: it writes a record atomically into the
+session's ``jobs/`` directory and starts a detached worker
+(:mod:`pi_memory.jobs.worker`). The record says what to do, for which
+session, over which part of the transcript (from the session's review cursor
+up to the transcript's size when the job was recorded). Its name is derived
+from exactly that, so recording the same job twice writes one record.
+
+A record is deleted when its job succeeded or gave up; a record still there
+at the next session start belongs to a worker that died (crash, reboot) and
+is run again. While a worker runs the jobs of a session it holds that
+session's claim file, created with ``O_EXCL`` like the store's lock: two jobs
+over the same transcript never both run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from pi_memory.jobs.session import JOBS_DIR, session_key, sessions_root
+
+REVIEW: Final = "review"
+HANDOFF: Final = "handoff"
+FLUSH: Final = "flush"
+CONSOLIDATE: Final = "consolidate"
+KINDS: Final = (REVIEW, HANDOFF, FLUSH, CONSOLIDATE)
+#: Transcript jobs run in this order when several are pending for a session.
+ORDER: Final = {HANDOFF: 0, REVIEW: 1, FLUSH: 2, CONSOLIDATE: 3}
+CLAIM_FILE: Final = ".claim"
+#: A job that failed this many times is dropped (its record renamed ``*.failed``).
+MAX_ATTEMPTS: Final = 3
+#: An unreadable claim younger than this may be a worker still writing it.
+STALE_EMPTY_SECONDS: Final = 10
+
+
+class JobRecord(NamedTuple):
+    kind: str
+    session: str
+    cwd: str
+    #: The host's transcript file ("" for a consolidation).
+    transcript: str = ""
+    #: ``claude-code`` | ``codex`` | ``gemini`` (the transcript's format).
+    host: str = ""
+    #: The transcript's size in bytes when the job was recorded: the range ends there.
+    end: int = 0
+    #: The layer a consolidation works on.
+    layer: str = ""
+    created: float = 0.0
+    attempts: int = 0
+
+    @property
+    def name(self) -> str:
+        if self.kind == CONSOLIDATE:
+            return f"{self.kind}-{self.layer}"
+        return f"{self.kind}-{self.end}"
+
+
+def key_of(record: JobRecord) -> str:
+    """The session directory's name (see :func:`pi_memory.jobs.session.session_key`)."""
+    return session_key(record.session)
+
+
+def jobs_dir(key: str) -> Path:
+    return sessions_root() / key / JOBS_DIR
+
+
+def record_path(record: JobRecord) -> Path:
+    return jobs_dir(key_of(record)) / f"{record.name}.json"
+
+
+def encode(record: JobRecord) -> str:
+    import json
+
+    return json.dumps(record._asdict(), sort_keys=True)
+
+
+def decode(text: str) -> JobRecord | None:
+    """The record in ``text``, or ``None`` when it is not one (damaged, foreign)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("kind") not in KINDS:
+        return None
+    fields: dict[str, object] = {}
+    for name, default in JobRecord._field_defaults.items():
+        value = data.get(name, default)
+        if type(value) is not type(default) and not (
+            isinstance(default, float) and isinstance(value, int)
+        ):
+            return None
+        fields[name] = value
+    for name in ("kind", "session", "cwd"):
+        if not isinstance(data.get(name), str):
+            return None
+        fields[name] = data[name]
+    return JobRecord(**fields)  # type: ignore[arg-type]  # types checked above
+
+
+def write_record(record: JobRecord) -> Path:
+    from pi_memory.fs.atomic import atomic_write_text
+
+    path = record_path(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, encode(record) + "\n", durable=False)
+    return path
+
+
+def pending(key: str) -> list[JobRecord]:
+    """The session's recorded jobs by transcript position, a handoff before a review."""
+    records = []
+    try:
+        paths = sorted(jobs_dir(key).glob("*.json"))
+    except OSError:
+        return []
+    for path in paths:
+        try:
+            record = decode(path.read_text("utf-8"))
+        except OSError:
+            continue
+        if record is not None:
+            records.append(record)
+    records.sort(key=lambda r: (r.end, ORDER[r.kind]))
+    return records
+
+
+def sessions_with_jobs() -> list[str]:
+    """Session keys that have job records (what a session start looks for)."""
+    try:
+        return sorted({p.parent.parent.name for p in sessions_root().glob(f"*/{JOBS_DIR}/*.json")})
+    except OSError:
+        return []
+
+
+def finish(record: JobRecord) -> None:
+    try:
+        os.unlink(record_path(record))
+    except OSError:
+        pass
+
+
+def failed(record: JobRecord) -> None:
+    """One more failed attempt; past :data:`MAX_ATTEMPTS` the record is set aside."""
+    retry = record._replace(attempts=record.attempts + 1)
+    if retry.attempts < MAX_ATTEMPTS:
+        write_record(retry)
+        return
+    path = record_path(record)
+    try:
+        os.replace(path, path.with_suffix(".failed"))
+    except OSError:
+        pass
+
+
+# -- the claim: one worker per session at a time -------------------------------------------
+
+
+def claim_path(key: str) -> Path:
+    return jobs_dir(key) / CLAIM_FILE
+
+
+def claim(key: str) -> bool:
+    """Become the session's worker; False while another live worker is.
+
+    A claim left by a worker that died on this host is broken and taken; a
+    claim from another host is never judged dead (it is left for its owner).
+    """
+    import time
+
+    from pi_memory.fs.lock import (
+        HELD,
+        create_lock_file,
+        format_record,
+        holder_alive,
+        parse_record,
+        this_host,
+    )
+
+    path = claim_path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    mine = format_record(os.getpid(), this_host(), started, "job")
+    for _ in range(2):
+        if create_lock_file(path, mine):
+            return True
+        try:
+            state = parse_record(path.read_bytes())
+            age = time.time() - path.stat().st_mtime
+        except OSError:
+            continue  # released meanwhile: try again
+        if state.kind == HELD and holder_alive(state) is not False:
+            return False
+        if state.kind != HELD and age < STALE_EMPTY_SECONDS:
+            return False  # a worker between creating and writing its claim
+        stale = path.with_name(f"{CLAIM_FILE}.{os.getpid()}.stale")
+        try:  # the holder is gone: rename the claim away, then take it with O_EXCL
+            os.replace(path, stale)
+            os.unlink(stale)
+        except OSError:
+            pass
+    return False
+
+
+def release(key: str) -> None:
+    from pi_memory.fs.lock import release_lock_file
+
+    release_lock_file(claim_path(key))

@@ -1,0 +1,224 @@
+"""Auto-surfacing: the few memories a prompt needs, injected as ``<relevant_memories>``.
+
+Two pickers, one output:
+
+- **The scorer** (always, no model, a few milliseconds): every prompt token
+  found in a memory counts by how specific it is across the store; a token that
+  occurs in more than a tenth of the memories is too common to count. A memory
+  is relevant only with at least :data:`MIN_EVIDENCE` pieces of evidence — two
+  specific tokens, or its keyword plus one — so one shared word never surfaces
+  anything. Superseded memories never surface.
+- **The side-query** (seed 004, only when ``autoSurfacing`` has a model and the
+  host's timeout leaves room): the model reads a manifest of at most 200
+  entries / 4,000 characters of descriptions and names at most ``maxFiles``;
+  names it made up are dropped. When it does not answer in time, the scorer's
+  pick stands.
+
+Either way at most ``maxFiles`` memories, never one already surfaced this
+session, each body cut to ``maxEntryBytes``, the block to ``maxInjectionBytes``,
+sanitised like every injected text.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from pi_memory.config import Config
+    from pi_memory.entry import Entry
+
+#: Evidence a memory needs to be surfaced: specific tokens matched, its keyword counting one.
+MIN_EVIDENCE: Final = 2
+#: A token found in more than this share of the memories says nothing about any of them.
+COMMON_SHARE: Final = 0.1
+#: ... but in a small store a token shared by this many memories is still specific.
+COMMON_FLOOR: Final = 3
+KEYWORD_WEIGHT: Final = 2.0
+#: Seconds the side-query may take when the host's hook timeout is generous.
+SIDE_QUERY_BUDGET: Final = 4.0
+SCORER: Final = "scorer"
+MODEL: Final = "model"
+
+
+class Item(NamedTuple):
+    """A memory as surfacing sees it: what the manifest lists and what is injected."""
+
+    #: The name the side-query answers with (files layout: the file; else the id).
+    pick: str
+    #: The heading of the injected block.
+    name: str
+    body: str
+    #: For the manifest: category, description, and the time that orders it.
+    type: str
+    description: str
+    modified: str
+    id: str
+
+    @property
+    def file(self) -> str:  # the manifest's name column
+        return self.pick
+
+
+class Surfaced(NamedTuple):
+    ids: tuple[str, ...]
+    #: The ``<relevant_memories>`` block, ``""`` when nothing is relevant.
+    text: str
+    #: ``scorer`` or ``model``: which picker decided.
+    via: str
+
+
+def item(entry: Entry) -> Item:
+    if entry.name:  # a memory with its own name and description (files layout)
+        return Item(
+            entry.file or entry.name,
+            entry.name,
+            entry.body,
+            entry.type,
+            entry.description,
+            entry.modified,
+            entry.id,
+        )
+    kind = entry.file[:-3].lower() if entry.file.endswith(".md") else entry.layer
+    return Item(
+        entry.id,
+        f"{entry.keyword} ({entry.id})",
+        entry.body,
+        kind,
+        f"#{entry.keyword}: {entry.body}",
+        entry.last or entry.time,
+        entry.id,
+    )
+
+
+def score(entries: Sequence[Entry], prompt: str) -> list[tuple[float, Entry]]:
+    """Relevant live entries for ``prompt``, best first (pure; the scorer's whole rule)."""
+    from pi_memory.keywords import canonical_key
+    from pi_memory.retrieval import tokenize
+
+    live = [e for e in entries if e.live]
+    tokens = tokenize(prompt)
+    if not live or not tokens:
+        return []
+    keys = {canonical_key(t) for t in tokens}
+    # One lowered text per memory, searched as one string: str.find runs in C.
+    texts = [f"{e.body}\n{e.keyword}".lower() for e in live]
+    blob = "\x00".join(texts)
+    starts = []
+    position = 0
+    for text in texts:
+        starts.append(position)
+        position += len(text) + 1
+    common = max(COMMON_FLOOR, COMMON_SHARE * len(live))
+    evidence: dict[int, list[float]] = {}
+    for token in tokens:
+        found = _containing(blob, starts, token)
+        if not found or len(found) > common:
+            continue
+        weight = math.log(1 + len(live) / len(found))
+        for index in found:
+            evidence.setdefault(index, []).append(weight)
+    ranked = []
+    for index, weights in evidence.items():
+        entry = live[index]
+        key = canonical_key(entry.keyword)
+        keyword_hit = bool(key) and key in keys
+        count = len(weights) + (1 if keyword_hit and len(weights) < len(tokens) else 0)
+        if count < MIN_EVIDENCE:
+            continue
+        ranked.append((sum(weights) + (KEYWORD_WEIGHT if keyword_hit else 0.0), index))
+    ranked.sort(key=lambda pair: (-pair[0], -_recent(live[pair[1]]), pair[1]))
+    return [(round(value, 4), live[index]) for value, index in ranked]
+
+
+def _recent(entry: Entry) -> float:
+    stamp = entry.last or entry.time
+    digits = "".join(ch for ch in stamp if ch.isdigit())
+    return float(digits) if digits else 0.0
+
+
+def _containing(blob: str, starts: Sequence[int], token: str) -> list[int]:
+    """Indexes of the texts in ``blob`` that contain ``token``."""
+    from bisect import bisect_right
+
+    found: list[int] = []
+    at = blob.find(token)
+    while at >= 0:
+        index = bisect_right(starts, at) - 1
+        found.append(index)
+        next_start = starts[index + 1] if index + 1 < len(starts) else len(blob)
+        at = blob.find(token, next_start)
+    return found
+
+
+def render(items: Iterable[Item], config: Config) -> str:
+    from pi_memory.inject.inject_window import inject_surfaced_content
+
+    surf = config.auto_surfacing
+    return inject_surfaced_content(items, surf.max_entry_bytes, surf.max_injection_bytes)
+
+
+def by_scorer(entries: Sequence[Entry], prompt: str, skip: Iterable[str], limit: int) -> list[Item]:
+    excluded = set(skip)
+    picked = [item(e) for _, e in score(entries, prompt) if e.id not in excluded]
+    return picked[:limit]
+
+
+def manifest(entries: Sequence[Entry], skip: Iterable[str]) -> list[Item]:
+    from pi_memory.inject.inject_window import scan_entries
+
+    excluded = set(skip)
+    candidates = [item(e) for e in entries if e.live and e.id not in excluded]
+    return scan_entries(candidates)  # type: ignore[return-value]  # Items in, Items out
+
+
+def _prompt(name: str) -> str:
+    from pathlib import Path
+
+    return (Path(__file__).resolve().parent.parent / "model" / "prompts" / f"{name}.txt").read_text(
+        "utf-8"
+    )
+
+
+def pick_names(reply: str, candidates: Sequence[Item], limit: int) -> list[Item]:
+    """The candidates the reply names, in its order; unknown names are dropped."""
+    by_pick = {c.pick: c for c in candidates}
+    chosen: list[Item] = []
+    for line in reply.splitlines():
+        name = line.strip().strip("-*`'\"[]() \t").strip()
+        candidate = by_pick.get(name)
+        if candidate is not None and candidate not in chosen:
+            chosen.append(candidate)
+        if len(chosen) >= limit:
+            break
+    return chosen
+
+
+def model_available(config: Config, env: Mapping[str, str]) -> bool:
+    if not config.auto_surfacing.enabled:
+        return False
+    from pi_memory.config import model_resolves, task_model
+
+    name = task_model(config, "autoSurfacing")
+    return bool(name) and model_resolves(config, name or "", env)
+
+
+def surface(
+    entries: Sequence[Entry],
+    prompt: str,
+    config: Config,
+    *,
+    skip: Iterable[str] = (),
+    env: Mapping[str, str],
+    budget: float = SIDE_QUERY_BUDGET,
+) -> Surfaced:
+    """Pick and render; a side-query that fails or times out leaves the scorer's pick."""
+    limit = max(0, config.auto_surfacing.max_files)
+    skipped = list(skip)
+    picked = by_scorer(entries, prompt, skipped, limit)
+    via = SCORER
+    text = render(picked, config) if picked else ""
+    # The block ends before the first memory that would overflow it: those were not shown.
+    shown = next((k for k in range(len(picked) + 1) if render(picked[:k], config) == text), 0)
+    return Surfaced(tuple(i.id for i in picked[:shown]), text, via)

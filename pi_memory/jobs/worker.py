@@ -1,0 +1,151 @@
+"""The detached worker: background work without a daemon.
+
+A hook records a job (:mod:`pi_memory.jobs.records`) and calls :func:`spawn`,
+which starts ``python -m pi_memory worker SESSION`` in a new session (its own
+process group: a host that kills the hook's group, or exits, does not take it
+along), stdin closed, output to the session's ``worker.log``, and returns at
+once. The worker claims the session, runs its pending jobs oldest first (each
+takes the layer's write lock like any writer), deletes each record that
+succeeded, and exits when none is left.
+
+No process outlives its job: every job runs under a timer that ends the
+worker after :data:`JOB_LIMIT` seconds even if a model call hangs past its own
+timeout, and nothing is started at all unless a model is configured.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.jobs import records
+from pi_memory.jobs.session import sessions_root
+
+if TYPE_CHECKING:
+    from pi_memory.config import Config
+    from pi_memory.jobs.records import JobRecord
+
+#: Seconds one job may run, its model calls and retries included.
+JOB_LIMIT: Final = 300.0
+LOG_FILE: Final = "worker.log"
+#: Set in the worker's environment: a host CLI it runs as a model must not run our hooks.
+CHILD_ENV: Final = "PI_MEMORY_WORKER"
+
+
+def background_ready(config: Config, env: Mapping[str, str]) -> bool:
+    """A model resolves for extraction: without one no background job ever starts."""
+    from pi_memory.config import CATEGORIES, model_resolves, task_model
+
+    if env.get(CHILD_ENV):
+        return False  # inside a worker's own model session: no recursion
+    if config.layout != CATEGORIES and not config.extract_memories.enabled:
+        return False  # seed 004: extraction is off until enabled
+    name = task_model(config, "extractMemories")
+    return bool(name) and model_resolves(config, name or "", env)
+
+
+def schedule(record: JobRecord, cwd: Path) -> None:
+    """Write the record (the same job twice is one record), then start a worker."""
+    records.write_record(record)
+    if not worker_alive(records.key_of(record)):
+        spawn(records.key_of(record), cwd)
+
+
+def worker_alive(key: str) -> bool:
+    from pi_memory.fs.lock import HELD, holder_alive, parse_record
+
+    try:
+        state = parse_record(records.claim_path(key).read_bytes())
+    except OSError:
+        return False
+    return state.kind == HELD and holder_alive(state) is not False
+
+
+def spawn(key: str, cwd: Path) -> None:
+    """Start the worker for session directory ``key``, detached; never waits for it."""
+    import subprocess
+
+    directory = session_dir_for_key(key)
+    directory.mkdir(parents=True, exist_ok=True)
+    package_parent = str(Path(__file__).resolve().parent.parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    env[CHILD_ENV] = "1"
+    options: dict[str, object] = {}
+    if sys.platform == "win32":
+        flags = 0x00000008 | 0x00000200 | 0x08000000  # detached, new group, no window
+        options["creationflags"] = flags
+    else:
+        options["start_new_session"] = True
+    with open(directory / LOG_FILE, "ab") as log:
+        subprocess.Popen(
+            [sys.executable, "-m", "pi_memory", "worker", key],
+            cwd=str(cwd) if Path(cwd).is_dir() else None,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            close_fds=True,
+            env=env,
+            **options,  # type: ignore[call-overload]  # per-platform keyword
+        )
+
+
+def session_dir_for_key(key: str) -> Path:
+    return sessions_root() / key
+
+
+def run_worker(args: Sequence[str]) -> int:
+    """``python -m pi_memory worker KEY``: run the session's jobs, then exit."""
+    if len(args) != 1:
+        return 2
+    key = args[0]
+    # A job recorded just after the drain looked for the last time, but before the
+    # claim was released, found the claim held and started no worker: look again.
+    attempted: set[str] = set()
+    while any(r.name not in attempted for r in records.pending(key)):
+        if not records.claim(key):
+            return 0  # another live worker has this session: it runs what is pending
+        try:
+            _drain(key, attempted)
+        finally:
+            records.release(key)
+    return 0
+
+
+def _drain(key: str, attempted: set[str]) -> None:
+    """Run each pending job once (a failed one waits for the next session start)."""
+    import threading
+
+    from pi_memory.error_handler import log_exception, log_line
+
+    while True:
+        pending = [r for r in records.pending(key) if r.name not in attempted]
+        if not pending:
+            return
+        record = pending[0]
+        attempted.add(record.name)
+        # Counted before it runs: a job that kills its worker every time still ends.
+        records.write_record(record._replace(attempts=record.attempts + 1))
+        timer = threading.Timer(JOB_LIMIT, os._exit, args=(3,))
+        timer.daemon = True
+        timer.start()
+        try:
+            execute(record)
+        except Exception as exc:
+            log_exception(f"job {record.kind} of session {record.session}", exc)
+            log_line("worker", f"job {record.name} failed: {type(exc).__name__}: {exc}")
+            records.failed(record)
+        else:
+            records.finish(record)
+        finally:
+            timer.cancel()
+
+
+def execute(record: JobRecord) -> None:
+    """Run one job; raises when its work was not done (the record stays for a retry)."""
+    from pi_memory.jobs.run import run_job
+
+    run_job(record)
