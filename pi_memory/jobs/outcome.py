@@ -1,0 +1,45 @@
+"""What a job reports: one record for the command line, hooks and the background worker."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, NamedTuple
+
+#: Something was written.
+STORED: Final = "stored"
+#: The model answered and nothing was worth storing or changing.
+NOTHING: Final = "nothing"
+#: The job did not ask the model (trivial session, already reviewed, a dream running …).
+SKIPPED: Final = "skipped"
+#: The model never answered (or answered unusably): the store is untouched.
+FAILED: Final = "failed"
+
+
+class JobOutcome(NamedTuple):
+    job: str
+    status: str
+    #: One sentence: what was done, or why not.
+    detail: str
+    #: What was (or, in a dry run, would be) written, one mapping per change.
+    changes: tuple[Mapping[str, Any], ...] = ()
+    #: What the reply asked for and was refused, one reason each.
+    rejected: tuple[str, ...] = ()
+    dry_run: bool = False
+    #: Job-specific counts (``rounds``, ``collapsed`` …).
+    counts: Mapping[str, int] = {}
+
+    @property
+    def ok(self) -> bool:
+        return self.status != FAILED
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "job": self.job,
+            "ok": self.ok,
+            "status": self.status,
+            "detail": self.detail,
+            "dryRun": self.dry_run,
+            "changes": [dict(c) for c in self.changes],
+            "rejected": list(self.rejected),
+            **({"counts": dict(self.counts)} if self.counts else {}),
+        }
