@@ -39,7 +39,11 @@ CATEGORIES: Final = "categories"
 FILES: Final = "files"
 LAYOUTS: Final = (CATEGORIES, FILES)
 THINK_LEVELS: Final = ("off", "minimal", "low", "medium", "high", "xhigh")
-APIS: Final = ("openai", "anthropic")
+APIS: Final = ("openai", "anthropic", "claude-cli", "codex-cli", "gemini-cli")
+#: The providers that run a host's own CLI instead of speaking HTTP (no ``baseUrl``).
+CLI_APIS: Final = ("claude-cli", "codex-cli", "gemini-cli")
+#: Tokens a day that background jobs may spend before they stop until tomorrow.
+DEFAULT_DAILY_TOKEN_CAP: Final = 2_000_000
 #: The model-driven tasks, in the order their errors are reported.
 TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 
@@ -100,6 +104,7 @@ SECTIONS: Final = (
     "autoSurfacing",
     "extractMemories",
     "providers",
+    "redactPatterns",
 )
 
 
@@ -159,10 +164,18 @@ class Provider(NamedTuple):
     """Where a ``provider/…`` model is served: base URL, wire format, API-key variable."""
 
     base_url: str
-    #: ``openai`` (Chat Completions) or ``anthropic`` (Messages).
+    #: ``openai`` (Chat Completions), ``anthropic`` (Messages), or a host CLI (``claude-cli``…).
     api: str = "openai"
     #: Environment variable holding the key; ``""`` for a server that needs none.
     api_key_env: str = ""
+    #: ``http://`` to a host other than loopback is refused unless this is set.
+    allow_insecure_http: bool = False
+    #: Retries after a 429, a 5xx or a connection error (the first attempt not counted).
+    max_retries: int = 3
+    #: The first pause between attempts; it doubles each time, ``Retry-After`` wins.
+    retry_backoff_ms: int = 1000
+    #: The executable of a CLI provider (default: ``claude``, ``codex``, ``gemini`` on PATH).
+    command: str = ""
 
 
 class Config(NamedTuple):
@@ -194,6 +207,10 @@ class Config(NamedTuple):
     models_configured: bool = False
     #: Days a session's hook state (frozen index, review gate, surfaced set) is kept.
     session_days: int = 14
+    #: Tokens (in + out) background model jobs may spend per day; 0 = no cap.
+    daily_token_cap: int = DEFAULT_DAILY_TOKEN_CAP
+    #: Extra secret patterns from ``redactPatterns``: placeholder label → regular expression.
+    redact_patterns: Mapping[str, str] = MappingProxyType({})
 
 
 class LoadedConfig(NamedTuple):
@@ -350,19 +367,51 @@ def _providers(reader: _Reader) -> dict[str, Provider]:
             reader.errors.append(f"{where} must be an object; ignored")
             continue
         base_url, api, key_env = (
-            spec.get("baseUrl"),
+            spec.get("baseUrl", ""),
             spec.get("api", "openai"),
             spec.get("apiKeyEnv", ""),
         )
-        if not isinstance(base_url, str) or not base_url:
+        if api not in APIS:
+            allowed = " | ".join(APIS)
+            reader.errors.append(f'{where} "api" must be {allowed}, got {api!r}; ignored')
+        elif not isinstance(base_url, str) or (not base_url and api not in CLI_APIS):
             reader.errors.append(f'{where} needs a "baseUrl" string; ignored')
-        elif api not in APIS:
-            reader.errors.append(f'{where} "api" must be openai | anthropic, got {api!r}; ignored')
         elif not isinstance(key_env, str):
             reader.errors.append(f'{where} "apiKeyEnv" must be a string; ignored')
         else:
-            providers[str(name)] = Provider(base_url, str(api), key_env)
+            path = f"providers.{name}"
+            command = reader.text(f"{path}.command") or ""
+            providers[str(name)] = Provider(
+                base_url,
+                str(api),
+                key_env,
+                allow_insecure_http=reader.boolean(f"{path}.allowInsecureHttp", False),
+                max_retries=reader.integer(f"{path}.maxRetries", 3, 0, 10),
+                retry_backoff_ms=reader.integer(f"{path}.retryBackoffMs", 1000, 0, 60000),
+                command=command,
+            )
     return providers
+
+
+def _redact_patterns(reader: _Reader) -> Mapping[str, str]:
+    import re
+
+    patterns: dict[str, str] = {}
+    for label, regex in reader.section("redactPatterns").items():
+        where = f'"redactPatterns.{label}"'
+        if not isinstance(regex, str) or not regex:
+            reader.errors.append(f"{where} must be a regular expression string; ignored")
+            continue
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", str(label)):
+            reader.errors.append(f"{where}: the name must be lowercase letters, digits, '-'")
+            continue
+        try:
+            re.compile(regex)
+        except re.error as err:
+            reader.errors.append(f"{where} is not a valid regular expression ({err}); ignored")
+            continue
+        patterns[str(label)] = regex
+    return MappingProxyType(patterns)
 
 
 def _trusted(reader: _Reader) -> tuple[str, ...]:
@@ -442,6 +491,8 @@ def parse_config(
         providers=_providers(r),
         trusted_projects=_trusted(r),
         models_configured=any(key in raw for key in TASKS) or r.get("defaults.model") is not None,
+        daily_token_cap=r.integer("dailyTokenCap", DEFAULT_DAILY_TOKEN_CAP),
+        redact_patterns=_redact_patterns(r),
     )
     knobs: dict[str, Any] = {
         _KNOB_FIELDS[key]: r.integer(key, default, low, high)
@@ -752,10 +803,7 @@ def config_dict(config: Config) -> dict[str, Any]:
     out.update(
         {
             "layout": config.layout,
-            "providers": {
-                name: {"baseUrl": p.base_url, "api": p.api, "apiKeyEnv": p.api_key_env}
-                for name, p in config.providers.items()
-            },
+            "providers": {name: _provider_dict(p) for name, p in config.providers.items()},
             "trustedProjects": list(config.trusted_projects),
             "autoDir": config.auto_dir,
             "reviewTurns": config.review_turns,
@@ -764,6 +812,20 @@ def config_dict(config: Config) -> dict[str, Any]:
             "llmMaxTokens": config.llm_max_tokens,
             "reviewMonths": config.review_months,
             "sessionDays": config.session_days,
+            "dailyTokenCap": config.daily_token_cap,
+            "redactPatterns": dict(config.redact_patterns),
         }
     )
     return out
+
+
+def _provider_dict(p: Provider) -> dict[str, Any]:
+    return {
+        "baseUrl": p.base_url,
+        "api": p.api,
+        "apiKeyEnv": p.api_key_env,
+        "allowInsecureHttp": p.allow_insecure_http,
+        "maxRetries": p.max_retries,
+        "retryBackoffMs": p.retry_backoff_ms,
+        "command": p.command,
+    }

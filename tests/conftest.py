@@ -1,9 +1,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.fake_provider import FakeProvider
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -20,3 +25,15 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.startswith(("PI_MEMORY", "XDG_")):
             monkeypatch.delenv(name)
     return home
+
+
+@pytest.fixture
+def fake_provider() -> Iterator[FakeProvider]:
+    """A model provider on 127.0.0.1 speaking both wire formats (see tests/fake_provider.py)."""
+    from tests.fake_provider import FakeProvider
+
+    fake = FakeProvider()
+    try:
+        yield fake
+    finally:
+        fake.close()

@@ -31,6 +31,9 @@ MOMENTS: Final = {
     "sessionend": "end",
 }
 HOSTS: Final = ("claude-code", "codex", "gemini")
+#: Set by the model client in a CLI provider's child (``pi_memory.model.cli_provider``):
+#: a session that is itself one of our model calls never runs our hooks into another job.
+MODEL_CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
 
 
 def canonical(word: str) -> str:
@@ -40,6 +43,10 @@ def canonical(word: str) -> str:
 
 def run_hook(args: Sequence[str]) -> int:
     """Always 0. Output goes to stdout only when the handler finished cleanly."""
+    import os
+
+    if os.environ.get(MODEL_CHILD_ENV):
+        return 0  # we are the model of one of our own jobs: no memory work in here
     words = list(args)
     if not words or words[0] in ("-h", "--help"):
         from pi_memory.hosts.events import help_text

@@ -1,0 +1,1 @@
+"""The model client: wire formats, CLI providers, redaction and the usage ledger."""

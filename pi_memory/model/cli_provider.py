@@ -1,0 +1,224 @@
+"""A coding agent's own CLI as the model, for users with a logged-in agent and no API key.
+
+``claude -p --output-format json``, ``codex exec``, ``gemini -p`` run
+non-interactively with the whole conversation on stdin. The child is guarded
+against recursion twice: :data:`CHILD_ENV` is set, which this package's hooks
+check first (a child session never runs our hooks into another job), and hooks
+are switched off by flag where the CLI has one. It runs in its own process
+group, killed whole when the deadline passes.
+
+Tool calls are spoken as a text protocol: the prompt lists the tools and asks
+for ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` blocks, which are
+parsed back into :class:`ToolCall` records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from pi_memory.model.errors import ModelUnavailable
+from pi_memory.model.types import Message, ToolCall, ToolSpec
+from pi_memory.model.wire import CUT, Ask, Parsed, checked, count, malformed
+
+if TYPE_CHECKING:
+    from pi_memory.model.client import Target
+
+#: Set in a CLI provider's environment; this package's hooks do nothing when they see it.
+CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
+#: The executable of each CLI provider when the provider names none.
+COMMANDS: Final = {"claude-cli": "claude", "codex-cli": "codex", "gemini-cli": "gemini"}
+#: Claude Code settings for the child: none of the user's hooks run in it.
+CLAUDE_SETTINGS: Final = '{"disableAllHooks": true}'
+_TOOL_CALL: Final = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
+
+
+def prompt_text(ask: Ask) -> str:
+    """The conversation as one text: the CLI takes a single prompt."""
+    parts: list[str] = []
+    if ask.tools:
+        parts.append(_tool_protocol(ask.tools))
+    for message in ask.messages:
+        parts.append(_render(message))
+    return "\n\n".join(parts) + "\n"
+
+
+def _tool_protocol(tools: Sequence[ToolSpec]) -> str:
+    lines = [
+        "You can call these tools. To call one, answer with one or more blocks",
+        '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call>',
+        "and nothing else; the results come back in the next message. "
+        "When you are done, answer in plain text without any <tool_call> block.",
+        "",
+        "Tools:",
+    ]
+    for tool in tools:
+        schema = json.dumps(dict(tool.parameters), ensure_ascii=False, sort_keys=True)
+        lines.append(f"- {tool.name}: {tool.description} Arguments (JSON Schema): {schema}")
+    return "\n".join(lines)
+
+
+def _render(message: Message) -> str:
+    if message.role == "tool":
+        return f"[tool result {message.tool_call_id}]\n{message.content}"
+    text = message.content
+    for call in message.tool_calls:
+        block = json.dumps({"name": call.name, "arguments": dict(call.arguments)})
+        text += f"\n<tool_call>{block}</tool_call>"
+    return f"[{message.role}]\n{text}"
+
+
+def argv(target: Target, ask: Ask) -> list[str]:
+    api = target.provider.api
+    command = target.provider.command or COMMANDS[api]
+    model = [] if target.model_id == "default" else [target.model_id]
+    if api == "claude-cli":
+        out = [command, "-p", "--output-format", "json", "--max-turns", "1"]
+        out += ["--settings", CLAUDE_SETTINGS, "--tools", ""]
+        if ask.system:
+            out += ["--system-prompt", ask.system]
+        return out + (["--model", *model] if model else [])
+    if api == "codex-cli":
+        out = [command, "exec", "--skip-git-repo-check", "--color", "never"]
+        return out + (["--model", *model] if model else []) + ["-"]
+    out = [command, "--output-format", "json"]
+    return out + (["--model", *model] if model else []) + ["-p", ""]
+
+
+def child_env(env: Mapping[str, str]) -> dict[str, str]:
+    out = dict(env)
+    out[CHILD_ENV] = "1"
+    return out
+
+
+def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Parsed:
+    """Run the CLI once; a Parsed reply, or ModelUnavailable when it never answered."""
+    stdin = prompt_text(ask)
+    if ask.system and target.provider.api != "claude-cli":
+        stdin = f"[system]\n{ask.system}\n\n{stdin}"
+    code, out, err = _run(argv(target, ask), stdin, deadline, child_env(env))
+    name = target.provider.api
+    if code != 0 and not out.strip():
+        said = " ".join(err.split())[:200] or f"exit status {code}"
+        raise ModelUnavailable(f"{name} failed ({said})")
+    if name == "claude-cli":
+        return _claude(out, bool(ask.tools))
+    if name == "gemini-cli":
+        return _gemini(out, bool(ask.tools))
+    return _plain(out, bool(ask.tools))
+
+
+def _run(args: list[str], stdin: str, deadline: float, env: dict[str, str]) -> tuple[int, str, str]:
+    import subprocess
+
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise ModelUnavailable("no answer before the job's deadline")
+    posix = sys.platform != "win32"
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=posix,
+        )
+    except OSError as err:
+        raise ModelUnavailable(
+            f"cannot run {args[0]!r} ({err.strerror or err}); install it or set the "
+            'provider\'s "command" in memory.json'
+        ) from None
+    try:
+        out, errs = proc.communicate(stdin.encode("utf-8"), timeout=remaining)
+    except subprocess.TimeoutExpired:
+        _kill(proc, posix)
+        raise ModelUnavailable(f"{args[0]} gave no answer within {remaining:.0f} s") from None
+    return proc.returncode, out.decode("utf-8", "replace"), errs.decode("utf-8", "replace")
+
+
+def _kill(proc: Any, posix: bool) -> None:
+    import signal
+
+    try:
+        if posix:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except OSError:
+        pass
+    proc.communicate()
+
+
+def _claude(out: str, with_tools: bool) -> Parsed:
+    data = _last_json(out)
+    if not isinstance(data, Mapping):
+        return malformed("claude -p did not print a JSON result")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, Mapping) else {}
+    tin = sum(
+        count(usage.get(k))
+        for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    tout = count(usage.get("output_tokens"))
+    text = data.get("result")
+    if data.get("stop_reason") == "max_tokens":
+        return Parsed("", (), "", tin, tout, CUT, "the reply hit max_tokens")
+    if data.get("is_error") or data.get("subtype") != "success" or not isinstance(text, str):
+        said = text if isinstance(text, str) and text else str(data.get("subtype", "error"))
+        return malformed(f"claude -p reported an error ({' '.join(said.split())[:200]})")
+    return _with_tools(text, with_tools, tin, tout)
+
+
+def _gemini(out: str, with_tools: bool) -> Parsed:
+    data = _last_json(out)
+    if not isinstance(data, Mapping):
+        return malformed("gemini -p did not print a JSON result")
+    error = data.get("error")
+    if error:
+        message = error.get("message") if isinstance(error, Mapping) else error
+        return malformed(f"gemini -p reported an error ({str(message)[:200]})")
+    text = data.get("response")
+    if not isinstance(text, str):
+        return malformed("gemini -p's result has no response")
+    return _with_tools(text, with_tools, 0, 0)
+
+
+def _plain(out: str, with_tools: bool) -> Parsed:
+    return _with_tools(out.strip(), with_tools, 0, 0)
+
+
+def _with_tools(text: str, with_tools: bool, tin: int, tout: int) -> Parsed:
+    calls: list[ToolCall] = []
+    if with_tools:
+        for number, match in enumerate(_TOOL_CALL.finditer(text), 1):
+            try:
+                data = json.loads(match.group(1))
+            except ValueError:
+                return malformed("a tool call is malformed", tin, tout)
+            name, arguments = data.get("name"), data.get("arguments", {})
+            if not isinstance(name, str) or not isinstance(arguments, Mapping):
+                return malformed("a tool call is malformed", tin, tout)
+            calls.append(ToolCall(f"cli_{number}", name, dict(arguments)))
+        if calls:
+            text = _TOOL_CALL.sub("", text).strip()
+    return checked(Parsed(text, tuple(calls), "tool_use" if calls else "end", tin, tout))
+
+
+def _last_json(out: str) -> object:
+    """The JSON document a CLI printed (the last line that parses, for chatty CLIs)."""
+    try:
+        return json.loads(out)
+    except ValueError:
+        pass
+    for line in reversed(out.strip().splitlines()):
+        try:
+            return json.loads(line)
+        except ValueError:
+            continue
+    return None

@@ -1,0 +1,179 @@
+"""The usage ledger: one JSON line per model call (and per store redaction), per month.
+
+``<user layer>/model-usage-YYYY-MM.jsonl``. Each record is appended with one
+``write`` on an ``O_APPEND`` descriptor, so concurrent writers interleave whole
+lines; a damaged line is skipped when read. Days and months are the user's
+local calendar. The ledger is the only memory of spend: the daily cap reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from pi_memory.config import Config
+
+PREFIX: Final = "model-usage-"
+
+#: Outcomes of a call.
+OK: Final = "ok"
+FAILED: Final = "failed"
+CUT: Final = "cut"
+REFUSED: Final = "refused"
+OVER_CAP: Final = "over-cap"
+#: A record that only counts redactions (the store's write path).
+REDACTED: Final = "redacted"
+
+
+class Usage(NamedTuple):
+    #: Local time, ``YYYY-MM-DDTHH:MM:SS±HH:MM``.
+    at: str
+    job: str
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    ms: int = 0
+    outcome: str = OK
+    redactions: int = 0
+
+
+class JobSpend(NamedTuple):
+    calls: int = 0
+    failures: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.tokens_in + self.tokens_out
+
+
+class Spend(NamedTuple):
+    today: Mapping[str, JobSpend]
+    month: Mapping[str, JobSpend]
+    redactions_today: int = 0
+    redactions_month: int = 0
+
+    def tokens_today(self) -> int:
+        return sum(s.tokens for s in self.today.values())
+
+    def tokens_month(self) -> int:
+        return sum(s.tokens for s in self.month.values())
+
+
+def directory(config: Config) -> Path:
+    """The user layer's directory, where the ledger lives."""
+    from pi_memory.config import FILES
+
+    if config.layout == FILES:
+        return Path(config.memory_dir) / "user"
+    return Path(config.auto_dir)
+
+
+def now_local() -> datetime:
+    return datetime.now().astimezone()
+
+
+def stamp(when: datetime) -> str:
+    return when.isoformat(timespec="seconds")
+
+
+def path_for(directory: Path, when: datetime) -> Path:
+    return directory / f"{PREFIX}{when:%Y-%m}.jsonl"
+
+
+def encode(usage: Usage) -> str:
+    record = {
+        "at": usage.at,
+        "job": usage.job,
+        "model": usage.model,
+        "in": usage.tokens_in,
+        "out": usage.tokens_out,
+        "ms": usage.ms,
+        "outcome": usage.outcome,
+    }
+    if usage.redactions:
+        record["redacted"] = usage.redactions
+    return json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
+
+
+def decode(line: str) -> Usage | None:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    at, job = data.get("at"), data.get("job")
+    if not isinstance(at, str) or len(at) < 10 or not isinstance(job, str):
+        return None
+    numbers = [data.get(key, 0) for key in ("in", "out", "ms", "redacted")]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
+        return None
+    return Usage(
+        at,
+        job,
+        str(data.get("model", "")),
+        numbers[0],
+        numbers[1],
+        numbers[2],
+        str(data.get("outcome", OK)),
+        numbers[3],
+    )
+
+
+def record(directory: Path, usage: Usage) -> None:
+    """Append one record (creating the directory); raises OSError for the caller to judge."""
+    path = path_for(directory, datetime.fromisoformat(usage.at))
+    directory.mkdir(parents=True, exist_ok=True)
+    data = encode(usage).encode("ascii")
+    fd = os.open(str(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_month(directory: Path, when: datetime) -> Iterator[Usage]:
+    try:
+        text = path_for(directory, when).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    for line in text.splitlines():
+        usage = decode(line)
+        if usage is not None:
+            yield usage
+
+
+def spend(directory: Path, when: datetime | None = None) -> Spend:
+    """Tokens per job today and this month, and redactions, from this month's ledger."""
+    when = when or now_local()
+    day = f"{when:%Y-%m-%d}"
+    today: dict[str, JobSpend] = {}
+    month: dict[str, JobSpend] = {}
+    red_today = red_month = 0
+    for usage in read_month(directory, when):
+        red_month += usage.redactions
+        if usage.at[:10] == day:
+            red_today += usage.redactions
+        if usage.outcome in (REDACTED, OVER_CAP):
+            continue
+        _add(month, usage)
+        if usage.at[:10] == day:
+            _add(today, usage)
+    return Spend(today, month, red_today, red_month)
+
+
+def _add(table: dict[str, JobSpend], usage: Usage) -> None:
+    s = table.get(usage.job, JobSpend())
+    table[usage.job] = JobSpend(
+        s.calls + 1,
+        s.failures + (usage.outcome != OK),
+        s.tokens_in + usage.tokens_in,
+        s.tokens_out + usage.tokens_out,
+    )
