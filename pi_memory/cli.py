@@ -40,7 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_worker(args[1:])
     from pi_memory.error_handler import Exit, error_handler
+    from pi_memory.utf8 import from_os, utf8_streams
 
+    utf8_streams()
+    args = [from_os(arg) for arg in args]
     try:
         with error_handler(" ".join(args[:1]) or "pi_memory"):
             if args and args[0] == "tool":

@@ -27,6 +27,8 @@ MAX_HAN: Final = 8
 #: this, and an unbounded single "word" (a pasted hash, a URL) is not a topic.
 MAX_CHARS: Final = 80
 TABLE_CAP: Final = 200
+#: How much of a refused keyword a message repeats.
+QUOTE_CHARS: Final = 40
 #: The recall bonus a keyword can earn in the table's ordering.
 RECALL_BONUS_CAP: Final = 4
 FALLBACK_KEYWORD: Final = "note"
@@ -141,6 +143,24 @@ def keyword_issue(keyword: str) -> str | None:
     return None
 
 
+def door_issue(keyword: str) -> str | None:
+    """:func:`keyword_issue` for a keyword being written: it must also be valid UTF-8.
+
+    Reading is more lenient (a damaged byte on disk stays as it is, see
+    :mod:`pi_memory.utf8`); only new text is held to this.
+    """
+    from pi_memory.utf8 import utf8_issue
+
+    return utf8_issue(keyword) or keyword_issue(keyword)
+
+
+def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` quoted for a message, cut to ``limit`` characters with its full length said."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
 class KeywordPick(NamedTuple):
     """What a write keeps of the keywords it was given."""
 
@@ -175,9 +195,9 @@ def sanitize_keywords(raw: Sequence[str] | str) -> KeywordPick:
     dropped = 0
     issues: list[str] = []
     for candidate in candidates:
-        issue = keyword_issue(candidate)
+        issue = door_issue(candidate)
         if issue is not None:
-            issues.append(f"{candidate!r}: {issue}")
+            issues.append(f"{quoted(candidate)}: {issue}")
             dropped += 1
         elif kept is None:
             kept = _display_form(candidate)

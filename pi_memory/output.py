@@ -1,4 +1,9 @@
-"""The one place that writes to stdout and stderr (the MCP server owns stdout)."""
+"""The one place that writes to stdout and stderr (the MCP server owns stdout).
+
+Everything goes out through :func:`pi_memory.inject.terminal.visible`: stored
+text may hold escape sequences, bidi overrides or undecodable bytes, and a
+terminal must show them, not obey them. JSON output is ASCII, so unaffected.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from typing import TextIO
 
 def write(text: str, stream: TextIO | None = None) -> None:
     out = sys.stdout if stream is None else stream
-    out.write(text)
+    from pi_memory.inject.terminal import visible
+
+    out.write(visible(text))
     out.flush()
 
 

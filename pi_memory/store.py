@@ -106,8 +106,9 @@ class Store:
         from pi_memory.usage import parse_usage
 
         try:
-            text = (self.directory(layer) / USAGE_FILE).read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
+            # surrogateescape: a keyword read from a damaged row is credited as it is stored.
+            text = (self.directory(layer) / USAGE_FILE).read_text("utf-8", "surrogateescape")
+        except OSError:
             return {}
         return parse_usage(text)
 
@@ -326,10 +327,14 @@ _BOUNDARY_HINT: Final = "<!-- mid:"
 def validate_body(body: str) -> str:
     """The body as it will be stored, or :class:`EntryRejected` with the reason."""
     from pi_memory.integrity import truncation_issue
+    from pi_memory.utf8 import utf8_issue
 
     text = body.replace("\r\n", "\n").replace("\r", "\n").strip()
     if not text:
         raise EntryRejected("the memory body is empty")
+    problem = utf8_issue(text)
+    if problem is not None:
+        raise EntryRejected(f"the memory body is {problem}")
     if _BOUNDARY_HINT in text or "-->" in text:
         raise EntryRejected("the body may not contain an HTML comment marker (<!-- or -->)")
     issue = truncation_issue(text)

@@ -21,13 +21,20 @@ class Result:
     err: str
 
 
-def call(*args: str, cwd: Path, stdin: str = "") -> Result:
-    """``python -m pi_memory ARGS`` run from ``cwd`` with ``stdin``, streams captured."""
+def call(*args: str, cwd: Path, stdin: str | bytes = "") -> Result:
+    """``python -m pi_memory ARGS`` run from ``cwd`` with ``stdin``, streams captured.
+
+    ``stdin`` given as bytes arrives as a byte stream, as a pipe delivers it.
+    """
     old_cwd, old_stdin = os.getcwd(), sys.stdin
     out, err = io.StringIO(), io.StringIO()
     try:
         os.chdir(cwd)
-        sys.stdin = io.StringIO(stdin)
+        sys.stdin = (
+            io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+            if isinstance(stdin, bytes)
+            else io.StringIO(stdin)
+        )
         with redirect_stdout(out), redirect_stderr(err):
             code = main(list(args))
     finally:

@@ -52,7 +52,7 @@ def run_search(*, query: Sequence[str], mode: str, page: int, as_json: bool) -> 
     if as_json:
         import json
 
-        write_line(json.dumps(search_json(result), ensure_ascii=False))
+        write_line(json.dumps(search_json(result)))  # ASCII: lossless on any terminal or pipe
     else:
         text = render_search(result)
         write(text if text.endswith("\n") else text + "\n")

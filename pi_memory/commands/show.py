@@ -194,7 +194,7 @@ def _emit(lines: Sequence[str], data: dict[str, Any], as_json: bool) -> int:
     if as_json:
         import json
 
-        write_line(json.dumps(data, ensure_ascii=False))
+        write_line(json.dumps(data))  # ASCII: lossless on any terminal or pipe
     else:
         for line in lines:
             write_line(line)

@@ -7,7 +7,6 @@ reads. A rejected call (bad arguments, truncated text, a held lock) is
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
@@ -98,7 +97,18 @@ TOOLS: Final[dict[str, Callable[[Mapping[str, Any]], tuple[bool, str]]]] = {
 
 
 def call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
-    """Run one tool; every failure becomes ``(False, reason)``."""
+    """Run one tool; every failure becomes ``(False, reason)``.
+
+    A model reads the text, so it is sanitised like the injected index: stored
+    text must not forge a host tag or hide behind invisible characters.
+    """
+    from pi_memory.inject.sanitize import sanitize_for_injection
+
+    ok, text = _call_tool(name, args)
+    return ok, sanitize_for_injection(text)
+
+
+def _call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
     from pi_memory.errors import PiMemoryError
 
     tool = TOOLS.get(name)
@@ -123,7 +133,9 @@ def run_tool(argv: Sequence[str]) -> int:
 
     if len(argv) != 1:
         raise UsageError("usage: python -m pi_memory tool NAME  (JSON arguments on stdin)")
-    raw = "" if sys.stdin is None else sys.stdin.read()
+    from pi_memory.utf8 import read_stdin
+
+    raw = read_stdin()
     try:
         args = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -55,8 +54,9 @@ def run_write(
     from pi_memory.output import write_line
     from pi_memory.resolve import open_store
     from pi_memory.store import parse_layer
+    from pi_memory.utf8 import read_stdin
 
-    text = sys.stdin.read() if list(body) == ["-"] else " ".join(body)
+    text = read_stdin() if list(body) == ["-"] else " ".join(body)
     store = open_store()
     outcome = store.write(
         parse_layer(layer),
@@ -70,7 +70,7 @@ def run_write(
     if as_json:
         import json
 
-        write_line(json.dumps(write_json(outcome), ensure_ascii=False))
+        write_line(json.dumps(write_json(outcome)))  # ASCII: lossless on any terminal or pipe
     else:
         write_line(describe_write(outcome))
     return 0

@@ -21,8 +21,13 @@ _umask_cache: int | None = None
 
 
 def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
-    """Write ``text`` as UTF-8 exactly as given: ``\\n`` stays ``\\n`` on every platform."""
-    atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+    """Write ``text`` as UTF-8 exactly as given: ``\\n`` stays ``\\n`` on every platform.
+
+    A lone surrogate is written back as the byte it stands for: text read with
+    ``surrogateescape`` (a damaged row's keyword) must never make a derived
+    file unwritable. New text is checked for UTF-8 where it comes in.
+    """
+    atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"), durable=durable)
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:

@@ -121,7 +121,10 @@ def render(shape: ModuleType, event_name: str, answer: Answer) -> str | None:
             "additionalContext": answer.context,
         }
     if answer.system_message:
-        out["systemMessage"] = answer.system_message
+        from pi_memory.inject.terminal import visible
+
+        # A person reads it: a path or a lock record must not act on their terminal.
+        out["systemMessage"] = visible(answer.system_message)
     return json.dumps(out) if out else None
 
 
