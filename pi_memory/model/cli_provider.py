@@ -78,8 +78,8 @@ def argv(target: Target, ask: Ask) -> list[str]:
     command = target.provider.command or COMMANDS[api]
     model = [] if target.model_id == "default" else [target.model_id]
     if api == "claude-cli":
-        out = [command, "-p", "--output-format", "json", "--max-turns", "1"]
-        out += ["--settings", CLAUDE_SETTINGS, "--tools", ""]
+        out = [command, "-p", "--output-format", "json", "--no-session-persistence"]
+        out += ["--settings", CLAUDE_SETTINGS, "--tools", "", "--strict-mcp-config"]
         if ask.system:
             out += ["--system-prompt", ask.system]
         return out + (["--model", *model] if model else [])
@@ -90,9 +90,10 @@ def argv(target: Target, ask: Ask) -> list[str]:
     return out + (["--model", *model] if model else []) + ["-p", ""]
 
 
-def child_env(env: Mapping[str, str]) -> dict[str, str]:
+def child_env(env: Mapping[str, str], ask: Ask) -> dict[str, str]:
     out = dict(env)
     out[CHILD_ENV] = "1"
+    out["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(ask.max_tokens)
     return out
 
 
@@ -101,7 +102,7 @@ def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Pa
     stdin = prompt_text(ask)
     if ask.system and target.provider.api != "claude-cli":
         stdin = f"[system]\n{ask.system}\n\n{stdin}"
-    code, out, err = _run(argv(target, ask), stdin, deadline, child_env(env))
+    code, out, err = _run(argv(target, ask), stdin, deadline, child_env(env, ask))
     name = target.provider.api
     if code != 0 and not out.strip():
         said = " ".join(err.split())[:200] or f"exit status {code}"

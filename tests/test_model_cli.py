@@ -1,0 +1,227 @@
+"""CLI providers: the real ``claude`` CLI against the loopback fake, and the guards around it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_memory.config import Config, parse_config
+from pi_memory.model.cli_provider import CHILD_ENV
+from pi_memory.model.client import chat
+from pi_memory.model.errors import NEVER_ANSWERED, ModelUnavailable
+from pi_memory.model.types import Message, ToolSpec
+from tests.conftest import REPO
+from tests.fake_provider import FakeProvider, Say
+
+#: Where .ci/run installs the pinned Claude Code (npm, outside the repository).
+E2E = Path(os.environ.get("E2E", "/srv/e2e"))
+CLAUDE_VERSION = "2.1.332"
+
+
+def claude_binary() -> str | None:
+    installed = E2E / "cc" / "node_modules" / ".bin" / "claude"
+    if installed.exists():
+        return str(installed)
+    return shutil.which("claude")
+
+
+def cli_config(home: Path, api: str, command: str, model: str = "cli/default") -> Config:
+    data = {
+        "providers": {"cli": {"api": api, "command": command}},
+        "defaults": {"model": model},
+    }
+    loaded = parse_config(data, cwd=str(home), home=str(home))
+    assert loaded.errors == ()
+    return loaded.config
+
+
+def fake_cli(tmp_path: Path, body: str) -> str:
+    """An executable that stands in for a CLI: a real process with ``body`` as its program."""
+    script = tmp_path / "fake-cli"
+    script.write_text(f"#!{sys.executable}\nimport json, os, subprocess, sys, time\n{body}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+# -- process guards (a stand-in executable: only process behaviour is under test) ----------
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+def test_a_cli_past_its_deadline_is_killed_with_its_children(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    pidfile = tmp_path / "grandchild.pid"
+    command = fake_cli(
+        tmp_path,
+        f"child = subprocess.Popen(['sleep', '60'])\n"
+        f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(60)",
+    )
+    cfg = cli_config(hermetic_home, "claude-cli", command)
+    start = time.monotonic()
+    with pytest.raises(ModelUnavailable, match=f"{NEVER_ANSWERED}: .*no answer within"):
+        chat(cfg, "dream", [Message("user", "x")], job="dream", background=False, timeout=1.5)
+    assert time.monotonic() - start < 5
+    grandchild = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _alive(grandchild):
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass  # not our child: ask the kernel
+    else:
+        if waited:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split()[2] == "Z")
+
+
+def test_the_child_is_marked_so_our_hooks_stay_out(tmp_path: Path, hermetic_home: Path) -> None:
+    command = fake_cli(
+        tmp_path,
+        "prompt = sys.stdin.read()\n"
+        "print(json.dumps({'type': 'result', 'subtype': 'success', 'is_error': False,"
+        f" 'result': os.environ.get({CHILD_ENV!r}, 'unmarked') + ' ' + ' '.join(sys.argv[1:]),"
+        " 'usage': {'input_tokens': 5, 'output_tokens': 2}}))",
+    )
+    cfg = cli_config(hermetic_home, "claude-cli", command, "cli/sonnet")
+    reply = chat(cfg, "dream", [Message("user", "x")], job="dream", background=False)
+    marker, _, argv = reply.text.partition(" ")
+    assert marker == "1"
+    assert '--settings {"disableAllHooks": true}' in argv
+    assert "--no-session-persistence" in argv and "--model sonnet" in argv
+    assert (reply.tokens_in, reply.tokens_out, reply.model) == (5, 2, "cli/sonnet")
+
+
+def test_a_missing_cli_says_what_to_do(hermetic_home: Path) -> None:
+    cfg = cli_config(hermetic_home, "codex-cli", "/nonexistent/codex")
+    with pytest.raises(ModelUnavailable, match=r'cannot run .*set the provider\'s "command"'):
+        chat(cfg, "dream", [Message("user", "x")], job="dream", background=False)
+
+
+def test_a_hook_in_a_model_child_does_nothing(
+    tmp_path: Path, hermetic_home: Path, monkeypatch: Any
+) -> None:
+    """The same SessionStart event: answered normally, silent inside a CLI provider's child."""
+    from pi_memory.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["write", "--layer", "user", "--keyword", "testing", "We use pytest -q."]) == 0
+    event = json.dumps(
+        {"hook_event_name": "SessionStart", "source": "startup", "cwd": str(tmp_path)}
+    )
+    env = {**os.environ, "HOME": str(hermetic_home), "PYTHONPATH": str(REPO)}
+    argv = [sys.executable, "-m", "pi_memory", "hook", "SessionStart"]
+    normal = subprocess.run(argv, input=event, env=env, capture_output=True, text=True, check=True)
+    assert normal.stdout.strip()
+    guarded = subprocess.run(
+        argv, input=event, env={**env, CHILD_ENV: "1"}, capture_output=True, text=True, check=True
+    )
+    assert (guarded.stdout, guarded.stderr) == ("", "")
+
+
+# -- the real Claude Code ------------------------------------------------------------------
+
+
+def claude_env(fake: FakeProvider, home: Path, tmp: Path) -> dict[str, str]:
+    tmp.mkdir(exist_ok=True)
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    return {
+        **keep,
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "ANTHROPIC_BASE_URL": fake.url,
+        "ANTHROPIC_API_KEY": "dummy",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+
+
+def test_claude_cli_answers_through_the_loopback_fake(
+    fake_provider: FakeProvider, tmp_path: Path, hermetic_home: Path, monkeypatch: Any
+) -> None:
+    binary = claude_binary()
+    if binary is None:
+        pytest.skip(
+            f"Claude Code is not installed: npm install --prefix {E2E}/cc "
+            f"@anthropic-ai/claude-code@{CLAUDE_VERSION} (.ci/run tries)"
+        )
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    ran = tmp_path / "hook-ran"
+    hook = {"type": "command", "command": f"echo ran >> {ran}"}
+    settings = {"hooks": {e: [{"hooks": [hook]}] for e in ("SessionStart", "UserPromptSubmit")}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    monkeypatch.chdir(project)
+    env = claude_env(fake_provider, hermetic_home, tmp_path / "tmp")
+
+    # The control: the same project's hooks do run in a plain `claude -p`.
+    fake_provider.script(Say("control"))
+    subprocess.run([binary, "-p", "hi"], env=env, capture_output=True, timeout=60, check=True)
+    assert ran.exists()
+    ran.unlink()
+
+    cfg = cli_config(hermetic_home, "claude-cli", binary, "cli/claude-test-model")
+    memory = ToolSpec("memory", "Change the memory store.", {"type": "object"})
+    fake_provider.script(
+        Say("Nothing worth storing.", tokens_in=40, tokens_out=6),
+        Say(
+            'Checking.\n<tool_call>{"name": "memory", "arguments": {"action": "list"}}</tool_call>'
+        ),
+    )
+    reply = chat(
+        cfg,
+        "extractMemories",
+        [Message("user", "deploy key AKIAQ3EGRV7ZX2K5W4PT, we use pytest")],
+        system="You review coding sessions.",
+        job="extract",
+        background=False,
+        env=env,
+        timeout=60,
+    )
+    assert reply.text == "Nothing worth storing."
+    assert (reply.tokens_in, reply.tokens_out) == (40, 6)
+    request = fake_provider.posts()[1].json
+    assert request["model"] == "claude-test-model"
+    assert any("You review coding sessions." in block["text"] for block in request["system"])
+    sent = json.dumps(request)
+    assert "[REDACTED:aws-key]" in sent and "AKIAQ3EGRV7ZX2K5W4PT" not in sent
+    assert request["tools"] == []  # the CLI's own tools are off: one answer, no actions
+    assert not ran.exists()  # hooks are off in the child
+
+    tool_reply = chat(
+        cfg,
+        "extractMemories",
+        [Message("user", "what is stored?")],
+        tools=[memory],
+        job="extract",
+        background=False,
+        env=env,
+        timeout=60,
+    )
+    (call,) = tool_reply.tool_calls
+    assert (call.name, dict(call.arguments), tool_reply.text) == (
+        "memory",
+        {"action": "list"},
+        "Checking.",
+    )
+    assert "<tool_call>" in json.dumps(fake_provider.posts()[2].json["messages"])
