@@ -65,31 +65,61 @@ def worker_alive(key: str) -> bool:
 
 
 def spawn(key: str, cwd: Path) -> None:
-    """Start the worker for session directory ``key``, detached; never waits for it."""
-    import subprocess
+    """Start the worker for session directory ``key``, detached; never waits for it.
 
+    POSIX: ``posix_spawn`` in a new session (``setsid``), stdin from /dev/null,
+    output to the log; descriptors are close-on-exec by default, so the host's
+    pipes are not held open. The worker is reparented to init when the hook exits.
+    """
     directory = session_dir_for_key(key)
     directory.mkdir(parents=True, exist_ok=True)
     package_parent = str(Path(__file__).resolve().parent.parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     env[CHILD_ENV] = "1"
-    options: dict[str, object] = {}
+    argv = [sys.executable, "-m", "pi_memory", "worker", key]
+    where = str(cwd) if Path(cwd).is_dir() else str(directory)
+    log = str(directory / LOG_FILE)
     if sys.platform == "win32":
-        flags = 0x00000008 | 0x00000200 | 0x08000000  # detached, new group, no window
-        options["creationflags"] = flags
-    else:
-        options["start_new_session"] = True
-    with open(directory / LOG_FILE, "ab") as log:
+        _spawn_windows(argv, where, log, env)
+        return
+    # posix_spawn has no cwd argument: the worker's own cwd is set through -c.
+    argv = [sys.executable, "-c", _ENTRY, where, key]
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+    os.posix_spawn(
+        sys.executable,
+        argv,
+        env,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, log, flags, 0o600),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ],
+        setsid=True,
+    )
+
+
+#: The worker's entry when spawned: change to the project directory, then run.
+_ENTRY: Final = (
+    "import os, sys; os.chdir(sys.argv[1]); from pi_memory.jobs.worker import run_worker; "
+    "raise SystemExit(run_worker(sys.argv[2:]))"
+)
+
+
+def _spawn_windows(argv: list[str], cwd: str, log: str, env: dict[str, str]) -> None:
+    import subprocess
+
+    flags = 0x00000008 | 0x00000200 | 0x08000000  # detached, new group, no window
+    with open(log, "ab") as out:
         subprocess.Popen(
-            [sys.executable, "-m", "pi_memory", "worker", key],
-            cwd=str(cwd) if Path(cwd).is_dir() else None,
+            argv,
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
-            stdout=log,
+            stdout=out,
             stderr=subprocess.STDOUT,
             close_fds=True,
             env=env,
-            **options,  # type: ignore[call-overload]  # per-platform keyword
+            creationflags=flags,
         )
 
 

@@ -1,0 +1,211 @@
+"""Session state, job records, the worker's claim and the detached worker, with real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_memory.jobs import records, session, worker
+from pi_memory.jobs.records import JobRecord
+from tests.hookhelp import Hook, make_project, payload
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def hook(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Hook:
+    return Hook(capsys, monkeypatch)
+
+
+def record(kind: str = records.REVIEW, end: int = 120, sid: str = "s-1") -> JobRecord:
+    return JobRecord(
+        kind=kind, session=sid, cwd="/p", transcript="/t.jsonl", host="claude-code", end=end
+    )
+
+
+def test_session_keys_are_file_names() -> None:
+    assert session.session_key("55443e9c-7173-498f-ab21-5c26c4d6b176") == (
+        "55443e9c-7173-498f-ab21-5c26c4d6b176"
+    )
+    odd = session.session_key("../../etc/passwd")
+    assert odd.startswith("x") and "/" not in odd and odd == session.session_key("../../etc/passwd")
+    assert session.session_key(".hidden") != ".hidden"
+    assert session.session_key("") != ""
+
+
+def test_the_gate_counts_a_turn_once_and_reviews_every_n_turns() -> None:
+    gate = session.Gate()
+    gate = session.count_turn(gate, "p1")
+    assert session.count_turn(gate, "p1") == gate  # the same turn delivered twice
+    assert not session.review_due(gate, 2)
+    gate = session.count_turn(gate, "p2")
+    assert session.review_due(gate, 2)
+    gate = gate._replace(reviewed_at=gate.turns)
+    assert not session.review_due(gate, 2)
+    assert session.review_due(session.count_turn(session.count_turn(gate, "p3"), "p4"), 2)
+
+
+def test_gate_and_surfaced_set_survive_on_disk_and_damage_reads_as_fresh() -> None:
+    session.write_gate("s-1", session.Gate(3, "p3", 2))
+    assert session.read_gate("s-1") == session.Gate(3, "p3", 2)
+    session.record_surfaced("s-1", ["a", "b"])
+    session.record_surfaced("s-1", ["b", "c"])
+    assert session.surfaced("s-1") == ["a", "b", "c"]
+    (session.session_dir("s-1") / session.TURNS_FILE).write_text("{broken", "utf-8")
+    (session.session_dir("s-1") / session.SURFACED_FILE).write_text('{"a": 1}', "utf-8")
+    assert session.read_gate("s-1") == session.Gate()
+    assert session.surfaced("s-1") == []
+
+
+def test_old_sessions_are_pruned_but_not_those_with_jobs() -> None:
+    session.freeze_injection("old", "x")
+    session.freeze_injection("busy", "x")
+    session.freeze_injection("new", "x")
+    records.write_record(record(sid="busy"))
+    long_ago = time.time() - 30 * 86_400
+    for key in ("old", "busy"):
+        os.utime(session.session_dir(key), (long_ago, long_ago))
+    assert session.prune(14, time.time()) == ["old"]
+    assert not session.session_dir("old").exists()
+    assert session.session_dir("busy").exists() and session.session_dir("new").exists()
+    session.freeze_injection("old", "x")
+    os.utime(session.session_dir("old"), (long_ago, long_ago))
+    assert session.prune(14, time.time()) == []  # at most once a day
+
+
+def test_a_record_is_named_by_its_range_and_damage_is_ignored() -> None:
+    first = records.write_record(record())
+    assert records.write_record(record()) == first  # the same job twice is one record
+    records.write_record(record(records.FLUSH, end=300))
+    records.write_record(record(records.HANDOFF, end=120))
+    assert [r.name for r in records.pending("s-1")] == ["handoff-120", "review-120", "flush-300"]
+    first.write_text("{not json", "utf-8")
+    first.with_name("foreign.json").write_text(json.dumps({"kind": "rm -rf"}), "utf-8")
+    assert [r.name for r in records.pending("s-1")] == ["handoff-120", "flush-300"]
+    assert records.decode(records.encode(record())) == record()
+    assert records.decode(json.dumps({**record()._asdict(), "end": "120"})) is None
+
+
+def test_a_failed_job_is_retried_then_set_aside() -> None:
+    job = record()
+    records.write_record(job)
+    for attempt in range(1, records.MAX_ATTEMPTS):
+        records.failed(job._replace(attempts=attempt - 1))
+        assert records.pending("s-1")[0].attempts == attempt
+    records.failed(job._replace(attempts=records.MAX_ATTEMPTS - 1))
+    assert records.pending("s-1") == []
+    assert records.record_path(job).with_suffix(".failed").exists()
+
+
+HOLD = """
+import sys, time
+from pi_memory.jobs import records
+assert records.claim(sys.argv[1])
+print("claimed", flush=True)
+sys.stdin.read()
+records.release(sys.argv[1])
+"""
+
+
+def test_one_worker_per_session_and_a_dead_workers_claim_is_taken_over() -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLD, "s-1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "claimed\n"
+            assert not records.claim("s-1")  # a live worker has it
+            assert worker.worker_alive("s-1")
+        finally:
+            holder.kill()  # dies holding the claim, as a crashed worker would
+            holder.wait()
+    assert records.claim_path("s-1").exists()
+    assert not worker.worker_alive("s-1")
+    assert records.claim("s-1")  # the dead holder's claim is taken over
+    records.release("s-1")
+    assert not records.claim_path("s-1").exists()
+
+
+def wait_for(check: object, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def configure_model(home: Path) -> None:
+    """A model that resolves (nobody listens there: a job that calls it fails)."""
+    config = {
+        "defaults": {"model": "fake/some-model"},
+        "providers": {"fake": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai"}},
+    }
+    path = home / ".pi/agent/memory.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config), "utf-8")
+
+
+def test_stop_starts_a_detached_review_every_review_turns_turns(
+    tmp_path: Path, hook: Hook, hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PI_MEMORY_AUTO_REVIEW_TURNS", "2")
+    configure_model(hermetic_home)
+    root = make_project(tmp_path)
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text('{"type": "user"}\n', "utf-8")
+    sid = json.loads(payload("claude-code", "Stop", root))["session_id"]
+    key = session.session_key(sid)
+    stop = payload("claude-code", "Stop", root, prompt_id="turn-1")
+    assert hook("hook", "Stop", stdin=stop, cwd=root) == (0, "", "")
+    assert hook("hook", "Stop", stdin=stop, cwd=root) == (0, "", "")  # same turn again
+    assert records.pending(key) == []
+    stop = payload("claude-code", "Stop", root, prompt_id="turn-2")
+    assert hook("hook", "Stop", stdin=stop, cwd=root) == (0, "", "")
+    # The hook returned at once; the job is on disk and a detached worker took it.
+    wait_for(lambda: records.pending(key) and records.pending(key)[0].attempts == 1)
+    wait_for(lambda: not worker.worker_alive(key) and not records.claim_path(key).exists())
+    job = records.pending(key)[0]
+    assert (job.kind, job.end, job.transcript) == (
+        "review",
+        transcript.stat().st_size,
+        str(transcript),
+    )
+    log = (hermetic_home / ".pi/agent/memory-auto/pi_memory.log").read_text("utf-8")
+    assert f"job review-{job.end} failed" in log
+    assert session.read_gate(sid) == session.Gate(2, "turn-2", 2)
+
+
+def test_a_job_left_by_a_dead_worker_is_picked_up_at_session_start(
+    tmp_path: Path, hook: Hook, hermetic_home: Path
+) -> None:
+    configure_model(hermetic_home)
+    root = make_project(tmp_path)
+    job = record(sid="crashed-session")
+    records.write_record(job)
+    dead = {"pid": 999_999_999, "hostname": os.uname().nodename, "startedAt": "x", "op": "job"}
+    records.claim_path("crashed-session").write_text(json.dumps(dead), "utf-8")
+    start = payload("claude-code", "SessionStart.startup", root)
+    assert hook("hook", "SessionStart", stdin=start, cwd=root)[0] == 0
+    wait_for(lambda: records.pending("crashed-session")[0].attempts == 1)
+    wait_for(lambda: not records.claim_path("crashed-session").exists())
+
+
+def test_no_model_no_background_work(tmp_path: Path, hook: Hook, hermetic_home: Path) -> None:
+    root = make_project(tmp_path)
+    records.write_record(record(sid="waiting"))
+    start = payload("claude-code", "SessionStart.startup", root)
+    assert hook("hook", "SessionStart", stdin=start, cwd=root)[0] == 0
+    time.sleep(0.3)
+    assert records.pending("waiting")[0].attempts == 0
+    assert not (session.session_dir("waiting") / worker.LOG_FILE).exists()
