@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 from pi_memory.config import Config
 from pi_memory.entry import Entry
-from pi_memory.jobs.surfacing import by_scorer, item, manifest, pick_names, render, score
+from pi_memory.jobs.surfacing import (
+    by_scorer,
+    item,
+    manifest,
+    pick_names,
+    render,
+    score,
+    surface,
+)
+from tests.fake_provider import Fail, FakeProvider, Hang, Say, memory_json, write_memory_json
 
 CONFIG = Config(memory_dir="/m", auto_dir="/a")
 
@@ -82,3 +94,45 @@ def test_files_layout_memories_are_picked_by_file_name() -> None:
     assert render(pick_names("Package-manager.md", listed, 3), CONFIG).startswith(
         "<relevant_memories>\n## Package manager\nUse uv."
     )
+
+
+# -- the side-query against a real HTTP server on 127.0.0.1 ---------------------------------
+
+
+def model_config(fake: FakeProvider, home: Path) -> Config:
+    from pi_memory.resolve import load
+
+    write_memory_json(home, memory_json(fake))
+    return load(home, {}).config
+
+
+def test_the_side_query_decides_when_it_answers(
+    fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    config = model_config(fake_provider, hermetic_home)
+    fake_provider.script(Say(f"{STORE[3].id}\ninvented-name"))
+    found = surface(STORE, "which editor?", config, skip=[STORE[1].id], env={})
+    assert (found.ids, found.via) == ((STORE[3].id,), "model")
+    assert "Helix" in found.text
+    sent = fake_provider.posts()[0].json
+    question = sent["messages"][-1]["content"]
+    assert f"[conventions] {STORE[0].id} — #staging-db: The staging database" in question
+    assert STORE[1].id not in question  # already surfaced: not even offered
+    assert "which editor?" in question
+
+
+def test_a_side_query_that_fails_or_hangs_leaves_the_scorers_pick(
+    fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    config = model_config(fake_provider, hermetic_home)
+    prompt = "staging database port"
+    fake_provider.script(Fail(500), Fail(500), Fail(500), Fail(500))
+    found = surface(STORE, prompt, config, env={})
+    assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
+    fake_provider.script(Hang(5.0))
+    started = time.monotonic()
+    found = surface(STORE, prompt, config, env={}, budget=0.5)
+    assert time.monotonic() - started < 3.0
+    assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
+    log = (hermetic_home / ".pi/agent/memory-auto/pi_memory.log").read_text("utf-8")
+    assert log.count("side-query failed, scorer used") == 2

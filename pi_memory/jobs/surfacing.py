@@ -173,12 +173,40 @@ def manifest(entries: Sequence[Entry], skip: Iterable[str]) -> list[Item]:
     return scan_entries(candidates)  # type: ignore[return-value]  # Items in, Items out
 
 
-def _prompt(name: str) -> str:
-    from pathlib import Path
+def ask_model(
+    config: Config,
+    candidates: Sequence[Item],
+    prompt: str,
+    limit: int,
+    *,
+    timeout: float,
+    env: Mapping[str, str],
+) -> list[Item]:
+    """Seed 004's side-query; raises the model client's errors when it cannot answer."""
+    from pi_memory.inject.inject_window import manifest_lines
+    from pi_memory.model.client import chat
+    from pi_memory.model.prompts import load
+    from pi_memory.model.types import Message
 
-    return (Path(__file__).resolve().parent.parent / "model" / "prompts" / f"{name}.txt").read_text(
-        "utf-8"
+    if not candidates:
+        return []
+    listing = "\n".join(manifest_lines(candidates))
+    question = (
+        f"<memories>\n{listing}\n</memories>\n\n<prompt>\n{prompt}\n</prompt>\n\n"
+        f"Answer with at most {limit} names, one per line, or NONE."
     )
+    reply = chat(
+        config,
+        "autoSurfacing",
+        [Message("user", question)],
+        system=load("surface"),
+        job="surface",
+        background=False,
+        timeout=timeout,
+        max_tokens=200,
+        env=env,
+    )
+    return pick_names(reply.text, candidates, limit)
 
 
 def pick_names(reply: str, candidates: Sequence[Item], limit: int) -> list[Item]:
@@ -218,6 +246,16 @@ def surface(
     skipped = list(skip)
     picked = by_scorer(entries, prompt, skipped, limit)
     via = SCORER
+    if limit and budget > 0 and model_available(config, env):
+        try:
+            picked = ask_model(
+                config, manifest(entries, skipped), prompt, limit, timeout=budget, env=env
+            )
+            via = MODEL
+        except Exception as exc:  # the model never answered: the scorer's pick stands
+            from pi_memory.error_handler import log_line
+
+            log_line("surface", f"side-query failed, scorer used: {type(exc).__name__}: {exc}")
     text = render(picked, config) if picked else ""
     # The block ends before the first memory that would overflow it: those were not shown.
     shown = next((k for k in range(len(picked) + 1) if render(picked[:k], config) == text), 0)
