@@ -14,11 +14,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from pi_memory.naming.layer_files import INDEX_FILE
+
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
     from pi_memory.keywords import KeywordRow
 
-INDEX_FILE: Final = "MEMORY.md"
 KEYWORD_CAP: Final = 200
 DEFAULT_BUDGET: Final = 3000
 CONTINUATION_WIDTH: Final = 100
@@ -214,10 +215,9 @@ def refresh_memory_md(
         return
     stats = advance_watermark(parse_stats(old) if old is not None else None, len(entries))
     if reset:
-        from datetime import datetime, timezone
+        from pi_memory.text import iso_now
 
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-        stats = Stats(stats.entries, 0, now)
+        stats = Stats(stats.entries, 0, iso_now())
     text = render_memory_md(keyword_rows(entries, recalls), stats)
     if text != old:
         from pi_memory.fs.atomic import atomic_write_text

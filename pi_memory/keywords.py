@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.staleness import sortable_time
+from pi_memory.text import HAN_CLASS, is_han
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
@@ -47,14 +48,7 @@ _STOPWORD_TEXT: Final = """
     """
 STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
 
-_HAN_RANGES: Final = (
-    (0x3400, 0x4DBF),
-    (0x4E00, 0x9FFF),
-    (0xF900, 0xFAFF),
-    (0x20000, 0x2FA1F),
-)
-_HAN_CLASS: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
-_HAN_RUN_RE: Final = re.compile(f"[{_HAN_CLASS}]+")
+_HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
 #: Unicode punctuation categories that only separate the parts of a keyword.
 _SEPARATOR_CATEGORIES: Final = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"})
 #: Punctuation that changes what a keyword names (``c#`` is not ``c``), so it stays.
@@ -65,11 +59,6 @@ _SENTENCE_END_RE: Final = re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]")
 _CODE_SPAN_RE: Final = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER_RE: Final = re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+")
 _WORD_RE: Final = re.compile(r"[^\W\d_][\w'-]*")
-
-
-def is_han(char: str) -> bool:
-    code = ord(char)
-    return any(low <= code <= high for low, high in _HAN_RANGES)
 
 
 def _strip_hash(keyword: str) -> str:

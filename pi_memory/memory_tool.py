@@ -18,7 +18,7 @@ from typing import Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.layouts.files import ENTRY_TYPES, FilesLayer
-from pi_memory.layouts.files_index import js_trim
+from pi_memory.text import js_trim
 
 ACTIONS: Final = ("add", "replace", "remove", "list", "search")
 SCOPES: Final = ("memory", "sessions")

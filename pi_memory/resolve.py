@@ -11,11 +11,11 @@ from pi_memory.entry import PROJECT, USER
 from pi_memory.store import Settings, Store
 
 if TYPE_CHECKING:
-    from pi_memory.config import Config, LoadedConfig
+    from pi_memory.config.config import Config, LoadedConfig
 
 
 def load(cwd: Path, env: Mapping[str, str]) -> LoadedConfig:
-    from pi_memory.config import load_config
+    from pi_memory.config.config import load_config
     from pi_memory.naming.git_repo import project_root
     from pi_memory.naming.home import home_dir
 
@@ -33,7 +33,7 @@ def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
 
 
 def settings_from(cfg: Config, cwd: Path) -> Settings:
-    from pi_memory.config import CATEGORIES
+    from pi_memory.config.config import CATEGORIES
     from pi_memory.naming.git_repo import project_root
     from pi_memory.naming.project_key import project_memory_dir
 

@@ -56,6 +56,7 @@ from pi_memory.staleness import (
     stale_cutoff,
     stale_label,
 )
+from pi_memory.text import HAN_CLASS
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
@@ -83,8 +84,9 @@ RECENCY_DAYS: Final = 60.0
 RECENCY_HORIZON_DAYS: Final = 90
 ALL_RECENCY_BOOST: Final = 3.0
 
-_HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN_RE: Final = re.compile(f"([{_HAN}]+)|-{{0,2}}[^\\W{_HAN}]+(?:[./-][^\\W{_HAN}]+)*")
+_TOKEN_RE: Final = re.compile(
+    f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"
+)
 _PHRASE_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _FRESH: Final = 0
 _STALE: Final = 1

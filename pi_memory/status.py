@@ -28,11 +28,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from pi_memory.config import task_model
+from pi_memory.config.models import task_model
 from pi_memory.inject.inject_window import index_injection_capacity
 
 if TYPE_CHECKING:
-    from pi_memory.config import Config
+    from pi_memory.config.config import Config
 
 NEVER: Final = "never"
 SCORER: Final = "scorer"

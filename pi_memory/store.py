@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from pi_memory.config import defaults
 from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
 from pi_memory.errors import EntryRejected, UsageError
 
@@ -47,14 +48,14 @@ class Settings(NamedTuple):
     layout: str
     dirs: Mapping[str, Path]
     project_name: str
-    lock_timeout_ms: int = 5000
-    snapshot_keep: int = 5
-    review_months: int = 0
-    index_budget: int = 3000
-    inject_max_lines: int = 50
-    index_max_lines: int = 200
-    index_max_bytes: int = 25600
-    inject_max_bytes: int = 16384
+    lock_timeout_ms: int = defaults.LOCK_TIMEOUT_MS
+    snapshot_keep: int = defaults.SNAPSHOT_KEEP
+    review_months: int = defaults.REVIEW_MONTHS
+    index_budget: int = defaults.INDEX_BUDGET
+    inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES
+    index_max_lines: int = defaults.MEM_INDEX_MAX_LINES
+    index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES
+    inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES
 
 
 class WriteOutcome(NamedTuple):

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from pi_memory import config as cfg
+from pi_memory.config import config as cfg
+from pi_memory.config import models
 from pi_memory.errors import ConfigError
+from pi_memory.naming.home import expand_tilde
 from tests.conftest import REPO
 from tests.inproc import call
 
@@ -218,7 +220,7 @@ def test_trusted_project_file_merges_objects_deeply_null_and_arrays_replace(
     assert (config.lock.timeout_ms, config.lock.snapshot_keep) == (2000, 3)
     # null replaces the whole section: dream falls back to its defaults and to defaults.model.
     assert (config.dream.model, config.dream.nudge_after_sessions) == (None, 5)
-    assert cfg.task_model(config, "dream") == "local/a"
+    assert models.task_model(config, "dream") == "local/a"
     assert config.trusted_projects == (str(project),)  # a project file never extends it
     assert cfg.deep_merge({"a": [1, 2], "b": {"c": 1}}, {"a": [3], "b": {"d": None}}) == {
         "a": [3],
@@ -294,11 +296,11 @@ def test_session_persistence_inherits_unless_a_task_sets_it() -> None:
     ],
 )
 def test_expand_tilde(value: str, platform: str, expected: str) -> None:
-    assert cfg.expand_tilde(value, "/home/you", platform) == expected
+    assert expand_tilde(value, "/home/you", platform) == expected
 
 
 def test_expand_tilde_backslash_on_windows() -> None:
-    assert cfg.expand_tilde("~\\.pi\\memory", "C:\\Users\\you", "win32") == (
+    assert expand_tilde("~\\.pi\\memory", "C:\\Users\\you", "win32") == (
         "C:\\Users\\you\\.pi\\memory"
     )
 
@@ -378,7 +380,7 @@ def test_providers_are_validated() -> None:
 )
 def test_model_resolution(value: str, env: dict[str, str], resolves: bool) -> None:
     config = parse({"providers": PROVIDERS}).config
-    assert cfg.model_resolves(config, value, env) is resolves
+    assert models.model_resolves(config, value, env) is resolves
 
 
 def test_seed_wording_and_order_of_model_errors() -> None:
@@ -389,24 +391,24 @@ def test_seed_wording_and_order_of_model_errors() -> None:
             "providers": PROVIDERS,
         }
     ).config
-    assert cfg.model_config_errors(config, {}) == [
+    assert models.model_config_errors(config, {}) == [
         'model "claude/x" for dream is not resolvable (unknown id or missing credentials)',
         'no model for extractMemories — set "extractMemories.model" or "defaults.model" '
         "in memory.json",
         'no model for autoSurfacing — set "autoSurfacing.model" or "defaults.model" in memory.json',
     ]
-    assert cfg.model_config_errors(config, {"AK": "k"}, resolve=None)[0].startswith("no model")
+    assert models.model_config_errors(config, {"AK": "k"}, resolve=None)[0].startswith("no model")
 
 
 def test_without_any_model_the_deterministic_features_are_not_misconfigured() -> None:
     config = parse({}).config
-    assert cfg.model_config_errors(config, {}) == []
-    assert [e.split(" — ")[0] for e in cfg.model_config_errors(config, {}, strict=True)] == [
+    assert models.model_config_errors(config, {}) == []
+    assert [e.split(" — ")[0] for e in models.model_config_errors(config, {}, strict=True)] == [
         "no model for dream",
         "no model for autoSurfacing",
     ]
     # Silent on model tasks: other settings do not opt into the seed's model check.
-    assert cfg.model_config_errors(parse({"lock": {"timeoutMs": 10}}).config, {}) == []
+    assert models.model_config_errors(parse({"lock": {"timeoutMs": 10}}).config, {}) == []
 
 
 @pytest.mark.parametrize(
@@ -426,7 +428,7 @@ def test_without_any_model_the_deterministic_features_are_not_misconfigured() ->
 def test_a_file_that_names_a_model_task_gets_the_seeds_check(
     raw: dict[str, object], tasks: list[str]
 ) -> None:
-    errors = cfg.model_config_errors(parse(raw).config, {})
+    errors = models.model_config_errors(parse(raw).config, {})
     assert errors == [
         f'no model for {task} — set "{task}.model" or "defaults.model" in memory.json'
         for task in tasks
@@ -441,11 +443,11 @@ def test_task_model_falls_back_to_defaults_only() -> None:
             "autoSurfacing": {"model": ""},
         }
     ).config
-    assert cfg.task_model(config, "dream") == "local/b"
-    assert cfg.task_model(config, "autoSurfacing") == "local/a"
-    assert cfg.required_model(config, "extractMemories") == "local/a"
+    assert models.task_model(config, "dream") == "local/b"
+    assert models.task_model(config, "autoSurfacing") == "local/a"
+    assert models.required_model(config, "extractMemories") == "local/a"
     with pytest.raises(ConfigError, match=r'no model for dream — set "dream\.model"'):
-        cfg.required_model(parse({}).config, "dream")
+        models.required_model(parse({}).config, "dream")
 
 
 def test_config_dict_round_trips_through_parse() -> None:
@@ -462,6 +464,9 @@ def test_config_dict_round_trips_through_parse() -> None:
 
 
 def test_importing_config_reads_no_json() -> None:
-    code = "import sys, pi_memory.config; assert 'json' not in sys.modules, 'json imported'"
+    code = (
+        "import sys, pi_memory.config.config, pi_memory.config.models\n"
+        "assert 'json' not in sys.modules, 'json imported'"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run([sys.executable, "-S", "-c", code], check=True, cwd=REPO, env=env)

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from pi_memory import config as cfg
+from pi_memory.config import config as cfg
+from pi_memory.config import defaults, models
+from pi_memory.naming.home import expand_tilde
 from tests.conftest import DATA
 
 VECTORS: list[dict[str, Any]] = json.loads(
@@ -52,7 +54,7 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
     if fn == "DEFAULT_CONFIG":
         loaded = cfg.load_config(tmp_path, {}, home=home)
         assert cfg.seed_dict(loaded.config) == expected
-        assert {**expected, "memoryDir": "~/.pi/memory"} == cfg.DEFAULT_CONFIG
+        assert {**expected, "memoryDir": "~/.pi/memory"} == defaults.DEFAULT_CONFIG
     elif fn == "loadConfig":
         user_file = home / cfg.USER_CONFIG
         user_file.parent.mkdir(parents=True)
@@ -63,21 +65,21 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
         for key, value in expected.items():
             assert lookup(tree, key) == value
     elif fn == "expandTilde":
-        assert cfg.expand_tilde(args["memoryDir"], str(home), args["platform"]) == expected
+        assert expand_tilde(args["memoryDir"], str(home), args["platform"]) == expected
     elif fn == "requiredModels":
-        got = cfg.required_models(from_dotted(args["config"], home))
+        got = models.required_models(from_dotted(args["config"], home))
         assert [{"task": r.task, "value": r.value} for r in got] == expected
     elif fn == "modelConfigErrors":
         assert args["resolve"] == "always true"
         config = from_dotted(args["config"], home)
         for strict in (True, False):
-            got = cfg.model_config_errors(config, {}, resolve=lambda _v: True, strict=strict)
+            got = models.model_config_errors(config, {}, resolve=lambda _v: True, strict=strict)
             assert got == expected
     elif fn == "session_start":
         # No model anywhere, surfacing on by default: the seed's check finds dream and
         # surfacing without a model, and the notification lists both.
         config = cfg.load_config(tmp_path, {}, home=home).config
-        errors = cfg.model_config_errors(config, {}, strict=True)
+        errors = models.model_config_errors(config, {}, strict=True)
         assert [e.split(" — ")[0] for e in errors] == [e.split(" — ")[0] for e in args["errors"]]
         assert cfg.config_error_notification(errors) == expected
     elif fn == "memory tool when misconfigured":

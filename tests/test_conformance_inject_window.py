@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config import DEFAULT_CONFIG
+from pi_memory.config.defaults import DEFAULT_CONFIG
 from pi_memory.inject import inject_window as iw
 from tests.conftest import DATA
 from tests.test_inject_window import Body, Item

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config import Config, parse_config
+from pi_memory.config.config import Config, parse_config
 from pi_memory.status import status_lines
 from tests.conftest import DATA
 

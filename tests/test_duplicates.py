@@ -48,6 +48,9 @@ def test_tokens_are_lowercased_words_and_han_bigrams() -> None:
     }
     assert tokens("部署脚本 uses pnpm") == {"部署", "署脚", "脚本", "uses", "pnpm"}
     assert tokens("用") == {"用"}
+    # CJK Extension B and the Compatibility Supplement are Han: 2-grams, not one word.
+    assert tokens("𠀀𠀁𠀂") == {"𠀀𠀁", "𠀁𠀂"}
+    assert tokens("丽丸乁x") == {"丽丸", "丸乁", "x"}
     assert tokens("... —— !!") == frozenset()
 
 

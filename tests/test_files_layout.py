@@ -28,11 +28,11 @@ from pi_memory.layouts.files import (
     entry_from_file,
     entry_to_text,
     home_category,
-    iso_timestamp,
     parse_entry_file,
     serialize_entry_file,
     type_for_category,
 )
+from pi_memory.text import iso_timestamp
 from tests.conftest import DATA, REPO
 
 GOLDEN = DATA / "files_layout" / "entries"

@@ -97,6 +97,9 @@ def test_keyword_issue_accepts(keyword: str) -> None:
 def test_eight_han_is_the_limit() -> None:
     assert keyword_issue("一二三四五六七八") is None
     assert keyword_issue("一二三四五六七八九") == "9 Chinese characters (at most 8)"
+    # CJK Extension B counts as Han, as it does for search and the detectors.
+    assert keyword_issue("𠀀" * 9) == "9 Chinese characters (at most 8)"
+    assert derive_keyword("𠀀𠀁𠀂𠀃𠀄𠀅𠀆𠀇𠀈 first") == "𠀀𠀁𠀂𠀃𠀄𠀅𠀆𠀇"
 
 
 def test_sanitize_keeps_first_and_counts_the_rest() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config import Config, parse_config
+from pi_memory.config.config import Config, parse_config
 from pi_memory.model.cli_provider import CHILD_ENV
 from pi_memory.model.client import chat
 from pi_memory.model.errors import NEVER_ANSWERED, ModelUnavailable

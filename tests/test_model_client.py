@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config import Config, parse_config
+from pi_memory.config.config import Config, parse_config
 from pi_memory.model import ledger
 from pi_memory.model.client import chat
 from pi_memory.model.errors import (

@@ -91,6 +91,10 @@ def all_ids(entries: list[Entry], query: str, **kw: object) -> list[str]:
         ("部署前备份", ["部署前备份", "部署", "署前", "前备", "备份"]),
         ("锁", ["锁"]),
         ("用 rsync 部署", ["用", "rsync", "部署"]),
+        # CJK Extension B is Han too: a run, then its 2-grams.
+        ("𠀀𠀁𠀂", ["𠀀𠀁𠀂", "𠀀𠀁", "𠀁𠀂"]),
+        ("部署𠀀", ["部署𠀀", "部署", "署𠀀"]),
+        ("rsync𠀀𠀁", ["rsync", "𠀀𠀁"]),
     ],
 )
 def test_tokenize(text: str, tokens: list[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pi_memory.config import Config
+from pi_memory.config.config import Config
 from pi_memory.entry import Entry
 from pi_memory.jobs.surfacing import (
     by_scorer,

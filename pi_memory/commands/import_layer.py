@@ -158,7 +158,7 @@ def plan_import(entries: Sequence[Entry], existing: Sequence[Entry], files_targe
 
 def _core(entry: Entry, files_target: bool) -> tuple[object, ...]:
     """What both layouts hold of a memory, as the target would store it."""
-    from pi_memory.layouts.files_index import js_trim
+    from pi_memory.text import js_trim
 
     src = (entry.src or "user") if files_target else entry.src
     return (

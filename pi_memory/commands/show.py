@@ -39,7 +39,8 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.detect.duplicates import find_duplicates
     from pi_memory.detect.health import layer_health
     from pi_memory.fs.lock import describe_status, is_abandoned, read_lock_status
-    from pi_memory.index import INDEX_FILE, keyword_rows, parse_stats
+    from pi_memory.index import keyword_rows, parse_stats
+    from pi_memory.naming.layer_files import INDEX_FILE
     from pi_memory.staleness import stale_counts
 
     directory = store.directory(layer)
@@ -99,13 +100,14 @@ def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str],
     """Seed 004's seven-line status of one ``files`` layer (then the shared health
     block), and the same facts as JSON."""
     from pi_memory.detect.health import render_health
+    from pi_memory.naming.layer_files import INDEX_FILE
     from pi_memory.status import status_json, status_lines
 
     directory = store.directory(view.layer)
     meta = _read_bytes(directory / ".dream-meta.json")
     facts: dict[str, Any] = {
         "directory": str(directory),
-        "index": _read_bytes(directory / "MEMORY.md"),
+        "index": _read_bytes(directory / INDEX_FILE),
         "entry_count": len(view.entries),
         "dream_meta": meta.decode("utf-8", "replace") if meta is not None else None,
         "lock": view.lock,
@@ -158,7 +160,7 @@ def view_json(view: LayerView) -> dict[str, Any]:
 def run_show(*, as_json: bool) -> int:
     import os
 
-    from pi_memory.config import model_config_errors
+    from pi_memory.config.models import model_config_errors
     from pi_memory.resolve import load_for_show
 
     loaded, store = load_for_show()

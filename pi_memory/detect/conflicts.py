@@ -32,24 +32,24 @@ from dataclasses import dataclass
 from typing import Final
 
 from pi_memory.detect.similarity import (
+    SMALL_GROUP,
     Features,
     PrefixIndex,
-    features,
     jaccard,
+    judge_candidates,
+    judge_every_pair,
+    oldest_first,
     rank_order,
+    ranked,
     rarity_ranks,
     self_join,
+    size_allows,
 )
 from pi_memory.entry import Entry
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5
 MAX_REPLACED_WORDS: Final = 3
-#: Keyword groups up to this size are compared pair by pair; larger ones go
-#: through prefix indexes so that one popular keyword cannot cost n².
-_SMALL_GROUP: Final = 16
-#: Float tolerance: rounding may only let more pairs through a filter, never fewer.
-_EPS: Final = 1e-9
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def _judge(x: Features, y: Features) -> ConflictPair | None:
     """The rule for one pair of live entries of one layer (one keyword per entry)."""
     if not x.key or x.key != y.key or x.norm == y.norm:
         return None
-    old, new = (x, y) if x.age <= y.age else (y, x)
+    old, new = oldest_first(x, y)
     words = jaccard(old.words, new.words)
     numeric = bool(old.numbers and new.numbers and old.numbers != new.numbers)
     if numeric:
@@ -121,26 +121,12 @@ def _sort_key(pair: ConflictPair) -> tuple[bool, float, str, str, str, str, tupl
 
 def find_conflicts_bruteforce(entries: Iterable[Entry]) -> list[ConflictPair]:
     """The definition: every pair of live entries of each layer, judged one by one."""
-    found: list[ConflictPair] = []
-    for group in features(entries).values():
-        for i, x in enumerate(group):
-            for y in group[i + 1 :]:
-                pair = _judge(x, y)
-                if pair is not None:
-                    found.append(pair)
-    return sorted(found, key=_sort_key)
+    return ranked(judge_every_pair(entries, _judge), _sort_key, None)
 
 
 def find_conflicts(entries: Iterable[Entry], limit: int | None = None) -> list[ConflictPair]:
     """Conflict pairs, diverging numbers first, then by similarity; the brute force's list."""
-    found: list[ConflictPair] = []
-    for group in features(entries).values():
-        for i, j in _candidates(group):
-            pair = _judge(group[i], group[j])
-            if pair is not None:
-                found.append(pair)
-    ranked = sorted(found, key=_sort_key)
-    return ranked if limit is None else ranked[: max(0, limit)]
+    return ranked(judge_candidates(entries, _candidates, _judge), _sort_key, limit)
 
 
 def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
@@ -160,7 +146,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     pairs: set[tuple[int, int]] = set()
     ranks: dict[str, int] | None = None
     for members in by_keyword.values():
-        if len(members) <= _SMALL_GROUP:
+        if len(members) <= SMALL_GROUP:
             pairs.update(_plausible_pairs(group, members))
             continue
         if ranks is None:
@@ -186,9 +172,9 @@ def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[
         for j, size_j, numbered_j in sized[n + 1 :]:
             small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
             if numbered_i and numbered_j:
-                if small >= MIN_SIMILARITY_NUMBERS * large - _EPS:
+                if size_allows(small, large, MIN_SIMILARITY_NUMBERS):
                     yield (i, j)
-            elif (
-                large - small <= MAX_REPLACED_WORDS and small >= MIN_SIMILARITY_WORDS * large - _EPS
+            elif large - small <= MAX_REPLACED_WORDS and size_allows(
+                small, large, MIN_SIMILARITY_WORDS
             ):
                 yield (i, j)

@@ -28,14 +28,20 @@ from dataclasses import dataclass
 from typing import Final
 
 from pi_memory.detect.similarity import (
+    EPS,
+    SMALL_GROUP,
     Features,
     PrefixIndex,
     age_key,
-    features,
     jaccard,
+    judge_candidates,
+    judge_every_pair,
+    oldest_first,
     rank_order,
+    ranked,
     rarity_ranks,
     self_join,
+    size_allows,
 )
 from pi_memory.entry import Entry
 
@@ -47,10 +53,6 @@ MIN_TOKEN: Final = 0.45
 MIN_TOKEN_WITH_KEYWORDS: Final = 0.25
 MIN_SHARED_KEYWORDS: Final = 2
 MIN_SCORE: Final = 0.5
-#: Keyword groups up to this size are compared pair by pair.
-_SMALL_GROUP: Final = 16
-#: Float tolerance: rounding may only let more pairs through a filter, never fewer.
-_EPS: Final = 1e-9
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def _judge(x: Features, y: Features) -> DuplicatePair | None:
         score = TOKEN_WEIGHT * token + KEYWORD_WEIGHT * shared
         if score < MIN_SCORE:
             return None
-    older, newer = (x, y) if x.age <= y.age else (y, x)
+    older, newer = oldest_first(x, y)
     return DuplicatePair(
         a=older.entry.id,
         b=newer.entry.id,
@@ -105,21 +107,9 @@ def _sort_key(pair: DuplicatePair) -> tuple[float, str, str, str, float, tuple[s
     return (-pair.score, pair.a, pair.b, pair.layer, -pair.token, pair.shared)
 
 
-def _ranked(pairs: Iterable[DuplicatePair], limit: int | None) -> list[DuplicatePair]:
-    ranked = sorted(pairs, key=_sort_key)
-    return ranked if limit is None else ranked[: max(0, limit)]
-
-
 def find_duplicates_bruteforce(entries: Iterable[Entry]) -> list[DuplicatePair]:
     """The definition: every pair of live entries of each layer, judged one by one."""
-    found: list[DuplicatePair] = []
-    for group in features(entries).values():
-        for i, x in enumerate(group):
-            for y in group[i + 1 :]:
-                pair = _judge(x, y)
-                if pair is not None:
-                    found.append(pair)
-    return _ranked(found, None)
+    return ranked(judge_every_pair(entries, _judge), _sort_key, None)
 
 
 def find_duplicates(entries: Iterable[Entry], limit: int | None = None) -> list[DuplicatePair]:
@@ -127,13 +117,7 @@ def find_duplicates(entries: Iterable[Entry], limit: int | None = None) -> list[
 
     ``limit`` keeps only the first ``limit`` pairs of that order.
     """
-    found: list[DuplicatePair] = []
-    for group in features(entries).values():
-        for i, j in _candidates(group):
-            pair = _judge(group[i], group[j])
-            if pair is not None:
-                found.append(pair)
-    return _ranked(found, limit)
+    return ranked(judge_candidates(entries, _candidates, _judge), _sort_key, limit)
 
 
 def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
@@ -155,7 +139,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     # One keyword per entry: a pair shares at most one, so the two-keyword
     # branch of the rule never applies and the token gate is MIN_TOKEN.
     for members in by_keyword.values():
-        if len(members) <= _SMALL_GROUP:
+        if len(members) <= SMALL_GROUP:
             pairs.update(_plausible_pairs(group, members))
         else:
             _join(group, members, MIN_TOKEN, orders, pairs)
@@ -174,7 +158,7 @@ def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[
             if numbers_i and numbers_j and numbers_i != numbers_j:
                 continue
             small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
-            if small >= MIN_TOKEN * large - _EPS and large:
+            if large and size_allows(small, large, MIN_TOKEN):
                 yield (i, j)
 
 
@@ -217,7 +201,7 @@ def _verified(
     threshold: float,
     out: set[tuple[int, int]],
 ) -> None:
-    gate = threshold - _EPS
+    gate = threshold - EPS
     for i, j in pairs:
         x, y = group[i].tokens, group[j].tokens
         common = len(x & y)

@@ -11,18 +11,17 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from itertools import chain
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple, TypeVar
 
 from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
 from pi_memory.keywords import canonical_key
+from pi_memory.text import HAN_CLASS
 
-#: Han ideographs (CJK Unified, Extension A, Compatibility).
-_HAN: Final = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_HAN_RUN_RE: Final = re.compile(f"[{_HAN}]+")
+_HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
 #: A word: letters and digits that are not Han (``[^\W_]`` is "word char but not ``_``").
-_TOKEN_RE: Final = re.compile(f"[{_HAN}]+|(?:(?![{_HAN}])[^\\W_])+")
+_TOKEN_RE: Final = re.compile(f"[{HAN_CLASS}]+|(?:(?![{HAN_CLASS}])[^\\W_])+")
 #: A number as written: ``3000``, ``1.2.3``, ``0.5``. A version is one value, not three.
 _ASCII_TOKEN_RE: Final = re.compile(r"[a-z0-9]+")
 _NUMBER_RE: Final = re.compile(r"\d+(?:\.\d+)*")
@@ -61,11 +60,6 @@ def number_list(text: str) -> list[str]:
     return list(dict.fromkeys(_NUMBER_RE.findall(text)))
 
 
-def without_numbers(text: str) -> str:
-    """``text`` with every number replaced by a space (what is left are the words)."""
-    return _NUMBER_RE.sub(" ", text)
-
-
 def jaccard(a: Set[str], b: Set[str]) -> float:
     """``|a ∩ b| / |a ∪ b|``; 0 when both are empty (nothing in common to measure)."""
     if not a and not b:
@@ -89,9 +83,12 @@ def keyword_keys(keywords: Iterable[str]) -> dict[str, str]:
     return keys
 
 
-# A tolerance so that float rounding in ``t * n`` can only make the filters
-# below more permissive, never drop a pair the exact rule would accept.
-_EPS: Final = 1e-9
+#: A tolerance so that float rounding in ``t * n`` can only make a filter
+#: more permissive, never drop a pair the exact rule would accept.
+EPS: Final = 1e-9
+#: Keyword groups up to this size are compared pair by pair; larger ones go
+#: through prefix indexes so that one popular keyword cannot cost n².
+SMALL_GROUP: Final = 16
 
 
 def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
@@ -155,7 +152,7 @@ class PrefixIndex:
         key = (size, share)
         length = self._lengths.get(key)
         if length is None:
-            overlap = max(1, math.ceil(share * size - _EPS))
+            overlap = max(1, math.ceil(share * size - EPS))
             if self._missing is not None:
                 overlap = max(overlap, size - self._missing)
             length = self._lengths[key] = size - overlap + 1
@@ -166,8 +163,8 @@ class PrefixIndex:
         size = len(ordered)
         if size == 0 or not self._postings:
             return []
-        low = self._threshold * size - _EPS
-        high = size / self._threshold + _EPS
+        low = self._threshold * size - EPS
+        high = size / self._threshold + EPS
         missing = self._missing
         if missing is not None:
             low = max(low, size - missing)
@@ -188,7 +185,7 @@ class PrefixIndex:
                 if key in seen:
                     continue
                 seen.add(key)
-                need = share * (size + other) - _EPS
+                need = share * (size + other) - EPS
                 if missing is not None:
                     need = max(need, max(size, other) - missing)
                 if min(size - i, other - j) >= need:
@@ -307,3 +304,50 @@ def self_join(
         for j in index.probe(ordered):
             out.add((i, j) if i < j else (j, i))
         index.add(i, ordered)
+
+
+def size_allows(small: int, large: int, threshold: float) -> bool:
+    """Whether sets of these sizes can reach ``jaccard >= threshold``: ``J <= small / large``."""
+    return small >= threshold * large - EPS
+
+
+def oldest_first(x: Features, y: Features) -> tuple[Features, Features]:
+    """The pair in age order (by time, then id): the older one is the one to supersede."""
+    return (x, y) if x.age <= y.age else (y, x)
+
+
+Pair = TypeVar("Pair")
+Judge = Callable[[Features, Features], "Pair | None"]
+
+
+def judge_every_pair(entries: Iterable[Entry], judge: Judge[Pair]) -> list[Pair]:
+    """A detector's definition: every pair of live entries of each layer, judged one by one."""
+    found: list[Pair] = []
+    for group in features(entries).values():
+        for i, x in enumerate(group):
+            for y in group[i + 1 :]:
+                pair = judge(x, y)
+                if pair is not None:
+                    found.append(pair)
+    return found
+
+
+def judge_candidates(
+    entries: Iterable[Entry],
+    candidates: Callable[[Sequence[Features]], Iterable[tuple[int, int]]],
+    judge: Judge[Pair],
+) -> list[Pair]:
+    """The same list as :func:`judge_every_pair` when ``candidates`` holds every accepted pair."""
+    found: list[Pair] = []
+    for group in features(entries).values():
+        for i, j in candidates(group):
+            pair = judge(group[i], group[j])
+            if pair is not None:
+                found.append(pair)
+    return found
+
+
+def ranked(pairs: Iterable[Pair], key: Callable[[Pair], Any], limit: int | None) -> list[Pair]:
+    """``pairs`` in ``key`` order, the first ``limit`` of them (all when ``None``)."""
+    ordered = sorted(pairs, key=key)
+    return ordered if limit is None else ordered[: max(0, limit)]

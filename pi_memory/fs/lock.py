@@ -24,14 +24,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
+from pi_memory.config.defaults import LOCK_TIMEOUT_MS
 from pi_memory.errors import LockError
 from pi_memory.fs import fsretry
+from pi_memory.naming.layer_files import INDEX_FILE
+from pi_memory.text import iso_now
 
 if TYPE_CHECKING:
     from types import TracebackType
 
 LOCK_FILE: Final = ".lock"
-DEFAULT_TIMEOUT_MS: Final = 5000
 DEFAULT_POLL_MS: Final = 50
 UNLOCK_COMMAND: Final = "python -m pi_memory unlock"
 
@@ -300,9 +302,9 @@ class ProcessLock:
     it throughout while each primitive inside takes it again.
     """
 
-    def __init__(self, directory: Path, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> None:
+    def __init__(self, directory: Path, timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
         resolved = os.path.realpath(directory)
-        self.key = os.path.join(resolved, "MEMORY.md")
+        self.key = os.path.join(resolved, INDEX_FILE)
         self.timeout_ms = timeout_ms
         self._gate = _gate_for(resolved)
 
@@ -345,7 +347,7 @@ class StoreLock:
         self,
         directory: Path,
         op: str,
-        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        timeout_ms: int = LOCK_TIMEOUT_MS,
         *,
         poll_ms: int = DEFAULT_POLL_MS,
     ) -> None:
@@ -398,7 +400,7 @@ def acquire_lock_file(
     path: Path, op: str, timeout_ms: int | None, poll_ms: int = DEFAULT_POLL_MS
 ) -> bool:
     """Create the lock file for ``op``; ``timeout_ms=None`` tries once without waiting."""
-    record = format_record(os.getpid(), this_host(), _iso_now(), op)
+    record = format_record(os.getpid(), this_host(), iso_now(), op)
     deadline = time.monotonic() + (timeout_ms or 0) / 1000
     while True:
         state = _acquire_once(path, record)
@@ -483,12 +485,6 @@ def _unlink_quietly(path: Path) -> None:
         fsretry.retry(os.unlink, path)
     except OSError:
         pass
-
-
-def _iso_now() -> str:
-    """``Date.prototype.toISOString`` of now: UTC, milliseconds, ``Z``."""
-    seconds, millis = divmod(int(time.time() * 1000), 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
 
 
 # -- breaking ------------------------------------------------------------------

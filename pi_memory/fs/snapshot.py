@@ -22,7 +22,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Final
 
+from pi_memory.config.defaults import SNAPSHOT_KEEP
 from pi_memory.fs import fsretry
+from pi_memory.text import iso_timestamp
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,8 +32,6 @@ if TYPE_CHECKING:
 
 BACKUPS_DIR: Final = ".backups"
 MIGRATE_PREFIX: Final = "migrate-"
-DEFAULT_KEEP: Final = 5
-INDEX_FILE: Final = "MEMORY.md"
 
 #: Names this module gives: ``2026-10-01T00-00-01-000Z-<label>[-N]``.
 SNAPSHOT_NAME_RE: Final = re.compile(r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z-.")
@@ -45,14 +45,6 @@ RM_RETRY_CODES: Final = frozenset({"EBUSY", "EMFILE", "ENFILE", "ENOTEMPTY", "EP
 Copier = Callable[[Path, Path], object]
 
 
-def iso_timestamp(now: datetime) -> str:
-    """``Date.prototype.toISOString``: UTC, milliseconds, ``Z``."""
-    from datetime import timezone
-
-    utc = now.astimezone(timezone.utc)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S") + f".{utc.microsecond // 1000:03d}Z"
-
-
 def snapshot_dir_name(now: datetime, label: str) -> str:
     return iso_timestamp(now).replace(":", "-").replace(".", "-") + "-" + label
 
@@ -61,7 +53,7 @@ def take_snapshot(
     directory: Path,
     label: str,
     files: Iterable[Path],
-    keep: int = DEFAULT_KEEP,
+    keep: int = SNAPSHOT_KEEP,
     now: datetime | None = None,
     *,
     copy: Copier | None = None,
@@ -94,7 +86,7 @@ def take_snapshot(
 def whole_dir_snapshot(
     directory: Path,
     label: str,
-    keep: int = DEFAULT_KEEP,
+    keep: int = SNAPSHOT_KEEP,
     now: datetime | None = None,
 ) -> Path:
     """One rollback point for a whole round: every memory file and ``MEMORY.md``."""

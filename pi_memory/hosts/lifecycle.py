@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config import Config
+    from pi_memory.config.config import Config
     from pi_memory.jobs.records import JobRecord
     from pi_memory.store import Store
 

@@ -56,7 +56,7 @@ def configured_layout() -> str:
     """The layout of the store the tools would open here; the default when unreadable."""
     from pathlib import Path
 
-    from pi_memory.config import CATEGORIES
+    from pi_memory.config.config import CATEGORIES
     from pi_memory.resolve import load
 
     try:

@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from pi_memory.inject.sanitize import sanitize_for_injection
-from pi_memory.layouts.files_index import INDEX_FILE, is_blank, split_lines
+from pi_memory.layouts.files_index import is_blank, split_lines
+from pi_memory.naming.layer_files import INDEX_FILE
+from pi_memory.text import cut_utf8, utf8_len
 
 #: First line of the index window when older lines were left out.
 INDEX_TRUNCATION_MARKER: Final = (
@@ -100,20 +102,6 @@ class ManifestEntry(Protocol):
     def modified(self) -> str: ...
 
 
-def _utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def cut_to_bytes(text: str, max_bytes: int) -> str:
-    """The longest prefix of ``text`` (whole code points) that fits in ``max_bytes`` UTF-8 bytes."""
-    if max_bytes <= 0:
-        return ""
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) <= max_bytes:
-        return text
-    return data[:max_bytes].decode("utf-8", "ignore")
-
-
 def _window_lines(text: str) -> list[str]:
     """Index lines for the window, split as the index parser splits them.
 
@@ -130,7 +118,7 @@ def _window(lines: Sequence[str], max_lines: int, max_bytes: int) -> _Window:
     kept: list[str] = []
     byte_length = 0
     for line in reversed(lines):
-        cost = _utf8_len(line) + (1 if kept else 0)
+        cost = utf8_len(line) + (1 if kept else 0)
         if len(kept) >= max_lines or byte_length + cost > max_bytes:
             break
         kept.append(line)
@@ -139,8 +127,8 @@ def _window(lines: Sequence[str], max_lines: int, max_bytes: int) -> _Window:
     if not kept and lines and max_lines > 0 and max_bytes > 0:
         # The newest line alone is over budget: keep its head rather than inject an
         # empty section, which would hide that there is an index at all.
-        head = cut_to_bytes(lines[-1], max_bytes)
-        return _Window((head,), _utf8_len(head), truncated=True)
+        head = cut_utf8(lines[-1], max_bytes)
+        return _Window((head,), utf8_len(head), truncated=True)
     return _Window(tuple(kept), byte_length, truncated=len(kept) < len(lines))
 
 
@@ -192,8 +180,8 @@ def truncate_for_injection(content: str, max_lines: int, max_bytes: int) -> Trun
     if len(lines) > max_lines:
         out = "\n".join(lines[: max(max_lines, 0)])
         truncated = True
-    if _utf8_len(out) > max_bytes:
-        out = cut_to_bytes(out, max_bytes)
+    if utf8_len(out) > max_bytes:
+        out = cut_utf8(out, max_bytes)
         truncated = True
     if truncated:
         out = f"{out}\n{ENTRY_TRUNCATION_MARKER}"
@@ -213,7 +201,7 @@ def inject_surfaced_content(
     for entry in entries:
         body = truncate_for_injection(entry.body, UNLIMITED_LINES, max_entry_bytes).content
         block = f"## {sanitize_for_injection(entry.name)}\n{sanitize_for_injection(body)}"
-        size = _utf8_len(block)
+        size = utf8_len(block)
         if total + size > max_injection_bytes:
             break
         blocks.append(block)

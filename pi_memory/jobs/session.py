@@ -27,7 +27,9 @@ import os
 from pathlib import Path
 from typing import Final, NamedTuple
 
-DEFAULT_MAX_AGE_DAYS: Final = 14
+from pi_memory.config.defaults import SESSION_DAYS
+
+DEFAULT_MAX_AGE_DAYS: Final = SESSION_DAYS
 SESSIONS: Final = "sessions"
 INDEX_FILE: Final = "index.txt"
 SURFACED_FILE: Final = "surfaced.json"

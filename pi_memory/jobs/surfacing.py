@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config import Config
+    from pi_memory.config.config import Config
     from pi_memory.entry import Entry
 
 #: Evidence a memory needs to be surfaced: specific tokens matched, its keyword counting one.
@@ -226,7 +226,7 @@ def pick_names(reply: str, candidates: Sequence[Item], limit: int) -> list[Item]
 def model_available(config: Config, env: Mapping[str, str]) -> bool:
     if not config.auto_surfacing.enabled:
         return False
-    from pi_memory.config import model_resolves, task_model
+    from pi_memory.config.models import model_resolves, task_model
 
     name = task_model(config, "autoSurfacing")
     return bool(name) and model_resolves(config, name or "", env)

@@ -12,6 +12,8 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from pi_memory.config import defaults
+
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
 
@@ -54,10 +56,10 @@ def open_layer(
     layer: str,
     directory: Path,
     *,
-    index_max_lines: int = 200,
-    index_max_bytes: int = 25600,
-    lock_timeout_ms: int = 5000,
-    snapshot_keep: int = 5,
+    index_max_lines: int = defaults.MEM_INDEX_MAX_LINES,
+    index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES,
+    lock_timeout_ms: int = defaults.LOCK_TIMEOUT_MS,
+    snapshot_keep: int = defaults.SNAPSHOT_KEEP,
 ) -> LayerStore:
     if layout == CATEGORIES:
         from pi_memory.layouts.categories import CategoriesLayer

@@ -80,6 +80,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Final
 
+from pi_memory.config import defaults
 from pi_memory.entry import (
     CATEGORY_FILES,
     PROJECT,
@@ -98,22 +99,19 @@ from pi_memory.fs.snapshot import take_snapshot
 from pi_memory.keywords import coerce_keywords
 from pi_memory.layouts.categories import FILE_NAME_KEY, RAW_TAGS_KEY, stored_tags
 from pi_memory.layouts.files_index import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    INDEX_FILE,
-    JS_SPACE,
     IndexLine,
     RebuiltIndex,
     capacity_warning,
-    js_trim,
     normalize_newlines,
     rebuild_index,
     remove_index_line,
     upsert_index_line,
 )
 from pi_memory.naming.entry_names import unique_entry_file_name
+from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.naming.platforms import WIN32, current_platform
 from pi_memory.naming.windows import is_reserved_windows_name
+from pi_memory.text import JS_SPACE, iso_timestamp, js_trim
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 DEFAULT_TYPE: Final = "feedback"
@@ -121,8 +119,6 @@ DESCRIPTION_MAX: Final = 200
 DEFAULT_SRC: Final = "user"
 BACKUP_DIR: Final = ".backups"
 LOCK_FILE: Final = ".lock"
-DEFAULT_LOCK_TIMEOUT_MS: Final = 5000
-DEFAULT_SNAPSHOT_KEEP: Final = 5
 #: The extra keys this package writes, in the order it writes them.
 EXTRA_KEYS: Final = (
     "id",
@@ -363,12 +359,6 @@ def category_entry(entry: Entry) -> Entry:
     )
 
 
-def iso_timestamp(moment: datetime) -> str:
-    """``moment`` as JavaScript's ``toISOString()``: UTC, milliseconds, ``Z``."""
-    utc = moment.astimezone(timezone.utc)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
-
-
 def derived_time(modified: str) -> str:
     """The local ``YYYY-MM-DD HH:MM:SS`` of an ISO ``modified``; ``""`` when unreadable."""
     parsed = parse_time(modified)
@@ -518,10 +508,10 @@ class FilesLayer:
         layer: str,
         directory: Path,
         *,
-        index_max_lines: int = DEFAULT_MAX_LINES,
-        index_max_bytes: int = DEFAULT_MAX_BYTES,
-        lock_timeout_ms: int = DEFAULT_LOCK_TIMEOUT_MS,
-        snapshot_keep: int = DEFAULT_SNAPSHOT_KEEP,
+        index_max_lines: int = defaults.MEM_INDEX_MAX_LINES,
+        index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES,
+        lock_timeout_ms: int = defaults.LOCK_TIMEOUT_MS,
+        snapshot_keep: int = defaults.SNAPSHOT_KEEP,
         clock: Callable[[], datetime] = _utc_now,
         platform: str | None = None,
     ) -> None:

@@ -25,16 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-INDEX_FILE: Final = "MEMORY.md"
-DEFAULT_HEADER: Final = ("# Memory Index", "")
-DEFAULT_MAX_LINES: Final = 200
-DEFAULT_MAX_BYTES: Final = 25600
+from pi_memory.text import JS_SPACE, js_trim
 
-#: ECMAScript WhiteSpace + LineTerminator: what ``\s`` and ``trim()`` mean upstream.
-JS_SPACE: Final = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+DEFAULT_HEADER: Final = ("# Memory Index", "")
 _WS: Final = "[" + re.escape(JS_SPACE) + "]"
 #: ECMAScript ``.``: anything but a line terminator.
 _DOT: Final = "[^\n\r\u2028\u2029]"
@@ -50,10 +43,6 @@ CAPACITY_TEMPLATE: Final = (
     "the limit is dropped on the next load. Rewrite it now: keep one line per entry, "
     "merge or drop stale entries, and move detail into entry bodies rather than the index."
 )
-
-
-def js_trim(text: str) -> str:
-    return text.strip(JS_SPACE)
 
 
 def is_blank(text: str) -> bool:

@@ -30,7 +30,7 @@ from pi_memory.model.wire import Ask
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_memory.config import Config, Provider
+    from pi_memory.config.config import Config, Provider
     from pi_memory.model.ledger import Usage
     from pi_memory.model.wire import Parsed
 
@@ -66,7 +66,7 @@ class Target(NamedTuple):
 def model_name(config: Config, task: str) -> str | None:
     """The task's own ``model`` (seed 004's three tasks), else ``defaults.model``."""
     if task in SEED_TASKS:
-        from pi_memory.config import task_model
+        from pi_memory.config.models import task_model
 
         return task_model(config, task)
     return config.defaults.model

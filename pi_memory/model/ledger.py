@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config import Config
+    from pi_memory.config.config import Config
 
 PREFIX: Final = "model-usage-"
 
@@ -68,7 +68,7 @@ class Spend(NamedTuple):
 
 def directory(config: Config) -> Path:
     """The user layer's directory, where the ledger lives."""
-    from pi_memory.config import FILES
+    from pi_memory.config.config import FILES
 
     if config.layout == FILES:
         return Path(config.memory_dir) / "user"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from pi_memory.naming.graphemes import truncate_graphemes, utf8_len
+from pi_memory.naming.graphemes import truncate_graphemes
 from pi_memory.naming.platforms import WIN32
 from pi_memory.naming.windows import windows_safe_name
+from pi_memory.text import utf8_len
 
 #: A directory name longer than this many UTF-8 bytes is cut and hashed.
 DIR_NAME_MAX_BYTES: Final = 120

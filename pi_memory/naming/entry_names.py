@@ -6,13 +6,13 @@ import re
 from typing import TYPE_CHECKING, Final
 
 from pi_memory.naming.dir_names import hash8
-from pi_memory.naming.graphemes import truncate_code_points
+from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.naming.windows import is_reserved_windows_name
+from pi_memory.text import JS_SPACE_CLASS, cut_utf8
 
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-INDEX_FILE: Final = "MEMORY.md"
 ENTRY_EXT: Final = ".md"
 #: Entry file stems are capped at this many UTF-8 bytes (the ``.md`` comes on top).
 STEM_MAX_BYTES: Final = 100
@@ -20,15 +20,13 @@ STEM_MAX_BYTES: Final = 100
 
 _UNSAFE_FILE_CHARS: Final = re.compile(r'[/\\:*?"<>|\x00-\x1f\x7f]')
 # JavaScript's \s: the set the reference implementation trims and collapses.
-# Python's own \s differs (it has U+001C-U+001F and U+0085, lacks U+FEFF).
-_JS_SPACE: Final = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_EDGE: Final = re.compile(f"^[{_JS_SPACE}.]+|[{_JS_SPACE}.]+$")
-_WHITESPACE_RUN: Final = re.compile(f"[{_JS_SPACE}]+")
+_EDGE: Final = re.compile(f"^[{JS_SPACE_CLASS}.]+|[{JS_SPACE_CLASS}.]+$")
+_WHITESPACE_RUN: Final = re.compile(f"[{JS_SPACE_CLASS}]+")
 
 
 def _derived_file_name(name: str) -> str:
     cleaned = _EDGE.sub("", _UNSAFE_FILE_CHARS.sub("_", name))
-    stem = truncate_code_points(_WHITESPACE_RUN.sub("-", cleaned), STEM_MAX_BYTES)
+    stem = cut_utf8(_WHITESPACE_RUN.sub("-", cleaned), STEM_MAX_BYTES)
     if not stem:
         stem = f"entry-{hash8(name)}"
     elif is_reserved_windows_name(stem):

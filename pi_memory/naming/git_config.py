@@ -199,6 +199,8 @@ def read_git_config(path: Path, home: str, depth: int = 0) -> list[ConfigEntry]:
             and depth < _MAX_INCLUDE_DEPTH
         ):
             target = entry.value
+            # git's own rule, not naming.home.expand_tilde: "~/" on every
+            # platform, and the path is not normalised before the OS resolves it.
             if target == "~" or target.startswith("~/"):
                 target = home + target[1:]
             included = Path(target)

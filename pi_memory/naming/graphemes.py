@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from pi_memory.text import utf8_len
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-
-def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
 
 
 _ZWJ: Final = 0x200D
@@ -139,13 +137,3 @@ def truncate_graphemes(text: str, max_bytes: int) -> str:
             break
         kept.append(cluster)
     return "".join(kept)
-
-
-def truncate_code_points(text: str, max_bytes: int) -> str:
-    """The longest prefix of whole code points that fits in ``max_bytes`` UTF-8 bytes."""
-    size = 0
-    for i, ch in enumerate(text):
-        size += utf8_len(ch)
-        if size > max_bytes:
-            return text[:i]
-    return text

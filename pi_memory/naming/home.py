@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pi_memory.naming.platforms import WIN32, current_platform
 
 if TYPE_CHECKING:
+    import types
     from collections.abc import Mapping
 
 
@@ -20,14 +21,28 @@ def home_dir(env: Mapping[str, str] | None = None, platform: str | None = None) 
     return Path(value) if value else Path.home()
 
 
-def expand_user_path(value: str, cwd: Path, platform: str, home: str) -> Path:
-    """Expand ``~``, ``~/`` and (win32) ``~\\``, then make the path absolute against ``cwd``."""
+def _pathmod(platform: str) -> types.ModuleType:
     import ntpath
     import posixpath
 
-    pathmod = ntpath if platform == WIN32 else posixpath
+    return ntpath if platform == WIN32 else posixpath
+
+
+def expand_tilde(value: str, home: str, platform: str) -> str:
+    """``~``, ``~/…`` and, on Windows only, ``~\\…`` under ``home``; anything else unchanged.
+
+    On POSIX ``~\\`` is a legal file name and stays literal.
+    """
     if value == "~":
-        value = home
-    elif value.startswith("~/") or (platform == WIN32 and value.startswith("~\\")):
-        value = pathmod.join(home, value[2:])
-    return Path(pathmod.normpath(pathmod.join(str(cwd), value)))
+        return home
+    if value.startswith("~/") or (platform == WIN32 and value.startswith("~\\")):
+        pathmod = _pathmod(platform)
+        rest = value[2:]
+        return str(pathmod.normpath(pathmod.join(home, rest))) if rest else home
+    return value
+
+
+def expand_user_path(value: str, cwd: Path, platform: str, home: str) -> Path:
+    """Expand ``~`` (:func:`expand_tilde`), then make the path absolute against ``cwd``."""
+    pathmod = _pathmod(platform)
+    return Path(pathmod.normpath(pathmod.join(str(cwd), expand_tilde(value, home, platform))))

@@ -13,24 +13,20 @@ Reading never raises: a broken file or a value of the wrong type becomes an
 *error* line (``show`` then reports ``Memory: misconfigured``) and the default is
 used; an out-of-range number is clamped and noted as a *warning*. Unknown keys
 (the removed top-level ``enabled``, the 1.x ``maxTopicBytes``) are ignored, as
-the seed says.
-
-Models are named ``provider/model-id``. A task's model is its own ``model`` or
-``defaults.model`` — nothing else. A name *resolves* when the provider is
-declared in ``providers`` and its API-key variable is set (or the provider needs
-none, e.g. a local server with ``apiKeyEnv`` empty).
+the seed says. The defaults themselves live in :mod:`pi_memory.config.defaults`,
+and which model a task runs with in :mod:`pi_memory.config.models`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
-from pi_memory.errors import ConfigError
+from pi_memory.config import defaults as d
 
 USER_CONFIG: Final = Path(".pi", "agent", "memory.json")
 PROJECT_CONFIG: Final = Path(".pi", "memory.json")
@@ -42,49 +38,18 @@ THINK_LEVELS: Final = ("off", "minimal", "low", "medium", "high", "xhigh")
 APIS: Final = ("openai", "anthropic", "claude-cli", "codex-cli", "gemini-cli")
 #: The providers that run a host's own CLI instead of speaking HTTP (no ``baseUrl``).
 CLI_APIS: Final = ("claude-cli", "codex-cli", "gemini-cli")
-#: Tokens a day that background jobs may spend before they stop until tomorrow.
-DEFAULT_DAILY_TOKEN_CAP: Final = 2_000_000
 #: The model-driven tasks, in the order their errors are reported.
 TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 
-#: Seed 004's configuration with its defaults, in the seed's JSON shape.
-#: There is deliberately no model anywhere: models must be configured explicitly.
-DEFAULT_CONFIG: Final[Mapping[str, Any]] = {
-    "memoryDir": "~/.pi/memory",
-    "memIndexMaxLines": 200,
-    "memIndexMaxBytes": 25600,
-    "memIndexInjectMaxLines": 50,
-    "memIndexInjectMaxBytes": 16384,
-    "lock": {"timeoutMs": 5000, "snapshotKeep": 5},
-    "defaults": {"sessionPersistence": {"enabled": False}},
-    "dream": {"nudgeAfterSessions": 5, "nudgeAfterHours": 24, "thinkLevel": "high"},
-    "sessionSearch": {"maxSessions": 10, "maxMatches": 5},
-    "autoSurfacing": {
-        "enabled": True,
-        "thinkLevel": "off",
-        "maxFiles": 3,
-        "maxEntryBytes": 3072,
-        "maxInjectionBytes": 10240,
-    },
-    "extractMemories": {
-        "enabled": False,
-        "thinkLevel": "high",
-        "maxContextTokens": 2000,
-        "maxToolResultChars": 500,
-        "maxAssistantChars": 2000,
-    },
-}
-
-DEFAULT_AUTO_DIR: Final = "~/.pi/agent/memory-auto"
 
 #: Seed 000's environment knobs: variable → (memory.json key, default, minimum, maximum).
 ENV_KNOBS: Final[Mapping[str, tuple[str, int, int, int | None]]] = {
-    "PI_MEMORY_AUTO_REVIEW_TURNS": ("reviewTurns", 10, 1, 1000),
-    "PI_MEMORY_AUTO_CONSOLIDATE_EVERY": ("consolidateEvery", 20, 2, 500),
-    "PI_MEMORY_AUTO_INDEX_BUDGET": ("indexBudget", 3000, 200, 6000),
-    "PI_MEMORY_AUTO_LLM_MAX_TOKENS": ("llmMaxTokens", 10000, 1, None),
-    "PI_MEMORY_AUTO_REVIEW_MONTHS": ("reviewMonths", 0, 0, None),
-    "PI_MEMORY_SESSION_DAYS": ("sessionDays", 14, 1, None),
+    "PI_MEMORY_AUTO_REVIEW_TURNS": ("reviewTurns", d.REVIEW_TURNS, 1, 1000),
+    "PI_MEMORY_AUTO_CONSOLIDATE_EVERY": ("consolidateEvery", d.CONSOLIDATE_EVERY, 2, 500),
+    "PI_MEMORY_AUTO_INDEX_BUDGET": ("indexBudget", d.INDEX_BUDGET, 200, 6000),
+    "PI_MEMORY_AUTO_LLM_MAX_TOKENS": ("llmMaxTokens", d.LLM_MAX_TOKENS, 1, None),
+    "PI_MEMORY_AUTO_REVIEW_MONTHS": ("reviewMonths", d.REVIEW_MONTHS, 0, None),
+    "PI_MEMORY_SESSION_DAYS": ("sessionDays", d.SESSION_DAYS, 1, None),
 }
 AUTO_DIR_ENV: Final = "PI_MEMORY_AUTO_DIR"
 _KNOB_FIELDS: Final = {
@@ -116,9 +81,9 @@ class SessionPersistence(NamedTuple):
 
 class LockConfig(NamedTuple):
     #: How long a write waits for the in-process lock and for ``.lock``.
-    timeout_ms: int = 5000
+    timeout_ms: int = d.LOCK_TIMEOUT_MS
     #: Snapshots kept under ``.backups/`` (``migrate-*`` never pruned).
-    snapshot_keep: int = 5
+    snapshot_keep: int = d.SNAPSHOT_KEEP
 
 
 class DefaultsConfig(NamedTuple):
@@ -127,35 +92,35 @@ class DefaultsConfig(NamedTuple):
 
 
 class DreamConfig(NamedTuple):
-    nudge_after_sessions: int = 5
-    nudge_after_hours: float = 24
-    think_level: str = "high"
+    nudge_after_sessions: int = d.DREAM_NUDGE_AFTER_SESSIONS
+    nudge_after_hours: float = d.DREAM_NUDGE_AFTER_HOURS
+    think_level: str = d.DREAM_THINK_LEVEL
     model: str | None = None
     #: ``None`` inherits ``defaults.sessionPersistence``.
     session_persistence: SessionPersistence | None = None
 
 
 class SessionSearchConfig(NamedTuple):
-    max_sessions: int = 10
-    max_matches: int = 5
+    max_sessions: int = d.SESSION_SEARCH_MAX_SESSIONS
+    max_matches: int = d.SESSION_SEARCH_MAX_MATCHES
 
 
 class AutoSurfacingConfig(NamedTuple):
-    enabled: bool = True
-    think_level: str = "off"
-    max_files: int = 3
-    max_entry_bytes: int = 3072
-    max_injection_bytes: int = 10240
+    enabled: bool = d.SURFACING_ENABLED
+    think_level: str = d.SURFACING_THINK_LEVEL
+    max_files: int = d.SURFACING_MAX_FILES
+    max_entry_bytes: int = d.SURFACING_MAX_ENTRY_BYTES
+    max_injection_bytes: int = d.SURFACING_MAX_INJECTION_BYTES
     model: str | None = None
     session_persistence: SessionPersistence | None = None
 
 
 class ExtractMemoriesConfig(NamedTuple):
-    enabled: bool = False
-    think_level: str = "high"
-    max_context_tokens: int = 2000
-    max_tool_result_chars: int = 500
-    max_assistant_chars: int = 2000
+    enabled: bool = d.EXTRACT_ENABLED
+    think_level: str = d.EXTRACT_THINK_LEVEL
+    max_context_tokens: int = d.EXTRACT_MAX_CONTEXT_TOKENS
+    max_tool_result_chars: int = d.EXTRACT_MAX_TOOL_RESULT_CHARS
+    max_assistant_chars: int = d.EXTRACT_MAX_ASSISTANT_CHARS
     model: str | None = None
     session_persistence: SessionPersistence | None = None
 
@@ -171,9 +136,9 @@ class Provider(NamedTuple):
     #: ``http://`` to a host other than loopback is refused unless this is set.
     allow_insecure_http: bool = False
     #: Retries after a 429, a 5xx or a connection error (the first attempt not counted).
-    max_retries: int = 3
+    max_retries: int = d.PROVIDER_MAX_RETRIES
     #: The first pause between attempts; it doubles each time, ``Retry-After`` wins.
-    retry_backoff_ms: int = 1000
+    retry_backoff_ms: int = d.PROVIDER_RETRY_BACKOFF_MS
     #: The executable of a CLI provider (default: ``claude``, ``codex``, ``gemini`` on PATH).
     command: str = ""
 
@@ -184,10 +149,10 @@ class Config(NamedTuple):
     #: Seed 000's global directory, ``PI_MEMORY_AUTO_DIR`` (absolute).
     auto_dir: str
     layout: str = CATEGORIES
-    mem_index_max_lines: int = 200
-    mem_index_max_bytes: int = 25600
-    mem_index_inject_max_lines: int = 50
-    mem_index_inject_max_bytes: int = 16384
+    mem_index_max_lines: int = d.MEM_INDEX_MAX_LINES
+    mem_index_max_bytes: int = d.MEM_INDEX_MAX_BYTES
+    mem_index_inject_max_lines: int = d.MEM_INDEX_INJECT_MAX_LINES
+    mem_index_inject_max_bytes: int = d.MEM_INDEX_INJECT_MAX_BYTES
     lock: LockConfig = LockConfig()
     defaults: DefaultsConfig = DefaultsConfig()
     dream: DreamConfig = DreamConfig()
@@ -197,18 +162,18 @@ class Config(NamedTuple):
     providers: Mapping[str, Provider] = MappingProxyType({})
     #: Project roots whose ``.pi/memory.json`` is read (user file only), as written.
     trusted_projects: tuple[str, ...] = ()
-    review_turns: int = 10
-    consolidate_every: int = 20
-    index_budget: int = 3000
-    llm_max_tokens: int = 10000
-    review_months: int = 0
+    review_turns: int = d.REVIEW_TURNS
+    consolidate_every: int = d.CONSOLIDATE_EVERY
+    index_budget: int = d.INDEX_BUDGET
+    llm_max_tokens: int = d.LLM_MAX_TOKENS
+    review_months: int = d.REVIEW_MONTHS
     #: Whether ``memory.json`` speaks of the model tasks at all (a model anywhere, or a
     #: ``dream`` / ``extractMemories`` / ``autoSurfacing`` key, even ``null``).
     models_configured: bool = False
     #: Days a session's hook state (frozen index, review gate, surfaced set) is kept.
-    session_days: int = 14
+    session_days: int = d.SESSION_DAYS
     #: Tokens (in + out) background model jobs may spend per day; 0 = no cap.
-    daily_token_cap: int = DEFAULT_DAILY_TOKEN_CAP
+    daily_token_cap: int = d.DAILY_TOKEN_CAP
     #: Extra secret patterns from ``redactPatterns``: placeholder label → regular expression.
     redact_patterns: Mapping[str, str] = MappingProxyType({})
 
@@ -227,29 +192,7 @@ class LoadedConfig(NamedTuple):
         return self.errors + self.warnings
 
 
-class ModelRequirement(NamedTuple):
-    task: str
-    value: str | None
-
-
 # -- paths ---------------------------------------------------------------------------------
-
-
-def expand_tilde(value: str, home: str, platform: str = sys.platform) -> str:
-    """``~``, ``~/…`` and, on Windows only, ``~\\…`` under ``home``; anything else unchanged.
-
-    On POSIX ``~\\`` is a legal file name and stays literal.
-    """
-    if value == "~":
-        return home
-    if value.startswith("~/") or (platform == "win32" and value.startswith("~\\")):
-        import ntpath
-        import posixpath
-
-        pathmod = ntpath if platform == "win32" else posixpath
-        rest = value[2:]
-        return pathmod.normpath(pathmod.join(home, rest)) if rest else home
-    return value
 
 
 def resolve_path(value: str, cwd: str, home: str, platform: str = sys.platform) -> str:
@@ -386,8 +329,10 @@ def _providers(reader: _Reader) -> dict[str, Provider]:
                 str(api),
                 key_env,
                 allow_insecure_http=reader.boolean(f"{path}.allowInsecureHttp", False),
-                max_retries=reader.integer(f"{path}.maxRetries", 3, 0, 10),
-                retry_backoff_ms=reader.integer(f"{path}.retryBackoffMs", 1000, 0, 60000),
+                max_retries=reader.integer(f"{path}.maxRetries", d.PROVIDER_MAX_RETRIES, 0, 10),
+                retry_backoff_ms=reader.integer(
+                    f"{path}.retryBackoffMs", d.PROVIDER_RETRY_BACKOFF_MS, 0, 60000
+                ),
                 command=command,
             )
     return providers
@@ -436,53 +381,67 @@ def parse_config(
     r = _Reader(raw)
     for name in SECTIONS:
         r.section(name)  # reports a section that is not an object, once
-    memory_dir = r.text("memoryDir") or DEFAULT_CONFIG["memoryDir"]
-    auto_dir = r.text("autoDir") or DEFAULT_AUTO_DIR
+    memory_dir = r.text("memoryDir") or d.MEMORY_DIR
+    auto_dir = r.text("autoDir") or d.AUTO_DIR
     defaults_persistence = _persistence(r, "defaults.sessionPersistence", cwd, home, platform)
     config = Config(
         memory_dir=resolve_path(memory_dir, cwd, home, platform),
         auto_dir=resolve_path(auto_dir, cwd, home, platform),
         layout=r.choice("layout", CATEGORIES, LAYOUTS),
-        mem_index_max_lines=r.integer("memIndexMaxLines", 200),
-        mem_index_max_bytes=r.integer("memIndexMaxBytes", 25600),
-        mem_index_inject_max_lines=r.integer("memIndexInjectMaxLines", 50),
-        mem_index_inject_max_bytes=r.integer("memIndexInjectMaxBytes", 16384),
+        mem_index_max_lines=r.integer("memIndexMaxLines", d.MEM_INDEX_MAX_LINES),
+        mem_index_max_bytes=r.integer("memIndexMaxBytes", d.MEM_INDEX_MAX_BYTES),
+        mem_index_inject_max_lines=r.integer(
+            "memIndexInjectMaxLines", d.MEM_INDEX_INJECT_MAX_LINES
+        ),
+        mem_index_inject_max_bytes=r.integer(
+            "memIndexInjectMaxBytes", d.MEM_INDEX_INJECT_MAX_BYTES
+        ),
         lock=LockConfig(
-            timeout_ms=r.integer("lock.timeoutMs", 5000),
-            snapshot_keep=r.integer("lock.snapshotKeep", 5),
+            timeout_ms=r.integer("lock.timeoutMs", d.LOCK_TIMEOUT_MS),
+            snapshot_keep=r.integer("lock.snapshotKeep", d.SNAPSHOT_KEEP),
         ),
         defaults=DefaultsConfig(
             model=r.text("defaults.model"),
             session_persistence=defaults_persistence or SessionPersistence(),
         ),
         dream=DreamConfig(
-            nudge_after_sessions=r.integer("dream.nudgeAfterSessions", 5),
-            nudge_after_hours=r.number("dream.nudgeAfterHours", 24),
-            think_level=r.choice("dream.thinkLevel", "high", THINK_LEVELS),
+            nudge_after_sessions=r.integer(
+                "dream.nudgeAfterSessions", d.DREAM_NUDGE_AFTER_SESSIONS
+            ),
+            nudge_after_hours=r.number("dream.nudgeAfterHours", d.DREAM_NUDGE_AFTER_HOURS),
+            think_level=r.choice("dream.thinkLevel", d.DREAM_THINK_LEVEL, THINK_LEVELS),
             model=r.text("dream.model"),
             session_persistence=_persistence(r, "dream.sessionPersistence", cwd, home, platform),
         ),
         session_search=SessionSearchConfig(
-            max_sessions=r.integer("sessionSearch.maxSessions", 10),
-            max_matches=r.integer("sessionSearch.maxMatches", 5),
+            max_sessions=r.integer("sessionSearch.maxSessions", d.SESSION_SEARCH_MAX_SESSIONS),
+            max_matches=r.integer("sessionSearch.maxMatches", d.SESSION_SEARCH_MAX_MATCHES),
         ),
         auto_surfacing=AutoSurfacingConfig(
-            enabled=r.boolean("autoSurfacing.enabled", True),
-            think_level=r.choice("autoSurfacing.thinkLevel", "off", THINK_LEVELS),
-            max_files=r.integer("autoSurfacing.maxFiles", 3),
-            max_entry_bytes=r.integer("autoSurfacing.maxEntryBytes", 3072),
-            max_injection_bytes=r.integer("autoSurfacing.maxInjectionBytes", 10240),
+            enabled=r.boolean("autoSurfacing.enabled", d.SURFACING_ENABLED),
+            think_level=r.choice("autoSurfacing.thinkLevel", d.SURFACING_THINK_LEVEL, THINK_LEVELS),
+            max_files=r.integer("autoSurfacing.maxFiles", d.SURFACING_MAX_FILES),
+            max_entry_bytes=r.integer("autoSurfacing.maxEntryBytes", d.SURFACING_MAX_ENTRY_BYTES),
+            max_injection_bytes=r.integer(
+                "autoSurfacing.maxInjectionBytes", d.SURFACING_MAX_INJECTION_BYTES
+            ),
             model=r.text("autoSurfacing.model"),
             session_persistence=_persistence(
                 r, "autoSurfacing.sessionPersistence", cwd, home, platform
             ),
         ),
         extract_memories=ExtractMemoriesConfig(
-            enabled=r.boolean("extractMemories.enabled", False),
-            think_level=r.choice("extractMemories.thinkLevel", "high", THINK_LEVELS),
-            max_context_tokens=r.integer("extractMemories.maxContextTokens", 2000),
-            max_tool_result_chars=r.integer("extractMemories.maxToolResultChars", 500),
-            max_assistant_chars=r.integer("extractMemories.maxAssistantChars", 2000),
+            enabled=r.boolean("extractMemories.enabled", d.EXTRACT_ENABLED),
+            think_level=r.choice("extractMemories.thinkLevel", d.EXTRACT_THINK_LEVEL, THINK_LEVELS),
+            max_context_tokens=r.integer(
+                "extractMemories.maxContextTokens", d.EXTRACT_MAX_CONTEXT_TOKENS
+            ),
+            max_tool_result_chars=r.integer(
+                "extractMemories.maxToolResultChars", d.EXTRACT_MAX_TOOL_RESULT_CHARS
+            ),
+            max_assistant_chars=r.integer(
+                "extractMemories.maxAssistantChars", d.EXTRACT_MAX_ASSISTANT_CHARS
+            ),
             model=r.text("extractMemories.model"),
             session_persistence=_persistence(
                 r, "extractMemories.sessionPersistence", cwd, home, platform
@@ -491,7 +450,7 @@ def parse_config(
         providers=_providers(r),
         trusted_projects=_trusted(r),
         models_configured=any(key in raw for key in TASKS) or r.get("defaults.model") is not None,
-        daily_token_cap=r.integer("dailyTokenCap", DEFAULT_DAILY_TOKEN_CAP),
+        daily_token_cap=r.integer("dailyTokenCap", d.DAILY_TOKEN_CAP),
         redact_patterns=_redact_patterns(r),
     )
     knobs: dict[str, Any] = {
@@ -581,6 +540,8 @@ def _same_dir(a: str, b: str) -> bool:
 
 def is_trusted(project_root: str, trusted: tuple[str, ...], home: str, platform: str) -> bool:
     """Whether the user file lists ``project_root`` (tilde expanded, symlinks resolved)."""
+    from pi_memory.naming.home import expand_tilde
+
     return any(
         _same_dir(project_root, resolve_path(entry, project_root, home, platform))
         for entry in trusted
@@ -638,88 +599,7 @@ def load_config(
     )
 
 
-# -- models --------------------------------------------------------------------------------
-
-
-def task_model(config: Config, task: str) -> str | None:
-    """The model a task runs with: its own ``model``, else ``defaults.model``, else none."""
-    own = {
-        "dream": config.dream.model,
-        "extractMemories": config.extract_memories.model,
-        "autoSurfacing": config.auto_surfacing.model,
-    }[task]
-    return own or config.defaults.model
-
-
-def required_models(config: Config) -> list[ModelRequirement]:
-    """Seed 004's rule: dream always; extraction and surfacing when enabled."""
-    tasks = ["dream"]
-    if config.extract_memories.enabled:
-        tasks.append("extractMemories")
-    if config.auto_surfacing.enabled:
-        tasks.append("autoSurfacing")
-    return [ModelRequirement(task, task_model(config, task)) for task in tasks]
-
-
-def any_model_configured(config: Config) -> bool:
-    return any(task_model(config, task) for task in TASKS)
-
-
-def model_resolves(config: Config, value: str, env: Mapping[str, str]) -> bool:
-    """``provider/model-id`` names a declared provider whose key (if any) is in ``env``."""
-    provider_name, _, model_id = value.partition("/")
-    provider = config.providers.get(provider_name)
-    if provider is None or not model_id:
-        return False
-    return not provider.api_key_env or bool(env.get(provider.api_key_env))
-
-
-def model_errors(requirements: list[ModelRequirement], resolve: Callable[[str], bool]) -> list[str]:
-    """The seed's two error lines for requirements that are missing or do not resolve."""
-    errors = []
-    for req in requirements:
-        if not req.value:
-            errors.append(
-                f'no model for {req.task} — set "{req.task}.model" or "defaults.model" '
-                "in memory.json"
-            )
-        elif not resolve(req.value):
-            errors.append(
-                f'model "{req.value}" for {req.task} is not resolvable '
-                "(unknown id or missing credentials)"
-            )
-    return errors
-
-
-def model_config_errors(
-    config: Config,
-    env: Mapping[str, str],
-    *,
-    resolve: Callable[[str], bool] | None = None,
-    strict: bool = False,
-) -> list[str]:
-    """Model configuration errors, worded as in seed 004.
-
-    ``strict`` is the seed's check (:func:`required_models`): every task that
-    runs and lacks a model, in the seed's order. The default is ours only for a
-    ``memory.json`` that says nothing about models: without one the deterministic
-    features all work, so nothing is misconfigured. As soon as the file names a
-    model or a model task (``"dream": null`` included), the seed's rules apply
-    in full.
-    """
-    check = resolve if resolve is not None else (lambda value: model_resolves(config, value, env))
-    requirements = required_models(config)
-    if not strict and not config.models_configured and not any_model_configured(config):
-        requirements = []
-    return model_errors(requirements, check)
-
-
-def required_model(config: Config, task: str) -> str:
-    """The model ``task`` must run with, or :class:`ConfigError` with the seed's wording."""
-    value = task_model(config, task)
-    if not value:
-        raise ConfigError(model_errors([ModelRequirement(task, None)], bool)[0])
-    return value
+# -- messages ------------------------------------------------------------------------------
 
 
 def config_error_notification(errors: list[str]) -> str:

@@ -1,0 +1,11 @@
+"""What the files of a layer directory are called, where more than one module needs the name.
+
+A leaf: the lock, the snapshots, both layouts and ``show`` read the name from here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The layer's index: derived in the categories layout, hand-editable in the files layout.
+INDEX_FILE: Final = "MEMORY.md"
