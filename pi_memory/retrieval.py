@@ -23,8 +23,11 @@ Modes (seed 000's retrieval table):
 
 An id-shaped query (``YYYYMMDD-xxxx``) is an id lookup in every mode, and a
 query with no tokens (empty, or only stopwords) lists the newest entries as
-mode ``recent`` (nothing was asked, so nothing "failed to match"). A result's
-``mode`` is the mode that actually ran.
+mode ``recent`` (nothing was asked, so nothing "failed to match"). A query
+of symbols that makes no token (``c++``, ``c#``) did ask for something: it is
+matched literally, and a miss is a miss. ``tag`` also takes a line copied
+from the index, count and all (``#deploy (2)``). A result's ``mode`` is the
+mode that actually ran.
 
 Matching is by substring of the lowercased body, and an English query word is
 first reduced to a light stem, so ``deploy`` finds ``deployment``, ``painted``
@@ -88,6 +91,8 @@ _TOKEN_RE: Final = re.compile(
     f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"
 )
 _PHRASE_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+#: An index line's keyword and count: ``#deploy (2)``.
+_COUNTED_LINE_RE: Final = re.compile(r"^(.*?\S)\s*\(\d+\)$")
 _FRESH: Final = 0
 _STALE: Final = 1
 _SUPERSEDED: Final = 2
@@ -336,6 +341,25 @@ def _id_query(query: str) -> str | None:
     return candidate if is_id(candidate) else None
 
 
+def _literal(query: str) -> list[str]:
+    """A query of symbols and letters that are no tokens (``c++``, ``c#``) as one literal
+    token: it asked for something, so it must not quietly list the newest entries."""
+    text = query.strip().lower()
+    if any(not (char.isalnum() or char.isspace()) for char in text):
+        return [text]
+    return []
+
+
+def _tag_keys(query: str) -> list[str]:
+    """The canonical keys a ``tag`` query may mean: as typed, then without the count of an
+    index line it was copied from (``#deploy (2)`` means ``deploy``)."""
+    keys = [canonical_key(query)]
+    counted = _COUNTED_LINE_RE.match(query.strip())
+    if counted:
+        keys.append(canonical_key(counted.group(1)))
+    return [key for key in dict.fromkeys(keys) if key]
+
+
 def _run(
     entries: Sequence[Entry], query: str, mode: str, clock: _Clock
 ) -> tuple[str, bool, list[_Row]]:
@@ -345,16 +369,20 @@ def _run(
     if wanted_id is not None:
         matching = [i for i in everything if entries[i].id == wanted_id]
         return ID, False, _listing(entries, clock, matching)
-    tokens = tokenize(query)
+    tokens = tokenize(query) or _literal(query)
     if mode == ID:
         if not query.strip():
             return RECENT, False, _listing(entries, clock, everything)
         return ID, False, []
     if mode == TAG:
-        key = canonical_key(query)
-        if not key:
+        keys = _tag_keys(query)
+        if not keys:
             return RECENT, False, _listing(entries, clock, everything)
-        tagged = [i for i in everything if canonical_key(entries[i].keyword) == key]
+        tagged: list[int] = []
+        for key in keys:
+            tagged = [i for i in everything if canonical_key(entries[i].keyword) == key]
+            if tagged:
+                break
         return TAG, False, _listing(entries, clock, tagged)
     if mode == RECENT or not tokens:
         return RECENT, False, _listing(entries, clock, everything)
