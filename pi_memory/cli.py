@@ -28,6 +28,18 @@ COMMANDS = (
     ("surface", "the memories a prompt needs, as the prompt hook injects them"),
 )
 
+SEARCH_MODES = """modes:
+  keyword  (default) memories that contain any word of QUERY, best match first;
+           when nothing matches, the newest memories are listed and marked so
+  tag      memories filed under exactly this keyword (as the index shows it:
+           '#deploy (2)' and 'deploy' both work)
+  recent   the newest memories, QUERY ignored
+  all      every memory, matches first and then the newest
+  id       one memory by its id (YYYYMMDD-xxxx); an id-shaped QUERY does this in
+           every mode
+Superseded memories come last, outdated ones are labelled.
+"""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
@@ -104,15 +116,26 @@ def _build_parser() -> argparse.ArgumentParser:
     w.add_argument("body", nargs="+", metavar="BODY", help="the memory text ('-' reads stdin)")
 
     s = cmd["search"]
-    s.add_argument("--mode", default="keyword", choices=("keyword", "tag", "recent", "all", "id"))
-    s.add_argument("--page", type=int, default=1)
+    s.formatter_class = argparse.RawDescriptionHelpFormatter
+    s.epilog = SEARCH_MODES
+    s.add_argument(
+        "--mode",
+        default="keyword",
+        choices=("keyword", "tag", "recent", "all", "id"),
+        help="how QUERY is matched (default: keyword; see below)",
+    )
+    s.add_argument("--page", type=int, default=1, help="result page, 10 a page (default: 1)")
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.add_argument("query", nargs="*", metavar="QUERY")
+    s.add_argument("query", nargs="*", metavar="QUERY", help="words, a keyword or a memory id")
 
     cmd["show"].add_argument("--json", action="store_true", help="print one JSON object")
 
     for name in ("rebuild", "compact"):
-        cmd[name].add_argument("layer", nargs="?", metavar="LAYER", help="user|project (required)")
+        # Checked by _dispatch, which says why one layer (argparse would only say "required").
+        cmd[name].usage = f"python -m pi_memory {name} [-h] LAYER"
+        cmd[name].add_argument(
+            "layer", nargs="?", metavar="LAYER", help="user|project: the one layer to work on"
+        )
 
     i = cmd["import"]
     i.add_argument("--from", dest="source", required=True, choices=("categories", "files"))

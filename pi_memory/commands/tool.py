@@ -125,14 +125,54 @@ def _call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
         return False, f"internal error: {type(exc).__name__}: {exc} (details in {path})"
 
 
+USAGE: Final = "usage: python -m pi_memory tool NAME  (JSON arguments on stdin)"
+
+
+def help_text() -> str:
+    """``tool --help``: each tool, what it does and the arguments it takes."""
+    import textwrap
+
+    from pi_memory.hosts.tool_specs import SPECS
+
+    lines = [
+        USAGE,
+        "",
+        'Run one agent tool and print one JSON object: {"ok": true|false, "text": "..."}.',
+        "The text is what the agent reads. Tools:",
+    ]
+    for name in TOOLS:
+        spec = SPECS.get(name)
+        if spec is None:
+            continue
+        properties = spec["inputSchema"].get("properties", {})
+        required = set(spec["inputSchema"].get("required", ()))
+        args = ", ".join(f"{key}{'' if key in required else '?'}" for key in properties)
+        what = textwrap.fill(
+            spec["description"].split(". ")[0] + ".",
+            width=78,
+            initial_indent="    ",
+            subsequent_indent="    ",
+        )
+        lines += ["", f"  {name}  {{{args}}}", what]
+    lines += [
+        "",
+        "Example:",
+        """  echo '{"query": "deploy"}' | python -m pi_memory tool memory_search""",
+    ]
+    return "\n".join(lines)
+
+
 def run_tool(argv: Sequence[str]) -> int:
     import json
 
     from pi_memory.errors import UsageError
     from pi_memory.output import write_line
 
+    if list(argv) in (["-h"], ["--help"]):
+        write_line(help_text())
+        return 0
     if len(argv) != 1:
-        raise UsageError("usage: python -m pi_memory tool NAME  (JSON arguments on stdin)")
+        raise UsageError(f"{USAGE} (see: python -m pi_memory tool --help)")
     from pi_memory.utf8 import read_stdin
 
     raw = read_stdin()
