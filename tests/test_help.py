@@ -1,0 +1,53 @@
+"""``--help`` answers every command with help, in the syntax that command takes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.inproc import call
+
+
+def help_of(*args: str, cwd: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Help printed by argparse, which exits 0 after printing it."""
+    from pi_memory.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main([*args, "--help"])
+    assert stopped.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_search_help_explains_every_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = help_of("search", cwd=tmp_path, capsys=capsys)
+    for mode in ("keyword", "tag", "recent", "all", "id"):
+        assert f"\n  {mode}  " in text
+    assert "(2)" in text  # a line copied from the index works in tag mode
+
+
+@pytest.mark.parametrize("command", ["rebuild", "compact"])
+def test_a_required_layer_is_shown_as_required(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = help_of(command, cwd=tmp_path, capsys=capsys)
+    assert f"usage: python -m pi_memory {command} [-h] LAYER\n" in text
+    assert "[LAYER]" not in text
+
+
+def test_tool_help_prints_help_not_json(tmp_path: Path) -> None:
+    run = call("tool", "--help", cwd=tmp_path)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.startswith("usage: python -m pi_memory tool NAME")
+    for name in ("memory_write", "memory_search", "memory"):
+        assert f"\n  {name}  {{" in run.out
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(run.out)
+
+
+def test_hook_help_lists_events(tmp_path: Path) -> None:
+    run = call("hook", "--help", cwd=tmp_path)
+    assert run.code == 0 and "SessionStart" in run.out
