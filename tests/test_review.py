@@ -146,13 +146,19 @@ def test_gate(state: GateState, turns: list[Turn], handoff: bool, expected: str)
     assert decision.turn == sum(t.role == "user" for t in turns)
 
 
+def test_gate_leaves_the_turn_rule_to_a_caller_that_applied_it() -> None:
+    turns = _turns("user", "assistant") * 2
+    assert decide(GateState(2, 1), turns, handoff=False, check_turn=False).skip == ""
+
+
 def test_gate_starts_at_the_cursor() -> None:
     assert decide(GateState(1, 2), _turns("user", "assistant") * 3, handoff=False).start == 2
 
 
 def test_gate_state_round_trips_and_damage_reads_as_fresh(tmp_path: Path) -> None:
-    path = state_path(tmp_path, "a/b:c")
-    assert path.name == "a_2fb_3ac.review.json"
+    path = state_path("a/b:c")
+    assert path.name == "review.json"
+    assert path.parent.name not in ("a", "b:c", "a/b:c")
     assert load_state(path) == GateState()
     save_state(path, GateState(3, 12))
     assert load_state(path) == GateState(3, 12)

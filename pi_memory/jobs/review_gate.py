@@ -9,15 +9,16 @@ moments on purpose:
   reply was stored, so a model that never answered leaves the same tail to
   the next round.
 
-A hook is a new process on every event, so the state lives in a small JSON
-file per session in the cache directory (disposable: losing it costs one
-repeated review, never a memory).
+A hook is a new process on every event, so the state lives in the session's
+directory (:mod:`pi_memory.jobs.session`) as ``review.json`` (disposable:
+losing it costs one repeated review, never a memory). Hooks count turns
+themselves and start a review at most once per turn; a review started from
+the command line checks ``last_turn`` here.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
@@ -26,7 +27,7 @@ from pi_memory.transcripts import USER, Turn
 
 #: Seed 000: a session with fewer messages is never reviewed.
 MIN_MESSAGES: Final = 4
-_UNSAFE_RE: Final = re.compile(r"[^A-Za-z0-9._-]")
+STATE_FILE: Final = "review.json"
 
 
 class GateState(NamedTuple):
@@ -45,12 +46,18 @@ class Decision(NamedTuple):
     start: int
 
 
-def decide(state: GateState, turns: Sequence[Turn], *, handoff: bool) -> Decision:
-    """Whether to review ``turns`` now, and from which message; pure."""
+def decide(
+    state: GateState, turns: Sequence[Turn], *, handoff: bool, check_turn: bool = True
+) -> Decision:
+    """Whether to review ``turns`` now, and from which message; pure.
+
+    ``check_turn=False`` leaves the once-per-turn rule to a caller that
+    already applied it (the hooks).
+    """
     turn = sum(1 for t in turns if t.role == USER)
     if len(turns) < MIN_MESSAGES:
         return Decision(f"trivial session ({len(turns)} messages, fewer than 4)", turn, 0)
-    if not handoff and state.last_turn == turn:
+    if check_turn and not handoff and state.last_turn == turn:
         return Decision(f"turn {turn} was already reviewed", turn, 0)
     if state.cursor > len(turns):
         return Decision("nothing new: the conversation is shorter than what was reviewed", turn, 0)
@@ -59,10 +66,11 @@ def decide(state: GateState, turns: Sequence[Turn], *, handoff: bool) -> Decisio
     return Decision("", turn, state.cursor)
 
 
-def state_path(cache_dir: Path, session: str) -> Path:
-    """``<cache>/sessions/<session>.review.json`` (odd characters escaped)."""
-    safe = _UNSAFE_RE.sub(lambda m: f"_{ord(m.group()):02x}", session)[:150] or "_"
-    return cache_dir / "sessions" / f"{safe}.review.json"
+def state_path(session: str) -> Path:
+    """``review.json`` in the session's directory."""
+    from pi_memory.jobs.session import session_dir
+
+    return session_dir(session) / STATE_FILE
 
 
 def load_state(path: Path) -> GateState:
