@@ -20,6 +20,7 @@ COMMANDS = (
     ("show", "the keyword tables, counts, health and lock of both layers"),
     ("rebuild", "repair keywords and regenerate MEMORY.md of one layer"),
     ("compact", "merge duplicate memories of one layer (needs a model)"),
+    ("extract", "learn memories from an agent transcript (needs a model)"),
     ("import", "copy a layer from one layout to the other"),
     ("unlock", "remove an abandoned write lock"),
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
@@ -132,10 +133,24 @@ def _build_parser() -> argparse.ArgumentParser:
 
     for name in ("rebuild", "compact"):
         # Checked by _dispatch, which says why one layer (argparse would only say "required").
-        cmd[name].usage = f"python -m pi_memory {name} [-h] LAYER"
+        cmd[name].usage = f"python -m pi_memory {name} [-h] [--dry-run] [--json] LAYER"
         cmd[name].add_argument(
             "layer", nargs="?", metavar="LAYER", help="user|project: the one layer to work on"
         )
+    for name in ("rebuild", "compact", "extract"):
+        cmd[name].add_argument("--dry-run", action="store_true", help="ask, but write nothing")
+        cmd[name].add_argument("--json", action="store_true", help="print one JSON object")
+
+    x = cmd["extract"]
+    x.add_argument("--transcript", required=True, metavar="FILE", help="the session's transcript")
+    x.add_argument(
+        "--format", default="auto", choices=("auto", "claude-code", "codex", "gemini", "pi")
+    )
+    x.add_argument("--layer", help="store only memories of this layer (user|project)")
+    x.add_argument("--session", help="session id for the review gate (default: the file's name)")
+    x.add_argument(
+        "--handoff", action="store_true", help="the compaction handoff: at most 2 memories"
+    )
 
     i = cmd["import"]
     i.add_argument("--from", dest="source", required=True, choices=("categories", "files"))
@@ -206,10 +221,23 @@ def _dispatch(ns: argparse.Namespace) -> int:
         if command == "rebuild":
             from pi_memory.commands.rebuild import run_rebuild
 
-            return run_rebuild(layer=ns.layer)
+            return run_rebuild(layer=ns.layer, dry_run=ns.dry_run, as_json=ns.json)
         from pi_memory.commands.compact import run_compact
 
-        return run_compact(layer=ns.layer)
+        return run_compact(layer=ns.layer, dry_run=ns.dry_run, as_json=ns.json)
+    if command == "extract":
+        from pi_memory.commands.extract import run_extract
+
+        return run_extract(
+            transcript=ns.transcript,
+            fmt=ns.format,
+            layer=ns.layer,
+            session=ns.session,
+            handoff=ns.handoff,
+            dry_run=ns.dry_run,
+            as_json=ns.json,
+        )
+
     if command == "import":
         from pi_memory.commands.import_layer import run_import
 

@@ -71,3 +71,14 @@ def load_for_show() -> tuple[LoadedConfig, Store | None]:
     if loaded.errors:
         return loaded, None
     return loaded, Store(settings_from(loaded.config, cwd))
+
+
+def open_job(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> tuple[Store, Config]:
+    """The store and the configuration a model job needs (its models and providers)."""
+    from pi_memory.errors import ConfigError
+
+    here = cwd or Path(os.getcwd())
+    loaded = load(here, os.environ if env is None else env)
+    if loaded.errors:
+        raise ConfigError("memory.json: " + "; ".join(loaded.errors))
+    return Store(settings_from(loaded.config, here)), loaded.config

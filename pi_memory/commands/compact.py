@@ -7,7 +7,8 @@ without one nothing is touched and the command says what to configure.
 from __future__ import annotations
 
 
-def run_compact(*, layer: str) -> int:
+def run_compact(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
+    del dry_run, as_json  # used once the consolidation round lands
     from pi_memory.errors import ConfigError
     from pi_memory.resolve import open_store
     from pi_memory.store import parse_layer
