@@ -57,6 +57,7 @@ def settings_from(cfg: Config, cwd: Path) -> Settings:
         inject_max_bytes=cfg.mem_index_inject_max_bytes,
         index_max_lines=cfg.mem_index_max_lines,
         index_max_bytes=cfg.mem_index_max_bytes,
+        redact_patterns=cfg.redact_patterns,
     )
 
 

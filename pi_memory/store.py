@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.config import defaults
@@ -56,6 +57,8 @@ class Settings(NamedTuple):
     index_max_lines: int = defaults.MEM_INDEX_MAX_LINES
     index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES
     inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES
+    #: Extra secret patterns (``redactPatterns``): label → regular expression.
+    redact_patterns: Mapping[str, str] = MappingProxyType({})
 
 
 class WriteOutcome(NamedTuple):
@@ -126,6 +129,31 @@ class Store:
     def default_file(self, layer: str) -> str:
         return CATEGORY_FILES[layer][0]
 
+    def redact(self, text: str) -> str:
+        """``text`` with its secrets as ``[REDACTED:kind]``, counted in the usage ledger.
+
+        Every body passes here before it is stored; a body that was nothing but
+        secrets or ``<private>`` text is refused rather than stored as placeholders.
+        """
+        from pi_memory.model.redact import redact
+
+        done = redact(text, self.settings.redact_patterns)
+        if not done.hits:
+            return text
+        import re
+
+        if not re.sub(r"\[REDACTED:[a-z0-9-]+\]", "", done.text).strip():
+            raise EntryRejected("the memory holds nothing but secrets or <private> text")
+        from pi_memory.model import ledger
+
+        when = ledger.now_local()
+        usage = ledger.Usage(ledger.stamp(when), "store", "", outcome=ledger.REDACTED)
+        try:
+            ledger.record(self.settings.dirs[USER], usage._replace(redactions=done.hits))
+        except OSError:
+            pass  # the count is a statistic; the write goes on
+        return done.text
+
     def write(
         self,
         layer: str,
@@ -141,7 +169,7 @@ class Store:
         from pi_memory.entry import format_time, new_id, normalize_memory_text
         from pi_memory.keywords import sanitize_keywords
 
-        body = validate_body(body)
+        body = self.redact(validate_body(body))
         pick = sanitize_keywords(keywords)
         if pick.keyword is None:
             reasons = "; ".join(pick.issues) or "none given"

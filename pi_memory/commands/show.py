@@ -186,8 +186,19 @@ def run_show(*, as_json: bool) -> int:
             data["layers"][view.layer]["status"] = status
         else:
             lines += render_view(view, loaded.config.consolidate_every)
+    lines += model_usage(loaded.config, data)
     lines += [f"note: {warning}" for warning in loaded.warnings]
     return _emit(lines, data, as_json)
+
+
+def model_usage(config: Any, data: dict[str, Any]) -> list[str]:
+    """The ledger's spend (tokens per job today and this month) and redaction counts."""
+    from pi_memory.model import ledger
+
+    spend = ledger.spend(ledger.directory(config))
+    data["model_usage"] = ledger.to_json(spend, config.daily_token_cap)
+    block = ledger.render(spend, config.daily_token_cap)
+    return ["", *block] if block else []
 
 
 def _emit(lines: Sequence[str], data: dict[str, Any], as_json: bool) -> int:

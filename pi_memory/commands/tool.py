@@ -85,7 +85,13 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
             f'"{store.settings.layout}" (use memory_write and memory_search)'
         )
     layer = parse_layer(_text(args, "layer", default=PROJECT))
-    result = run_memory_tool(store.layer(layer), args, datetime.now())  # type: ignore[arg-type]
+    clean = {
+        key: store.redact(value)
+        if key in ("content", "description") and isinstance(value, str)
+        else value
+        for key, value in args.items()
+    }
+    result = run_memory_tool(store.layer(layer), clean, datetime.now())  # type: ignore[arg-type]
     return result.ok, result.text
 
 

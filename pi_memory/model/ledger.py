@@ -177,3 +177,54 @@ def _add(table: dict[str, JobSpend], usage: Usage) -> None:
         s.tokens_in + usage.tokens_in,
         s.tokens_out + usage.tokens_out,
     )
+
+
+def render(spend: Spend, cap: int) -> list[str]:
+    """``show``'s model block: tokens today and this month per job, and redactions."""
+    if not spend.month and not spend.redactions_month:
+        return []
+    limit = f" of the {cap:,} daily cap for background jobs" if cap else " (no daily cap)"
+    lines = [
+        f"Model tokens: today {spend.tokens_today():,}{limit} · this month {spend.tokens_month():,}"
+    ]
+    for job in sorted(spend.month):
+        month = spend.month[job]
+        day = spend.today.get(job, JobSpend())
+        failed = f" ({month.failures} failed)" if month.failures else ""
+        lines.append(
+            f"  {job}: today {_calls(day.calls)}, {day.tokens:,} tokens · "
+            f"month {_calls(month.calls)}, {month.tokens:,} tokens{failed}"
+        )
+    if spend.redactions_month:
+        lines.append(
+            f"  secrets redacted: {spend.redactions_today} today · "
+            f"{spend.redactions_month} this month"
+        )
+    return lines
+
+
+def _calls(n: int) -> str:
+    return f"{n} call" if n == 1 else f"{n} calls"
+
+
+def to_json(spend: Spend, cap: int) -> dict[str, object]:
+    def table(jobs: Mapping[str, JobSpend]) -> dict[str, object]:
+        return {
+            job: {
+                "calls": s.calls,
+                "failures": s.failures,
+                "tokens_in": s.tokens_in,
+                "tokens_out": s.tokens_out,
+            }
+            for job, s in sorted(jobs.items())
+        }
+
+    return {
+        "daily_cap": cap,
+        "tokens_today": spend.tokens_today(),
+        "tokens_month": spend.tokens_month(),
+        "today": table(spend.today),
+        "month": table(spend.month),
+        "redactions_today": spend.redactions_today,
+        "redactions_month": spend.redactions_month,
+    }

@@ -67,8 +67,13 @@ def _literal_secret(value: str) -> bool:
         return False
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value):
         return False  # self.password, config.token, os.environ
-    # password=password, token: str — a name, not a literal
-    return not re.fullmatch(r"[A-Za-z_]+", value)
+    if re.fullmatch(r"\d{1,7}", value) or re.fullmatch(r"[a-z]+(?:-[a-z]+)+", value):
+        return False  # max_token = 4096, secret: tls-secret-name
+    if re.fullmatch(r"[A-Za-z_]+", value):
+        # password=password, token: str, Token: MyTokenType — a name, not a literal;
+        # a long run of letters with consecutive capitals is a generated one.
+        return len(value) >= 10 and bool(re.search(r"[A-Z]{2}", value)) and not value.isupper()
+    return True
 
 
 def _quoted_secret(value: str) -> bool:
@@ -76,8 +81,9 @@ def _quoted_secret(value: str) -> bool:
 
 
 _KEY_NAMES: Final = (
-    r"(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey"
+    r"[A-Za-z0-9_-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey"
     r"|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?)"
+    r"(?:[_-]?(?:key|value|string))?"
 )
 _BOUNDARY: Final = r"(?<![A-Za-z0-9])"
 
@@ -129,15 +135,21 @@ def _rules() -> tuple[_Rule, ...]:
         ),
         _Rule(
             "url-credentials",
-            c(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#\"'<>]*:([^\s@/?#\"'<>]+)@[A-Za-z0-9.\[\-]"),
+            c(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#\"'<>]*:([^\s@/\"'<>]+)@[A-Za-z0-9.\[\-]"),
             1,
             lambda value: not _PLACEHOLDER_VALUE.match(value),
         ),
         _Rule(
-            "bearer-token",
-            c(r"(?i)\b(?:authorization:\s*)?(?:bearer|token)\s+([A-Za-z0-9._~+/=-]{20,})"),
+            "auth-token",
+            c(r"(?i)\b(?:authorization:\s*)?(?:bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{20,})"),
             1,
             _entropic,
+        ),
+        _Rule(
+            "password",
+            c(r"(?<![\w-])--(?i:" + _KEY_NAMES + r")[ =]([^\s\"'$<{]{8,})"),
+            1,
+            _literal_secret,
         ),
         _Rule(
             "password",
@@ -181,16 +193,22 @@ def redact(text: str, extra: Mapping[str, str] | None = None) -> Redaction:
     return Redaction(text, count)
 
 
+_DONE: Final = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+
+
 def _apply(rule: _Rule, text: str) -> tuple[str, int]:
     hits = 0
     out: list[str] = []
     pos = 0
+    done = [m.span() for m in _DONE.finditer(text)] if "[REDACTED:" in text else []
     for match in rule.pattern.finditer(text):
         group = rule.group if rule.pattern.groups >= rule.group else 0
         value = match.group(group)
         if value is None or (rule.accept is not None and not rule.accept(value)):
             continue
         start, end = match.span(group)
+        if start < pos or any(start < b and a < end for a, b in done):
+            continue  # inside a placeholder an earlier rule wrote
         out.append(text[pos:start])
         out.append(PLACEHOLDER.format(rule.kind))
         pos = end

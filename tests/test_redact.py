@@ -1,0 +1,80 @@
+"""Secret redaction: the corpus's precision and recall, and the rules' edges."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from pi_memory.model.redact import redact
+from tests.conftest import DATA
+
+CORPUS = DATA / "redaction"
+
+
+def cases(name: str) -> list[dict[str, Any]]:
+    lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+POSITIVES = cases("positives.jsonl")
+NEGATIVES = cases("negatives.jsonl")
+
+
+def test_the_corpus_is_big_enough() -> None:
+    assert len(POSITIVES) >= 100
+    assert len(NEGATIVES) >= 100
+
+
+def test_precision_and_recall_over_the_corpus() -> None:
+    found = sum(
+        1
+        for case in POSITIVES
+        if case["secret"] not in (out := redact(case["text"]).text)
+        and f"[REDACTED:{case['kind']}]" in out
+    )
+    false_alarms = [case["text"] for case in NEGATIVES if redact(case["text"]).text != case["text"]]
+    recall = found / len(POSITIVES)
+    precision = found / (found + len(false_alarms))
+    assert recall >= 0.97, f"recall {recall:.3f}"
+    assert precision >= 0.98, f"precision {precision:.3f}: {false_alarms}"
+
+
+@pytest.mark.parametrize("case", NEGATIVES, ids=lambda case: case["text"][:40])
+def test_look_alikes_survive(case: dict[str, Any]) -> None:
+    assert redact(case["text"]) == (case["text"], 0)
+
+
+def test_redacting_twice_changes_nothing_more() -> None:
+    for case in POSITIVES:
+        once = redact(case["text"])
+        assert redact(once.text) == (once.text, 0)
+
+
+def test_placeholders_are_visible_and_counted() -> None:
+    key = "AKIA" + "Q3EGRV7ZX2K5W4PT"
+    token = "ghp_" + "a1B2" * 9
+    out = redact(f"use {key} then {token}; DB_PASSWORD=n0tAGoodIdea")
+    assert out.text == (
+        "use [REDACTED:aws-key] then [REDACTED:github-token]; DB_PASSWORD=[REDACTED:password]"
+    )
+    assert out.hits == 3
+
+
+def test_a_private_span_never_leaves_even_unclosed() -> None:
+    assert redact("a <private>x\ny</private> b").text == "a [REDACTED:private] b"
+    assert redact("a <private>everything after").text == "a [REDACTED:private]"
+
+
+def test_credentials_in_a_url_keep_the_rest_of_the_url() -> None:
+    out = redact("postgres://app:Zq9-x!2kLm@db.internal:5432/main?sslmode=require")
+    assert (
+        out.text
+        == "postgres://app:[REDACTED:url-credentials]@db.internal:5432/main?sslmode=require"
+    )
+
+
+def test_extra_patterns_from_config() -> None:
+    out = redact("ticket ACME-123456 and ACME-12", {"acme-id": r"ACME-\d{6}"})
+    assert out == ("ticket [REDACTED:acme-id] and ACME-12", 1)
