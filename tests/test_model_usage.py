@@ -1,4 +1,4 @@
-"""What the model costs and what redaction did, as ``show`` reports them, and the store's redaction."""
+"""What models cost and what redaction did, as ``show`` reports them; the store's redaction."""
 
 from __future__ import annotations
 

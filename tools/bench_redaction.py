@@ -77,7 +77,8 @@ def main(argv: list[str]) -> int:
         for case in s.missed:
             print(f"MISSED [{case['kind']}] {case['text'][:100]!r}")
         for case in s.false_alarms:
-            print(f"FALSE ALARM [{case['what']}] {case['text'][:80]!r} -> {redact(case['text']).text[:80]!r}")
+            after = redact(case["text"]).text
+            print(f"FALSE ALARM [{case['what']}] {case['text'][:80]!r} -> {after[:80]!r}")
     return 0
 
 
