@@ -5,9 +5,11 @@
 
 For each store size it builds a realistic categories store (both layers) in a
 temporary HOME and project, then times, as subprocesses the way a host runs
-them: ``python -c pass`` (the floor), ``hook session-start``, ``search``,
-``write`` and ``show``. Medians are reported with their ratio to the floor;
-this machine is shared and noisy, so the ratios are the figure to read.
+them: ``python -c pass`` (the floor), the hooks (``session-start``,
+``user-prompt-submit`` with the surfacing scorer, ``stop`` without a model,
+``pre-tool-use``, an event with nothing to do), ``search``, ``write`` and ``show``.
+Medians are reported with their ratio to the floor; this machine is shared
+and noisy, so the ratios are the figure to read.
 Then the duplicate and conflict detectors are timed in-process against the
 brute-force definition (``tools/bench_detect.py``).
 """
@@ -53,6 +55,23 @@ def build_store(home: Path, project: Path, n: int) -> None:
     (project / ".git").mkdir(exist_ok=True)
 
 
+#: A prompt as a person types it; the scorer looks for its words in every memory.
+PROMPT = "Why does the deploy to staging fail on port 5433 since we moved the cache to redis?"
+
+
+def hook_event(project: Path, name: str, **fields: str) -> str:
+    """The JSON Claude Code sends for ``name`` (see tests/data/hosts/claude-code/)."""
+    event = {
+        "session_id": "55443e9c-7173-498f-ab21-5c26c4d6b176",
+        "transcript_path": str(project / "transcript.jsonl"),
+        "cwd": str(project),
+        "permission_mode": "default",
+        "hook_event_name": name,
+        **fields,
+    }
+    return json.dumps(event)
+
+
 def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
@@ -89,7 +108,7 @@ def bench_size(n: int, runs: int) -> dict[str, float]:
         # package has it precompiled). The warm-up run below writes it.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         py = [sys.executable]
-        event = json.dumps({"cwd": str(project), "hook_event_name": "SessionStart"})
+        event = hook_event(project, "SessionStart", source="startup")
         subprocess.run(
             [*py, "-m", "pi_memory", "hook", "session-start"],
             cwd=project,
@@ -102,6 +121,15 @@ def bench_size(n: int, runs: int) -> dict[str, float]:
         cases = {
             "python -c pass": ([*py, "-c", "pass"], ""),
             "hook session-start": ([*py, "-m", "pi_memory", "hook", "session-start"], event),
+            "hook user-prompt-submit": (
+                [*py, "-m", "pi_memory", "hook", "user-prompt-submit"],
+                hook_event(project, "UserPromptSubmit", prompt=PROMPT),
+            ),
+            "hook stop": ([*py, "-m", "pi_memory", "hook", "stop"], hook_event(project, "Stop")),
+            "hook pre-tool-use": (
+                [*py, "-m", "pi_memory", "hook", "pre-tool-use"],
+                hook_event(project, "PreToolUse", tool_name="Bash"),
+            ),
             "search": ([*py, "-m", "pi_memory", "search", "deploy", "staging", "port"], ""),
             "write": (
                 [
@@ -133,13 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     print(f"Python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.runs} runs")
-    print(f"{'memories':>9} {'command':<20} {'median':>9} {'× python -c pass':>17}")
+    print(f"{'memories':>9} {'command':<24} {'median':>9} {'× python -c pass':>17}")
     for n in args.sizes:
         runs = args.runs if n < 100_000 else max(3, args.runs // 3)
         times = bench_size(n, runs)
         floor = times["python -c pass"]
         for name, seconds in times.items():
-            print(f"{n:>9,} {name:<20} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
+            print(f"{n:>9,} {name:<24} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
     if args.detector_sizes:
         print("\nDuplicate and conflict detection, in process (p = pairs found):")
         print("\n".join(detector_report(bench_detectors(tuple(args.detector_sizes)))))

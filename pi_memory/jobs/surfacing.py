@@ -242,6 +242,8 @@ def surface(
     budget: float = SIDE_QUERY_BUDGET,
 ) -> Surfaced:
     """Pick and render; a side-query that fails or times out leaves the scorer's pick."""
+    if not config.auto_surfacing.enabled:
+        return Surfaced((), "", SCORER)
     limit = max(0, config.auto_surfacing.max_files)
     skipped = list(skip)
     picked = by_scorer(entries, prompt, skipped, limit)

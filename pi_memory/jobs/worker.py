@@ -164,19 +164,20 @@ def _drain(key: str, attempted: set[str]) -> None:
         timer.daemon = True
         timer.start()
         try:
-            execute(record)
+            said = execute(record)
         except Exception as exc:
             log_exception(f"job {record.kind} of session {record.session}", exc)
             log_line("worker", f"job {record.name} failed: {type(exc).__name__}: {exc}")
             records.failed(record)
         else:
+            log_line("worker", f"job {record.name} of session {record.session}: {said}")
             records.finish(record)
         finally:
             timer.cancel()
 
 
-def execute(record: JobRecord) -> None:
+def execute(record: JobRecord) -> str:
     """Run one job; raises when its work was not done (the record stays for a retry)."""
     from pi_memory.jobs.run import run_job
 
-    run_job(record)
+    return run_job(record)

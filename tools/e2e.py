@@ -1,0 +1,333 @@
+"""End to end with the real Claude Code, offline: the memory learns, returns and surfaces.
+
+    python tools/e2e.py [--dir DIR] [--fake PATH]
+
+Installs ``@anthropic-ai/claude-code`` at a pinned version from npm into DIR
+(outside the repository; default ``$TMPDIR/pi_memory_e2e``), then re-runs
+itself inside a private network namespace (``unshare -n``: loopback only) and
+drives ``claude -p`` against a fake Anthropic server on 127.0.0.1 (the shared
+host tools' ``fake_anthropic.py``), with this package's hooks installed for
+SessionStart, UserPromptSubmit, Stop, PreCompact and SessionEnd and a
+``memory.json`` whose model is that same fake server.
+
+Scenario, each step one ``claude -p`` process:
+
+1. session 1 states a fact over two turns; at Stop / SessionEnd a detached
+   worker runs the review and the fake, answering as a model would, proposes
+   the memory, which is written to the project layer;
+2. session 2's first request carries the memory's keyword in the index;
+3. a later prompt about the fact gets the memory surfaced (the side-query's
+   answer names it) through UserPromptSubmit;
+4. after ``/compact`` the index is injected again;
+5. within session 2 the injected index is byte-identical in every request;
+6. no worker process is left behind.
+
+Codex CLI and Gemini CLI are not driven: no fake here speaks their wire
+formats (the Responses API, Gemini's API), and that is said in one line.
+Exits 0 when every check passed, 1 when one failed, 2 when the run was
+impossible (no npm, no unshare, install failed) — always with one visible line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CLAUDE_CODE = "@anthropic-ai/claude-code"
+CLAUDE_CODE_VERSION = "2.1.332"
+DEFAULT_FAKE = ROOT.parent / "shared" / "hosts" / "fake_anthropic.py"
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
+FACT = "The staging database listens on port 5433, not the default 5432."
+#: What the fake answers to our review request (it carries ``<existing-memories>``).
+REVIEW_REPLY = (
+    "===MEMORY===\nLAYER: project\nFILE: CONVENTIONS\nKEYWORD: staging-db\nBODY:\n" + FACT + "\n"
+)
+
+
+def say(text: str) -> None:
+    print(f"e2e: {text}", flush=True)
+
+
+def install(directory: Path) -> Path | None:
+    """``claude`` installed at the pinned version, or ``None`` (said why)."""
+    claude = directory / "cc" / "node_modules" / ".bin" / "claude"
+    if claude.exists():
+        probe = subprocess.run(
+            [str(claude), "--version"], capture_output=True, text=True, check=False
+        )
+        if probe.stdout.startswith(CLAUDE_CODE_VERSION):
+            return claude
+    if shutil.which("npm") is None:
+        say("NOT RUN — npm is not installed, so Claude Code cannot be installed")
+        return None
+    say(f"installing {CLAUDE_CODE}@{CLAUDE_CODE_VERSION} into {directory / 'cc'}")
+    done = subprocess.run(
+        ["npm", "install", "--prefix", str(directory / "cc"), "--no-audit", "--no-fund",
+         f"{CLAUDE_CODE}@{CLAUDE_CODE_VERSION}"],
+        capture_output=True, text=True, check=False,
+        env=dict(os.environ, TMPDIR=str(directory / "tmp")),
+    )  # fmt: skip
+    if done.returncode != 0 or not claude.exists():
+        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+        say(f"NOT RUN — installing Claude Code failed: {tail}")
+        return None
+    return claude
+
+
+class Fake:
+    """The fake Anthropic server, its request log and its reply script."""
+
+    def __init__(self, script: Path, log: Path) -> None:
+        self.log = log
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script), "--port", "0", "--log", str(log)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        ready = self.proc.stdout.readline().split() if self.proc.stdout else []
+        if len(ready) != 2 or ready[0] != "READY":
+            raise RuntimeError(f"the fake model server did not start: {ready}")
+        self.url = f"http://127.0.0.1:{ready[1]}"
+
+    def script(self, entries: list[dict[str, str]]) -> None:
+        request = urllib.request.Request(  # noqa: S310 - our own loopback server
+            self.url + "/_script", data=json.dumps(entries).encode(), method="POST"
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - loopback
+            answer.read()
+
+    def requests(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text("utf-8").splitlines()
+        return [r for r in map(json.loads, lines) if r["path"].startswith("/v1/messages")]
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def setup(work: Path, fake_url: str) -> tuple[dict[str, str], Path, Path]:
+    home, project = work / "home", work / "proj"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    settings = {
+        "hooks": {
+            event: [
+                {
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": f"{sys.executable} -m pi_memory hook {event}",
+                            "timeout": 30,
+                        }
+                    ]
+                }
+            ]
+            for event in EVENTS
+        }
+    }
+    settings_path = work / "settings.json"
+    settings_path.write_text(json.dumps(settings, indent=2), "utf-8")
+    memory = {
+        "defaults": {"model": "fake/claude-fake"},
+        "providers": {"fake": {"baseUrl": fake_url, "api": "anthropic"}},
+    }
+    config = home / ".pi" / "agent" / "memory.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps(memory, indent=2), "utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env = {k: v for k, v in env.items() if not k.startswith(("PI_MEMORY", "XDG_"))}
+    env.update(
+        HOME=str(home),
+        TMPDIR=str(work / "tmp"),
+        PYTHONPATH=str(ROOT),
+        ANTHROPIC_BASE_URL=fake_url,
+        ANTHROPIC_API_KEY="dummy",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+        NO_PROXY="127.0.0.1,localhost",
+        PI_MEMORY_AUTO_REVIEW_TURNS="2",
+    )
+    (work / "tmp").mkdir()
+    return env, project, settings_path
+
+
+def wait_for(check: Any, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def stored(env: dict[str, str], project: Path) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "pi_memory", "search", "--json", "staging", "database", "port"],
+        cwd=project, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return []
+    return [r for r in json.loads(done.stdout)["results"] if "5433" in r["body"]]
+
+
+def workers_alive() -> list[str]:
+    """Command lines of this package's background workers still running."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "run_worker" in cmdline and str(os.getpid()) != proc.name:
+            found.append(cmdline)
+    return found
+
+
+def of_session(requests: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
+    """Claude Code's own requests for one session (the worker's model calls are not)."""
+    return [r for r in requests if r["headers"].get("x-claude-code-session-id") == session_id]
+
+
+def system_texts(request: dict[str, Any]) -> list[str]:
+    """The texts of the ``role: system`` messages Claude Code puts hook context in."""
+    texts = []
+    for message in request["body"].get("messages", []):
+        if message.get("role") != "system":
+            continue
+        content = message.get("content")
+        blocks = [{"text": content}] if isinstance(content, str) else content or []
+        texts.extend(b.get("text", "") for b in blocks if isinstance(b, dict))
+    return texts
+
+
+def scenario(claude: Path, work: Path, fake_script: Path) -> int:
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
+    fake = Fake(fake_script, work / "fake_requests.jsonl")
+    failures: list[str] = []
+
+    def check(ok: bool, what: str) -> None:
+        say(("ok   " if ok else "FAIL ") + what)
+        if not ok:
+            failures.append(what)
+
+    try:
+        env, project, settings = setup(work, fake.url)
+        fake.script([{"match": "<existing-memories>", "text": REVIEW_REPLY}])
+
+        def claude_p(*args: str) -> subprocess.CompletedProcess[str]:
+            done = subprocess.run(
+                [str(claude), "-p", *args, "--settings", str(settings)],
+                cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                say(f"claude -p {args[0]!r} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+            return done
+
+        first = claude_p(f"Note for later: {FACT}", "--output-format", "json")
+        sid1 = json.loads(first.stdout)["session_id"]
+        claude_p("Please keep that port in mind for the deploy scripts.", "--resume", sid1)
+        learned = wait_for(lambda: stored(env, project), 60)
+        check(learned, "session 1 left a memory (the background review wrote it)")
+        memories = stored(env, project)
+        memory_id = memories[0]["id"] if memories else "none"
+
+        second = claude_p("What should I check before deploying?", "--output-format", "json")
+        sid2 = json.loads(second.stdout)["session_id"]
+        session2 = of_session(fake.requests(), sid2)
+        first_texts = system_texts(session2[0]) if session2 else []
+        check(
+            any("#staging-db" in t for t in first_texts),
+            "session 2's first request carries the memory in the index",
+        )
+
+        fake.script([{"match": "<memories>", "text": memory_id}])
+        before = len(fake.requests())
+        claude_p("Which port does the staging database listen on?", "--resume", sid2)
+        asked = of_session(fake.requests()[before:], sid2)
+        surfaced = [t for r in asked for t in system_texts(r) if "<relevant_memories>" in t]
+        check(
+            any("port 5433" in t for t in surfaced),
+            "a later prompt got the memory surfaced through UserPromptSubmit",
+        )
+
+        claude_p("/compact", "--resume", sid2)
+        before = len(fake.requests())
+        claude_p("Thanks, that is all.", "--resume", sid2)
+        after = of_session(fake.requests()[before:], sid2)
+        check(
+            any("#staging-db" in t for r in after for t in system_texts(r)),
+            "after /compact the index is injected again",
+        )
+
+        indexes = {
+            text
+            for r in of_session(fake.requests(), sid2)
+            for text in system_texts(r)
+            if "<memory-auto>" in text
+        }
+        check(len(indexes) <= 2, f"session 2 saw {len(indexes)} distinct index texts (≤ 2)")
+        turns = [[t for t in system_texts(r) if "<memory-auto>" in t] for r in session2 + asked]
+        check(
+            all(turn == turns[0] for turn in turns) and bool(turns and turns[0]),
+            "the injected index is byte-identical across the turns before the compaction",
+        )
+        check(wait_for(lambda: not workers_alive(), 30), "no background worker outlived its job")
+    finally:
+        fake.close()
+    say("Codex CLI and Gemini CLI: not driven (no fake speaks the Responses or Gemini API)")
+    if failures:
+        say(f"FAILED {len(failures)} of the checks")
+        return 1
+    say("passed")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "pi_memory_e2e")
+    parser.add_argument("--fake", type=Path, default=DEFAULT_FAKE)
+    parser.add_argument("--in-netns", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    directory: Path = args.dir.resolve()
+    if args.in_netns:
+        work = directory / "run"
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        return scenario(directory / "cc" / "node_modules" / ".bin" / "claude", work, args.fake)
+    if not args.fake.exists():
+        say(f"NOT RUN — no fake model server at {args.fake}")
+        return 2
+    if shutil.which("unshare") is None:
+        say("NOT RUN — unshare is missing, and Claude Code is never run with a network here")
+        return 2
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "tmp").mkdir(exist_ok=True)
+    if install(directory) is None:
+        return 2
+    argv_in = [sys.executable, str(Path(__file__).resolve()), "--in-netns",
+               "--dir", str(directory), "--fake", str(args.fake.resolve())]  # fmt: skip
+    done = subprocess.run(["unshare", "-n", *argv_in], check=False)
+    if done.returncode not in (0, 1):
+        say(f"NOT RUN — could not enter a private network namespace (exit {done.returncode})")
+        return 2
+    return done.returncode
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
