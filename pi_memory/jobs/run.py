@@ -14,6 +14,6 @@ if TYPE_CHECKING:
     from pi_memory.jobs.records import JobRecord
 
 
-def run_job(record: JobRecord) -> None:
+def run_job(record: JobRecord) -> str:
     """Do the work of ``record``; raises when it was not done."""
     raise RuntimeError(f"no runner for {record.kind} jobs yet")
