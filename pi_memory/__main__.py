@@ -25,6 +25,17 @@ def _bytecode_cache() -> None:
     sys.pycache_prefix = os.path.join(cache_home(), "pycache")
 
 
+def _package_path() -> None:
+    """``python /path/to/pi_memory ARGS`` (how installed hooks run it, needing no
+    PYTHONPATH) puts the package directory itself on the path; the package is
+    imported from the directory that holds it instead."""
+    import os
+
+    if not __package__:
+        sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+_package_path()
 _bytecode_cache()
 
 from pi_memory.cli import main  # noqa: E402  # after the bytecode location is settled
