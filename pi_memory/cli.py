@@ -26,6 +26,8 @@ COMMANDS = (
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
     ("hook", "handle an agent event: event JSON on stdin"),
     ("mcp", "serve the memory tools to an MCP client (JSON-RPC over stdio)"),
+    ("install", "wire hooks, tools and the MCP server into an agent's own settings"),
+    ("uninstall", "remove exactly what install added"),
     ("surface", "the memories a prompt needs, as the prompt hook injects them"),
 )
 
@@ -175,6 +177,15 @@ def _build_parser() -> argparse.ArgumentParser:
         help="user|project (default: project)",
     )
 
+    for name in ("install", "uninstall"):
+        c = cmd[name]
+        c.add_argument("host", metavar="HOST", choices=("claude-code", "codex", "gemini", "pi"))
+        c.add_argument("--scope", default="user", choices=("user", "project"))
+        c.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    cmd["install"].add_argument(
+        "--pyz", metavar="PATH", help="run the single-file build at PATH instead of this package"
+    )
+
     cmd["tool"].add_argument("name", metavar="NAME", help="memory | memory_write | memory_search")
     cmd["hook"].add_argument("event", metavar="EVENT", help="see: hook --help")
 
@@ -252,4 +263,10 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.surface import run_surface
 
         return run_surface(prompt=ns.prompt, session=ns.session, as_json=ns.json)
+    if command in ("install", "uninstall"):
+        from pi_memory.commands.install import run_install
+
+        return run_install(
+            command, ns.host, ns.scope, dry_run=ns.dry_run, pyz=getattr(ns, "pyz", None)
+        )
     raise AssertionError(f"unexpected command: {command}")

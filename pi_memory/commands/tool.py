@@ -131,7 +131,7 @@ def _call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
         return False, f"internal error: {type(exc).__name__}: {exc} (details in {path})"
 
 
-USAGE: Final = "usage: python -m pi_memory tool NAME  (JSON arguments on stdin)"
+USAGE: Final = "usage: python -m pi_memory tool NAME  (JSON arguments on stdin), or tool --list"
 
 
 def help_text() -> str:
@@ -174,6 +174,12 @@ def run_tool(argv: Sequence[str]) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.output import write_line
 
+    if list(argv) == ["--list"]:
+        from pi_memory.hosts.tool_specs import offered_tools
+
+        # Names, descriptions and schemas: what a host registers.
+        write_line(json.dumps(offered_tools()))
+        return 0
     if list(argv) in (["-h"], ["--help"]):
         write_line(help_text())
         return 0

@@ -29,6 +29,10 @@ def host_module(host: str) -> ModuleType:
         from pi_memory.hosts import gemini
 
         return gemini
+    if host == "pi":
+        from pi_memory.hosts import pi_agent
+
+        return pi_agent
     from pi_memory.hosts import claude_code
 
     return claude_code
@@ -114,6 +118,13 @@ def render(shape: ModuleType, event_name: str, answer: Answer) -> str | None:
     consoles), and every JSON parser reads ``\\u`` escapes back as the same text."""
     import json
 
+    if getattr(shape, "PLAIN_TEXT", False):
+        # pi: the extension injects the text itself; a user-visible message is logged.
+        if answer.system_message:
+            from pi_memory.error_handler import log_line
+
+            log_line(f"hook {event_name}", answer.system_message)
+        return answer.context if event_name in shape.CONTEXT_EVENTS and answer.context else None
     out: dict[str, object] = {}
     if answer.context and event_name in shape.CONTEXT_EVENTS:
         out["hookSpecificOutput"] = {
@@ -129,10 +140,10 @@ def render(shape: ModuleType, event_name: str, answer: Answer) -> str | None:
 
 
 def help_text() -> str:
-    from pi_memory.hosts import claude_code, codex, gemini
+    from pi_memory.hosts import claude_code, codex, gemini, pi_agent
 
     lines = [
-        "usage: python -m pi_memory hook [--host claude-code|codex|gemini] EVENT",
+        "usage: python -m pi_memory hook [--host claude-code|codex|gemini|pi] EVENT",
         "",
         "Handle one agent event: the event JSON on stdin, the host's answer on stdout.",
         "Always exits 0; errors go to the log. Events (any of SessionStart,",
@@ -147,7 +158,7 @@ def help_text() -> str:
         "post_compact": "forget what was surfaced; the index is re-rendered",
         "end": "hand the quit flush to a background process",
     }
-    for shape in (claude_code, codex, gemini):
+    for shape in (claude_code, codex, gemini, pi_agent):
         lines.append(f"  {shape.NAME}:")
         for moment, event in shape.EVENTS.items():
             lines.append(f"    {event:<17} {what[moment]}")

@@ -30,7 +30,7 @@ MOMENTS: Final = {
     "postcompact": "post_compact",
     "sessionend": "end",
 }
-HOSTS: Final = ("claude-code", "codex", "gemini")
+HOSTS: Final = ("claude-code", "codex", "gemini", "pi")
 #: Set by the model client in a CLI provider's child (``pi_memory.model.cli_provider``):
 #: a session that is itself one of our model calls never runs our hooks into another job.
 MODEL_CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"

@@ -52,23 +52,10 @@ def negotiate(requested: object) -> str:
     return PROTOCOL_VERSIONS[0]
 
 
-def configured_layout() -> str:
-    """The layout of the store the tools would open here; the default when unreadable."""
-    from pathlib import Path
-
-    from pi_memory.config.config import CATEGORIES
-    from pi_memory.resolve import load
-
-    try:
-        return load(Path(os.getcwd()), os.environ).config.layout
-    except Exception:  # a broken config is reported by the tool call itself
-        return CATEGORIES
-
-
 def list_tools() -> dict[str, Any]:
-    from pi_memory.hosts.tool_specs import tools_for
+    from pi_memory.hosts.tool_specs import offered_tools
 
-    return {"tools": tools_for(configured_layout())}
+    return {"tools": offered_tools()}
 
 
 def call_tool(params: Mapping[str, Any]) -> dict[str, Any]:

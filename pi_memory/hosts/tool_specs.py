@@ -142,6 +142,25 @@ LAYOUT_TOOLS: Final = {
 }
 
 
+def configured_layout() -> str:
+    """The layout of the store the tools open here; the default when the config is unreadable
+    (the tool call itself then reports the configuration error)."""
+    import os
+    from pathlib import Path
+
+    from pi_memory.resolve import load
+
+    try:
+        return load(Path(os.getcwd()), os.environ).config.layout
+    except Exception:
+        return "categories"
+
+
+def offered_tools() -> list[dict[str, Any]]:
+    """The tools of the layout configured for the current directory."""
+    return tools_for(configured_layout())
+
+
 def tools_for(layout: str) -> list[dict[str, Any]]:
     """The tool declarations of ``layout`` (MCP's ``tools/list`` shape)."""
     names = LAYOUT_TOOLS.get(layout, LAYOUT_TOOLS["categories"])

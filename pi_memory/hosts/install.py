@@ -1,0 +1,545 @@
+"""What ``install HOST`` and ``uninstall HOST`` change in a host's own configuration files.
+
+Pure planning: given what the files hold now, the bytes each file should hold
+afterwards. The command applies the plan (backups, atomic writes) or prints
+it as a diff. Every edit merges: other hooks, servers, rules and keys stay as
+they are, and running ``install`` twice changes nothing the second time.
+
+What is ours is recognised by its shape, wherever the package lives now: a
+hook command that runs ``… pi_memory[.pyz] hook --host HOST …``, the MCP
+server named ``pi_memory``, the permission rules that name our command, the
+marked block of a TOML file, the extension file carrying our marker. So
+``uninstall`` removes exactly that, and when nothing else changed in a file
+since, it puts back the very bytes the first install found (from the backup).
+
+- claude-code: ``~/.claude/settings.json`` (hooks, permission rules) and
+  ``~/.claude.json`` (MCP server); project: ``.claude/settings.json``, ``.mcp.json``.
+- codex: ``~/.codex/hooks.json`` and ``~/.codex/config.toml`` (MCP server, the
+  hooks feature flag); project: the same names under ``.codex/``.
+- gemini: ``~/.gemini/settings.json`` (hooks, MCP server); project: ``.gemini/``.
+- pi: ``~/.pi/agent/extensions/pi_memory.ts``; project: ``.pi/extensions/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from pi_memory.errors import PiMemoryError
+
+HOSTS: Final = ("claude-code", "codex", "gemini", "pi")
+SCOPES: Final = ("user", "project")
+SERVER: Final = "pi_memory"
+#: Seconds (Claude Code, Codex) a hook may take; Gemini counts milliseconds.
+HOOK_TIMEOUT: Final = 30
+TOML_BEGIN: Final = "# >>> pi_memory (python -m pi_memory uninstall codex removes this block)"
+TOML_END: Final = "# <<< pi_memory"
+TOML_MARK: Final = "  # pi_memory"
+EXTENSION_MARK: Final = "// pi_memory extension, written by: python -m pi_memory install pi"
+_INSTALLED_LINE: Final = "const INSTALLED_COMMAND: string[] | null = null;"
+
+
+class InstallError(PiMemoryError):
+    pass
+
+
+class Launcher(NamedTuple):
+    """How a host starts the package: the absolute interpreter, ``-S``, the package or .pyz."""
+
+    argv: tuple[str, ...]
+
+    def command(self, *args: str) -> str:
+        return " ".join(shlex.quote(word) for word in (*self.argv, *args))
+
+
+class Locations(NamedTuple):
+    home: Path
+    #: The project root (git top level, else the current directory).
+    root: Path
+    env: Mapping[str, str]
+
+
+class Change(NamedTuple):
+    path: Path
+    #: ``None``: the file does not exist (before) or is to be deleted (after).
+    before: bytes | None
+    after: bytes | None
+
+
+def current_launcher(pyz: str | None = None) -> Launcher:
+    """This interpreter and this package (or the .pyz it runs from, or the one given)."""
+    import sys
+
+    if pyz:
+        target = Path(pyz).resolve()
+        if not target.is_file():
+            raise InstallError(f"--pyz {pyz}: no such file")
+    else:
+        here = Path(__file__).resolve().parent.parent  # the pi_memory directory, or inside a zip
+        target = here
+        while not target.is_dir() and target != target.parent:
+            target = target.parent  # a zipapp: the archive itself
+    python = Path(sys.executable).resolve() if sys.executable else Path("python3")
+    return Launcher((str(python), "-S", str(target)))
+
+
+def _is_ours(command: object) -> bool:
+    """A hook command this package's installer wrote (whatever its paths)."""
+    if not isinstance(command, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    names = [os.path.basename(w.rstrip("/\\")) for w in words]
+    return (
+        any(n in ("pi_memory", "pi_memory.pyz") for n in names)
+        and "hook" in words
+        and "--host" in words
+    )
+
+
+def _ours_tool_rule(rule: object) -> bool:
+    return isinstance(rule, str) and rule.startswith("Bash(") and _is_ours_tool(rule[5:-1])
+
+
+def _is_ours_tool(command: str) -> bool:
+    words = command.replace(":*", "").split()
+    names = [os.path.basename(w.strip("'\"").rstrip("/\\")) for w in words]
+    return any(n in ("pi_memory", "pi_memory.pyz") for n in names) and "tool" in words
+
+
+# -- JSON files ------------------------------------------------------------------------------
+
+
+def _hook_entry(command: str, timeout: int) -> dict[str, Any]:
+    return {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
+
+
+def _set_hooks(
+    data: dict[str, Any], events: Mapping[str, str], launcher: Launcher, host: str, timeout: int
+) -> None:
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError('"hooks" is not an object')
+    for event in events.values():
+        wanted = _hook_entry(launcher.command("hook", "--host", host, event), timeout)
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InstallError(f'"hooks.{event}" is not a list')
+        mine = [g for g in groups if _group_is_ours(g)]
+        if mine == [wanted]:
+            continue
+        groups[:] = [g for g in groups if not _group_is_ours(g)]
+        groups.append(wanted)
+
+
+def _group_is_ours(group: object) -> bool:
+    if not isinstance(group, dict):
+        return False
+    handlers = group.get("hooks")
+    return (
+        isinstance(handlers, list)
+        and bool(handlers)
+        and all(isinstance(h, dict) and _is_ours(h.get("command")) for h in handlers)
+    )
+
+
+def _drop_hooks(data: dict[str, Any]) -> None:
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                handlers = [
+                    h
+                    for h in group["hooks"]
+                    if not (isinstance(h, dict) and _is_ours(h.get("command")))
+                ]
+                if not handlers and group["hooks"]:
+                    continue
+                if len(handlers) != len(group["hooks"]):
+                    kept.append({**group, "hooks": handlers})
+                    continue
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del data["hooks"]
+
+
+def _server(launcher: Launcher, **extra: Any) -> dict[str, Any]:
+    return {"command": launcher.argv[0], "args": [*launcher.argv[1:], "mcp"], **extra}
+
+
+def _set_server(data: dict[str, Any], spec: dict[str, Any]) -> None:
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise InstallError('"mcpServers" is not an object')
+    servers[SERVER] = spec
+
+
+def _drop_server(data: dict[str, Any]) -> None:
+    servers = data.get("mcpServers")
+    if isinstance(servers, dict) and SERVER in servers:
+        del servers[SERVER]
+        if not servers:
+            del data["mcpServers"]
+
+
+def _add_to_list(data: dict[str, Any], path: tuple[str, ...], values: list[str]) -> None:
+    node = data
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise InstallError(f'"{key}" is not an object')
+    items = node.setdefault(path[-1], [])
+    if not isinstance(items, list):
+        raise InstallError(f'"{".".join(path)}" is not a list')
+    items.extend(v for v in values if v not in items)
+
+
+def _drop_from_list(
+    data: dict[str, Any], path: tuple[str, ...], ours: Callable[[object], bool]
+) -> None:
+    chain = [data]
+    for key in path[:-1]:
+        node = chain[-1].get(key)
+        if not isinstance(node, dict):
+            return
+        chain.append(node)
+    items = chain[-1].get(path[-1])
+    if not isinstance(items, list):
+        return
+    kept = [v for v in items if not ours(v)]
+    if kept:
+        chain[-1][path[-1]] = kept
+        return
+    del chain[-1][path[-1]]
+    for parent, key in zip(reversed(chain[:-1]), reversed(path[:-1])):
+        if parent[key]:
+            break
+        del parent[key]
+
+
+def _claude_rules(launcher: Launcher) -> list[str]:
+    # The MCP tools, and the CLI fallback a model may run through Bash.
+    return [f"mcp__{SERVER}", f"Bash({launcher.command('tool')}:*)"]
+
+
+def _events(host: str) -> dict[str, str]:
+    from pi_memory.hosts.events import host_module
+
+    events: dict[str, str] = host_module(host).EVENTS
+    return events
+
+
+# -- the files of each host ------------------------------------------------------------------
+
+
+class Edit(NamedTuple):
+    path: Path
+    #: ``json`` | ``toml`` | ``file``.
+    kind: str
+    install: Callable[[Any], Any]
+    uninstall: Callable[[Any], Any]
+
+
+def config_dir(host: str, loc: Locations) -> Path:
+    if host == "claude-code":
+        value = loc.env.get("CLAUDE_CONFIG_DIR", "")
+        return Path(value) if value else loc.home / ".claude"
+    if host == "codex":
+        value = loc.env.get("CODEX_HOME", "")
+        return Path(value) if value else loc.home / ".codex"
+    if host == "gemini":
+        return loc.home / ".gemini"
+    value = loc.env.get("PI_CODING_AGENT_DIR", "")
+    return Path(value) if value else loc.home / ".pi" / "agent"
+
+
+def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edit]:
+    if host not in HOSTS:
+        raise InstallError(f"unknown host {host!r} (one of {', '.join(HOSTS)})")
+    if scope not in SCOPES:
+        raise InstallError(f"unknown scope {scope!r} (user or project)")
+    user = scope == "user"
+    base = config_dir(host, loc)
+    if host == "claude-code":
+        events = _events(host)
+
+        def settings(data: dict[str, Any]) -> dict[str, Any]:
+            _set_hooks(data, events, launcher, host, HOOK_TIMEOUT)
+            _add_to_list(data, ("permissions", "allow"), _claude_rules(launcher))
+            if not user:  # a project's .mcp.json server runs only once enabled
+                _add_to_list(data, ("enabledMcpjsonServers",), [SERVER])
+            return data
+
+        def unsettings(data: dict[str, Any]) -> dict[str, Any]:
+            _drop_hooks(data)
+            _drop_from_list(
+                data,
+                ("permissions", "allow"),
+                lambda r: r == f"mcp__{SERVER}" or _ours_tool_rule(r),
+            )
+            _drop_from_list(data, ("enabledMcpjsonServers",), lambda s: s == SERVER)
+            return data
+
+        if not user:
+            mcp_file = loc.root / ".mcp.json"
+        elif loc.env.get("CLAUDE_CONFIG_DIR"):
+            mcp_file = base / ".claude.json"  # the variable moves this file too
+        else:
+            mcp_file = loc.home / ".claude.json"
+        return [
+            Edit(
+                (base if user else loc.root / ".claude") / "settings.json",
+                "json",
+                settings,
+                unsettings,
+            ),
+            Edit(
+                mcp_file,
+                "json",
+                lambda d: _with(d, _set_server, _server(launcher, type="stdio", env={})),
+                lambda d: _with(d, _drop_server),
+            ),
+        ]
+    if host == "codex":
+        events = _events(host)
+        folder = base if user else loc.root / ".codex"
+        return [
+            Edit(
+                folder / "hooks.json",
+                "json",
+                lambda d: _with(d, _set_hooks, events, launcher, host, HOOK_TIMEOUT),
+                lambda d: _with(d, _drop_hooks),
+            ),
+            Edit(
+                folder / "config.toml", "toml", lambda t: toml_install(t, launcher), toml_uninstall
+            ),
+        ]
+    if host == "gemini":
+        events = _events(host)
+
+        def gemini(data: dict[str, Any]) -> dict[str, Any]:
+            _set_hooks(data, events, launcher, host, HOOK_TIMEOUT * 1000)
+            _set_server(data, _server(launcher, trust=True))
+            return data
+
+        def ungemini(data: dict[str, Any]) -> dict[str, Any]:
+            _drop_hooks(data)
+            _drop_server(data)
+            return data
+
+        return [
+            Edit(
+                (base if user else loc.root / ".gemini") / "settings.json", "json", gemini, ungemini
+            )
+        ]
+    folder = base / "extensions" if user else loc.root / ".pi" / "extensions"
+    return [
+        Edit(
+            folder / "pi_memory.ts",
+            "file",
+            lambda _old: extension_text(launcher),
+            lambda _old: None,
+        )
+    ]
+
+
+def _with(data: dict[str, Any], fn: Callable[..., None], *args: Any) -> dict[str, Any]:
+    fn(data, *args)
+    return data
+
+
+# -- TOML (Codex) ----------------------------------------------------------------------------
+
+_HEADER_RE: Final = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
+
+
+def _toml_block(launcher: Launcher, with_features: bool) -> str:
+    lines = [TOML_BEGIN]
+    if with_features:
+        lines += ["[features]", "codex_hooks = true", ""]
+    lines += [
+        f"[mcp_servers.{SERVER}]",
+        f"command = {json.dumps(launcher.argv[0])}",
+        "args = [" + ", ".join(json.dumps(a) for a in (*launcher.argv[1:], "mcp")) + "]",
+        TOML_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def toml_uninstall(text: str | None) -> str | None:
+    if text is None:
+        return None
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        if bare == TOML_BEGIN:
+            inside = True
+            continue
+        if inside:
+            inside = bare != TOML_END
+            continue
+        if bare.endswith(TOML_MARK) and bare.startswith("codex_hooks"):
+            continue
+        out.append(line)
+    return "".join(out)
+
+
+def toml_install(text: str | None, launcher: Launcher) -> str:
+    clean = toml_uninstall(text) or ""
+    headers = [m.group(1).strip() for m in map(_HEADER_RE.match, clean.splitlines()) if m]
+    if f"mcp_servers.{SERVER}" in headers or f'mcp_servers."{SERVER}"' in headers:
+        raise InstallError(
+            f"config.toml already defines [mcp_servers.{SERVER}] itself; remove it first"
+        )
+    lines = clean.splitlines(keepends=True)
+    with_features = "features" not in headers
+    if not with_features:
+        lines = _flag_in_features(lines)
+    body = "".join(lines)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    if body and not body.endswith("\n\n"):
+        body += "\n"
+    wanted = body + _toml_block(launcher, with_features)
+    if (
+        text is not None
+        and toml_uninstall(wanted) == toml_uninstall(text)
+        and _toml_block(launcher, with_features) in text
+    ):
+        return text  # already installed as wanted: leave the bytes alone
+    return wanted
+
+
+def _flag_in_features(lines: list[str]) -> list[str]:
+    """``codex_hooks = true`` in the file's own ``[features]`` table, unless it says already."""
+    start = next(
+        i
+        for i, line in enumerate(lines)
+        if (m := _HEADER_RE.match(line)) and m.group(1).strip() == "features"
+    )
+    end = next((i for i in range(start + 1, len(lines)) if _HEADER_RE.match(lines[i])), len(lines))
+    if any(re.match(r"\s*codex_hooks\s*=", lines[i]) for i in range(start + 1, end)):
+        return lines
+    return [*lines[: start + 1], f"codex_hooks = true{TOML_MARK}\n", *lines[start + 1 :]]
+
+
+# -- pi --------------------------------------------------------------------------------------
+
+
+def extension_source() -> str:
+    import pkgutil
+
+    data = pkgutil.get_data("pi_memory.hosts", "pi/extension.ts")
+    if data is None:
+        raise InstallError("the pi extension is missing from this package")
+    return data.decode("utf-8")
+
+
+def extension_text(launcher: Launcher) -> str:
+    source = extension_source()
+    if _INSTALLED_LINE not in source:
+        raise InstallError("the pi extension has no command line to fill in")
+    filled = f"const INSTALLED_COMMAND: string[] | null = {json.dumps(list(launcher.argv))};"
+    return EXTENSION_MARK + "\n" + source.replace(_INSTALLED_LINE, filled)
+
+
+# -- planning --------------------------------------------------------------------------------
+
+
+def _dump_json(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _load_json(path: Path, raw: bytes | None) -> dict[str, Any]:
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InstallError(
+            f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
+        ) from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path} does not hold a JSON object; nothing was changed")
+    return data
+
+
+def plan(
+    action: str,
+    *,
+    host: str,
+    scope: str,
+    launcher: Launcher,
+    loc: Locations,
+    read: Callable[[Path], bytes | None],
+    backups: Callable[[Path], list[bytes]],
+) -> list[Change]:
+    """The file changes of ``install`` or ``uninstall``; files that stay the same are left out."""
+    changes = []
+    for edit in edits(host, scope, launcher, loc):
+        before = read(edit.path)
+        after = _after(action, edit, before, backups)
+        if after != before:
+            changes.append(Change(edit.path, before, after))
+    return changes
+
+
+def _after(
+    action: str, edit: Edit, before: bytes | None, backups: Callable[[Path], list[bytes]]
+) -> bytes | None:
+    install = action == "install"
+    if edit.kind == "file":
+        if before is not None and EXTENSION_MARK.encode() not in before:
+            if not install:
+                return before
+            raise InstallError(
+                f"{edit.path} exists and was not written by pi_memory; nothing was changed"
+            )
+        return edit.install(None).encode("utf-8") if install else None
+    if edit.kind == "toml":
+        text = None if before is None else before.decode("utf-8", "surrogateescape")
+        if install:
+            return str(edit.install(text)).encode("utf-8", "surrogateescape")
+        cleaned = edit.uninstall(text)
+        if cleaned is None:
+            return None
+        for old in backups(edit.path):
+            if old.decode("utf-8", "surrogateescape").rstrip("\n") == cleaned.rstrip("\n"):
+                return old
+        if not cleaned.strip():
+            return None  # install created it (an empty original would have matched a backup)
+        return str(cleaned).encode("utf-8", "surrogateescape")
+    data = _load_json(edit.path, before)
+    if install:
+        new = edit.install(json.loads(json.dumps(data)))
+        return before if new == data else _dump_json(new)
+    new = edit.uninstall(json.loads(json.dumps(data)))
+    if new == data:
+        return before
+    for old in backups(edit.path):
+        try:
+            if json.loads(old.decode("utf-8-sig") or "{}") == new:
+                return old  # nothing else changed since: the very bytes found at install
+        except (UnicodeDecodeError, ValueError):
+            continue
+    if not new:
+        return None  # install created it (an empty original would have matched a backup)
+    return _dump_json(new)

@@ -1,0 +1,192 @@
+/**
+ * pi_memory for pi: the memory index in the prompt, the memory tools, the background jobs.
+ *
+ * Every call runs the Python package itself (pi's own exec gives a child no stdin), in the
+ * session's directory (ctx.cwd), with JSON on stdin and its own timeout; a failure or a timeout
+ * costs that one call and never the conversation.
+ *
+ * - before_agent_start: the index text (`hook --host pi SessionStart`, plain text) is injected
+ *   once, on the first run of a session and again after a compaction, and never otherwise, so
+ *   the prompt prefix stays byte-identical and the provider's cache keeps hitting. A resumed
+ *   session already holds it.
+ * - the layout's tools (`tool --list`: memory_search and memory_write, or memory) become real pi
+ *   tools that run `tool NAME` with the arguments on stdin.
+ * - turn_end, session_before_compact, session_compact and session_shutdown (quit only, awaited
+ *   at most 30 s) reach the package's hook, which hands slow work to a background process.
+ *
+ * Load it with `pi -e path/to/extension.ts`, or let `python -m pi_memory install pi` copy it
+ * into pi's extensions directory with the interpreter and package path filled in below.
+ */
+import { spawn } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+
+// Filled in by `python -m pi_memory install pi`: the absolute interpreter and package path.
+const INSTALLED_COMMAND: string[] | null = null;
+
+const CUSTOM_TYPE = "pi_memory";
+const TIMEOUT_MS = {
+	inject: 10_000,
+	tool: 30_000,
+	list: 10_000,
+	event: 10_000,
+	shutdown: 30_000,
+};
+
+interface Run {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+	timedOut: boolean;
+}
+
+function command(): string[] {
+	if (INSTALLED_COMMAND) return INSTALLED_COMMAND;
+	// Loaded from the package itself: .../pi_memory/hosts/pi/extension.ts
+	const here = dirname(fileURLToPath(import.meta.url));
+	return [process.env.PI_MEMORY_PYTHON || "python3", "-S", resolve(here, "..", "..")];
+}
+
+/** Run `python pi_memory ARGS` with `input` on stdin; never rejects, never outlives `timeoutMs`. */
+function runPackage(args: string[], input: string, cwd: string, timeoutMs: number): Promise<Run> {
+	const [program, ...base] = command();
+	return new Promise((done) => {
+		let stdout = "";
+		let stderr = "";
+		let timedOut = false;
+		let child;
+		try {
+			child = spawn(program, [...base, ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] });
+		} catch (err) {
+			done({ code: -1, stdout, stderr: String(err), timedOut });
+			return;
+		}
+		const timer = setTimeout(() => {
+			timedOut = true;
+			child.kill("SIGKILL");
+		}, timeoutMs);
+		child.stdout.setEncoding("utf8");
+		child.stderr.setEncoding("utf8");
+		child.stdout.on("data", (chunk: string) => (stdout += chunk));
+		child.stderr.on("data", (chunk: string) => (stderr += chunk));
+		child.on("error", (err: Error) => {
+			clearTimeout(timer);
+			done({ code: -1, stdout, stderr: stderr + String(err), timedOut });
+		});
+		child.on("close", (code: number | null) => {
+			clearTimeout(timer);
+			done({ code, stdout, stderr, timedOut });
+		});
+		child.stdin.on("error", () => {});
+		child.stdin.end(input);
+	});
+}
+
+/** The Claude-Code-shaped event the package's hook reads. */
+function hookEvent(ctx: ExtensionContext, extra: Record<string, unknown>): string {
+	const sessions = ctx.sessionManager;
+	return JSON.stringify({
+		session_id: sessions?.getSessionId?.() ?? "",
+		transcript_path: sessions?.getSessionFile?.() ?? "",
+		cwd: ctx.cwd,
+		...extra,
+	});
+}
+
+function hook(name: string, ctx: ExtensionContext, extra: Record<string, unknown>, timeoutMs: number) {
+	return runPackage(["hook", "--host", "pi", name], hookEvent(ctx, extra), ctx.cwd, timeoutMs);
+}
+
+/** Whether the context the model sees still holds our index, and whether it was compacted. */
+function contextState(ctx: ExtensionContext): { injected: boolean; compacted: boolean } {
+	let injected = false;
+	let compacted = false;
+	try {
+		for (const entry of ctx.sessionManager.buildContextEntries() as any[]) {
+			if (entry?.type === "custom_message" && entry.customType === CUSTOM_TYPE) injected = true;
+			if (entry?.type === "compaction") compacted = true;
+		}
+	} catch {
+		// No session state (an ephemeral run): inject.
+	}
+	return { injected, compacted };
+}
+
+interface ToolSpec {
+	name: string;
+	description: string;
+	inputSchema: Record<string, unknown>;
+}
+
+export default function (pi: ExtensionAPI) {
+	let toolsRegistered = false;
+
+	async function registerTools(ctx: ExtensionContext) {
+		if (toolsRegistered) return;
+		toolsRegistered = true;
+		const listed = await runPackage(["tool", "--list"], "", ctx.cwd, TIMEOUT_MS.list);
+		let specs: ToolSpec[] = [];
+		try {
+			specs = JSON.parse(listed.stdout);
+		} catch {
+			toolsRegistered = false; // try again at the next session start
+			return;
+		}
+		for (const spec of specs) {
+			pi.registerTool({
+				name: spec.name,
+				label: spec.name,
+				description: spec.description,
+				parameters: spec.inputSchema as any,
+				async execute(_toolCallId: string, params: unknown, _signal: unknown, _onUpdate: unknown, toolCtx: ExtensionContext) {
+					const run = await runPackage(["tool", spec.name], JSON.stringify(params ?? {}), toolCtx.cwd, TIMEOUT_MS.tool);
+					let ok = false;
+					let text = run.timedOut
+						? `${spec.name} timed out after ${TIMEOUT_MS.tool / 1000} s`
+						: `${spec.name} failed: ${run.stderr.trim() || `exit ${run.code}`}`;
+					try {
+						const result = JSON.parse(run.stdout);
+						ok = result.ok === true;
+						text = String(result.text);
+					} catch {
+						// keep the failure text
+					}
+					return { content: [{ type: "text", text }], details: { ok }, isError: !ok };
+				},
+			} as any);
+		}
+	}
+
+	pi.on("session_start", async (_event, ctx) => {
+		await registerTools(ctx);
+	});
+
+	pi.on("before_agent_start", async (_event, ctx) => {
+		const state = contextState(ctx);
+		if (state.injected) return;
+		const source = state.compacted ? "compact" : "startup";
+		const run = await hook("SessionStart", ctx, { hook_event_name: "SessionStart", source }, TIMEOUT_MS.inject);
+		const text = run.code === 0 ? run.stdout.trim() : "";
+		if (!text) return;
+		return { message: { customType: CUSTOM_TYPE, content: text, display: false } };
+	});
+
+	pi.on("turn_end", async (event: any, ctx) => {
+		const turn = event?.messageEntryId ?? String(event?.turnIndex ?? "");
+		await hook("Stop", ctx, { hook_event_name: "Stop", turn_id: turn }, TIMEOUT_MS.event);
+	});
+
+	pi.on("session_before_compact", async (event: any, ctx) => {
+		await hook("PreCompact", ctx, { hook_event_name: "PreCompact", trigger: event?.reason ?? "" }, TIMEOUT_MS.event);
+	});
+
+	pi.on("session_compact", async (event: any, ctx) => {
+		await hook("PostCompact", ctx, { hook_event_name: "PostCompact", trigger: event?.reason ?? "" }, TIMEOUT_MS.event);
+	});
+
+	pi.on("session_shutdown", async (event: any, ctx) => {
+		if (event?.reason !== "quit") return; // reload, new, resume, fork: the session goes on
+		await hook("SessionEnd", ctx, { hook_event_name: "SessionEnd", reason: "quit" }, TIMEOUT_MS.shutdown);
+	});
+}

@@ -1,0 +1,83 @@
+"""The install goldens: each host's config files before and after ``install``.
+
+``tests/data/install/<host>-<scope>/before/`` holds a user's files (``home/``
+is ``$HOME``, ``repo/`` the project) and ``after/`` what install leaves,
+with the machine's paths written as ``/usr/bin/python3`` and
+``/opt/pi_memory`` so the goldens read the same on every machine.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+from tests.conftest import DATA, REPO
+from tests.inproc import call
+
+CASES_DIR = DATA / "install"
+PYTHON = "/usr/bin/python3"
+PACKAGE = "/opt/pi_memory"
+BACKUP = ".pi_memory.bak"
+
+
+def cases() -> list[str]:
+    return sorted(p.name for p in CASES_DIR.iterdir() if (p / "before").is_dir())
+
+
+def host_and_scope(case: str) -> tuple[str, str]:
+    host, scope = case.rsplit("-", 1)
+    return host, scope
+
+
+def placeholders(data: bytes) -> bytes:
+    """The machine's interpreter and package paths as the goldens spell them."""
+    python = str(Path(sys.executable).resolve())
+    return data.replace(python.encode(), PYTHON.encode()).replace(
+        str(REPO / "pi_memory").encode(), PACKAGE.encode()
+    )
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` but backups and placeholders, by relative path."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(BACKUP) and p.name != ".keep"
+    }
+
+
+def lay_out(case: str, tmp: Path, home: Path) -> Path:
+    """The case's ``before`` files in place: ``home/`` into ``home``, ``repo/`` in ``tmp/repo``."""
+    before = CASES_DIR / case / "before"
+    if (before / "home").is_dir():
+        shutil.copytree(before / "home", home, dirs_exist_ok=True)
+    repo = tmp / "repo"
+    shutil.copytree(before / "repo", repo) if (before / "repo").is_dir() else repo.mkdir()
+    return repo
+
+
+def state(tmp: Path, home: Path) -> dict[str, bytes]:
+    files = {f"home/{k}": placeholders(v) for k, v in snapshot(home).items()}
+    files.update({f"repo/{k}": placeholders(v) for k, v in snapshot(tmp / "repo").items()})
+    return files
+
+
+def install(case: str, repo: Path, *extra: str) -> str:
+    host, scope = host_and_scope(case)
+    result = call("install", host, "--scope", scope, *extra, cwd=repo)
+    assert (result.code, result.err) == (0, ""), result.err
+    return result.out
+
+
+def expected(case: str) -> dict[str, bytes]:
+    return snapshot(CASES_DIR / case / "after")
+
+
+def write_expected(case: str, files: dict[str, bytes]) -> None:
+    after = CASES_DIR / case / "after"
+    shutil.rmtree(after, ignore_errors=True)
+    for name, data in files.items():
+        target = after / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)

