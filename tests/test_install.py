@@ -128,7 +128,7 @@ def test_the_installed_hook_runs_from_any_directory(tmp_path: Path, hermetic_hom
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run(
         command,
-        shell=True,  # noqa: S602  # a host runs hook commands through a shell
+        shell=True,  # a host runs hook commands through a shell
         cwd="/",
         input=event,
         capture_output=True,
