@@ -126,7 +126,7 @@ def test_the_installed_hook_runs_from_any_directory(tmp_path: Path, hermetic_hom
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     event = json.dumps({"cwd": str(repo), "hook_event_name": "SessionStart", "source": "startup"})
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run(
+    proc = subprocess.run(  # noqa: S602
         command,
         shell=True,  # a host runs hook commands through a shell
         cwd="/",
