@@ -29,6 +29,7 @@ COMMANDS = (
     ("install", "wire hooks, tools and the MCP server into an agent's own settings"),
     ("uninstall", "remove exactly what install added"),
     ("surface", "the memories a prompt needs, as the prompt hook injects them"),
+    ("doctor", "check the configuration, models, providers, locks and model spend"),
 )
 
 SEARCH_MODES = """modes:
@@ -133,6 +134,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     cmd["show"].add_argument("--json", action="store_true", help="print one JSON object")
 
+    d = cmd["doctor"]
+    d.add_argument("--json", action="store_true", help="print one JSON object")
+    d.add_argument("--offline", action="store_true", help="send no request to any provider")
+
     for name in ("rebuild", "compact"):
         # Checked by _dispatch, which says why one layer (argparse would only say "required").
         cmd[name].usage = f"python -m pi_memory {name} [-h] [--dry-run] [--json] LAYER"
@@ -223,6 +228,10 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.show import run_show
 
         return run_show(as_json=ns.json)
+    if command == "doctor":
+        from pi_memory.commands.doctor import run_doctor
+
+        return run_doctor(as_json=ns.json, offline=ns.offline)
     if command in ("rebuild", "compact"):
         if ns.layer is None:
             raise UsageError(

@@ -110,7 +110,8 @@ _ANTHROPIC_ERRORS = {
 class FakeProvider:
     """The server; ``url`` is ``http://127.0.0.1:<port>``."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: tuple[Path, Path] | None = None) -> None:
+        """``tls``: (certificate, key) files to serve HTTPS instead of HTTP."""
         self.requests: list[Logged] = []
         self.default: Step = Fail(500, message="the fake provider has no scripted reply left")
         self._queue: list[Step] = []
@@ -120,6 +121,13 @@ class FakeProvider:
         self._server = _Server(("127.0.0.1", 0), handler)
         self.port = self._server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
+        if tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls[0]), str(tls[1]))
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            self.url = f"https://127.0.0.1:{self.port}"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

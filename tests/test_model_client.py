@@ -313,6 +313,18 @@ def test_plain_http_is_only_for_loopback(hermetic_home: Path) -> None:
         ask(cfg)
 
 
+def test_https_verifies_the_certificate(hermetic_home: Path) -> None:
+    fake = FakeProvider(tls=(GOLDEN / "selfsigned.crt", GOLDEN / "selfsigned.key"))
+    try:
+        cfg = config(fake, hermetic_home, "openai")
+        assert cfg.providers["fake"].base_url.startswith("https://127.0.0.1:")
+        with pytest.raises(ModelUnavailable, match=r"TLS failed .*certificate verify failed"):
+            ask(cfg)
+        assert fake.posts() == []  # refused before a byte of the request (or its key) left
+    finally:
+        fake.close()
+
+
 # -- budget and redaction ------------------------------------------------------------------
 
 

@@ -78,13 +78,21 @@ def resolve(config: Config, task: str, env: Mapping[str, str]) -> Target:
     if not name:
         where = f'"{task}.model" or "defaults.model"' if task in SEED_TASKS else '"defaults.model"'
         raise ModelNotConfigured(f"no model for {task} — set {where} in memory.json")
+    target = target_for(config, name, env)
+    if target is None:
+        raise ModelNotConfigured(
+            f'model "{name}" for {task} is not resolvable (unknown id or missing credentials)'
+        )
+    return target
+
+
+def target_for(config: Config, name: str, env: Mapping[str, str]) -> Target | None:
+    """``provider/id`` on a declared provider whose key variable (if any) is set, else None."""
     provider_name, _, model_id = name.partition("/")
     provider = config.providers.get(provider_name)
     key = env.get(provider.api_key_env, "") if provider and provider.api_key_env else ""
     if provider is None or not model_id or (provider.api_key_env and not key):
-        raise ModelNotConfigured(
-            f'model "{name}" for {task} is not resolvable (unknown id or missing credentials)'
-        )
+        return None
     return Target(name, provider_name, provider, model_id, key)
 
 
@@ -115,11 +123,41 @@ def chat(
     Raises ModelNotConfigured, BudgetExhausted (background jobs only) or
     ModelUnavailable ("the model never answered", ReplyCut for a cut reply).
     """
+    env = os.environ if env is None else env
+    return call(
+        config,
+        resolve(config, task, env),
+        messages,
+        system=system,
+        tools=tools,
+        job=job,
+        background=background,
+        timeout=timeout,
+        max_tokens=max_tokens,
+        think=think_level(config, task),
+        env=env,
+    )
+
+
+def call(
+    config: Config,
+    target: Target,
+    messages: Sequence[Message],
+    *,
+    system: str = "",
+    tools: Sequence[ToolSpec] = (),
+    job: str,
+    background: bool,
+    timeout: float | None = None,
+    max_tokens: int | None = None,
+    think: str = "off",
+    env: Mapping[str, str] | None = None,
+) -> Reply:
+    """:func:`chat` for an already resolved model (``doctor`` pings each provider so)."""
     from pi_memory.model import ledger
     from pi_memory.model.redact import redact
 
     env = os.environ if env is None else env
-    target = resolve(config, task, env)
     extra = config.redact_patterns
     redactions = 0
     if system:
@@ -149,7 +187,7 @@ def chat(
     clock = time.monotonic()
     parsed: Parsed | None = None
     try:
-        ask = Ask(target.model_id, system, clean, tools, limit, think_level(config, task))
+        ask = Ask(target.model_id, system, clean, tools, limit, think)
         parsed = _dispatch(target, ask, clock + seconds, env)
     finally:
         outcome = _OUTCOMES.get(parsed.problem, ledger.FAILED) if parsed else ledger.FAILED

@@ -81,7 +81,8 @@ def post_json(
     from urllib.parse import urlsplit
 
     check_url(url, policy.allow_insecure_http)
-    opener = _opener(is_loopback(urlsplit(url).hostname or ""))
+    parts = urlsplit(url)
+    opener = _opener(is_loopback(parts.hostname or ""), parts.scheme == "https")
     attempt = 0
     while True:
         remaining = deadline - time.monotonic()
@@ -130,12 +131,17 @@ def _attempt(
         reason = err.reason
         if isinstance(reason, (socket.timeout, TimeoutError)):
             return 0, b"", None, f"no answer within {timeout:.0f} s"
+        if type(reason).__module__ == "ssl":  # a certificate does not change on a retry
+            raise ModelUnavailable(f"TLS failed ({_describe(reason)})") from None
         return 0, b"", None, f"connection failed ({_describe(reason)})"
     except (OSError, http.client.HTTPException) as err:
         return 0, b"", None, f"connection failed ({_describe(err)})"
 
 
 def _describe(reason: object) -> str:
+    verify = getattr(reason, "verify_message", None)
+    if isinstance(verify, str) and verify:
+        return f"certificate verify failed: {verify}"
     if isinstance(reason, OSError) and reason.strerror:
         return reason.strerror
     return type(reason).__name__ if isinstance(reason, BaseException) else str(reason)
@@ -171,18 +177,18 @@ def _retry_after(headers: Headers | None) -> float | None:
     return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
 
 
-def _opener(loopback: bool) -> urllib.request.OpenerDirector:
-    import ssl
+def _opener(loopback: bool, secure: bool) -> urllib.request.OpenerDirector:
     import urllib.request
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args: object, **kwargs: object) -> None:
             return None
 
-    handlers: list[urllib.request.BaseHandler] = [
-        NoRedirect(),
-        urllib.request.HTTPSHandler(context=ssl.create_default_context()),
-    ]
+    handlers: list[urllib.request.BaseHandler] = [NoRedirect()]
+    if secure:  # the default context verifies the certificate and the host name
+        import ssl
+
+        handlers.append(urllib.request.HTTPSHandler(context=ssl.create_default_context()))
     if loopback:  # a proxy from the environment must never see a loopback call
         handlers.append(urllib.request.ProxyHandler({}))
     return urllib.request.build_opener(*handlers)

@@ -1,0 +1,86 @@
+"""``python -m pi_memory doctor [--json] [--offline]``: the problems first, one line each."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_memory.jobs.doctor import Report
+
+
+def run_doctor(*, as_json: bool, offline: bool) -> int:
+    """0 when nothing is wrong, 1 when at least one problem was found."""
+    from pi_memory.jobs.doctor import diagnose
+    from pi_memory.output import write_line
+    from pi_memory.resolve import load, settings_from
+
+    cwd = Path(os.getcwd())
+    loaded = load(cwd, os.environ)
+    # A broken value falls back to its default, so the layers are still where they are.
+    dirs = settings_from(loaded.config, cwd).dirs
+    report = diagnose(loaded, dirs, os.environ, offline=offline)
+    if as_json:
+        import json
+
+        write_line(json.dumps(to_json(report)))
+    else:
+        for line in render(report):
+            write_line(line)
+    return 1 if report.problems else 0
+
+
+def render(report: Report) -> list[str]:
+    from pi_memory.model import ledger
+
+    count = len(report.problems)
+    lines = [f"doctor: {count} problem{'s' if count != 1 else ''}" if count else "doctor: ok"]
+    lines += [f"- {problem}" for problem in report.problems]
+    lines.append("")
+    sources = ", ".join(report.sources) or "none (the built-in defaults)"
+    lines.append(f"config: {sources} · layout {report.layout}")
+    lines.append("models:")
+    for task in report.models:
+        shown = task.model or "none"
+        state = "" if task.state == "ok" else f" ({_STATES[task.state]})"
+        lines.append(f"  {task.task}: {shown}{state}")
+    lines.append("providers:" if report.providers else "providers: none declared")
+    for p in report.providers:
+        where = p.base_url or "its CLI"
+        if p.outcome == "answered":
+            said = f"{p.model} answered in {p.ms} ms" + (f" ({p.detail})" if p.detail else "")
+        elif p.outcome == "failed":
+            said = f"{p.model} did not answer"
+        else:
+            said = p.detail
+        lines.append(f"  {p.name} ({p.api}, {where}): {said}")
+    if report.locks:
+        lines.append("locks: " + " · ".join(f"{k} {v}" for k, v in report.locks.items()))
+    if report.spend is not None:
+        block = ledger.render(report.spend, report.cap)
+        lines += block or [f"Model tokens: none used this month (daily cap {report.cap:,})"]
+    lines += [f"note: {note}" for note in report.notes]
+    return lines
+
+
+_STATES = {
+    "missing": "no model",
+    "unresolvable": "not resolvable",
+    "off": "disabled, not needed",
+}
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    from pi_memory.model import ledger
+
+    return {
+        "ok": not report.problems,
+        "problems": list(report.problems),
+        "notes": list(report.notes),
+        "config": {"sources": list(report.sources), "layout": report.layout},
+        "models": {t.task: {"model": t.model, "state": t.state} for t in report.models},
+        "providers": {p.name: p._asdict() for p in report.providers},
+        "locks": dict(report.locks),
+        "model_usage": ledger.to_json(report.spend, report.cap) if report.spend else None,
+    }

@@ -1,0 +1,137 @@
+"""``doctor``: every problem on one line with what to do, against a real loopback provider."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pi_memory.cli import main
+from pi_memory.fs.lock import format_record, lock_path, this_host
+from pi_memory.model import ledger
+from pi_memory.resolve import load
+from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_json
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+def doctor(capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[int, str]:
+    code = main(["doctor", *flags])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, out
+
+
+def test_no_configuration_is_fine(
+    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = doctor(capsys)
+    assert code == 0
+    assert out.startswith("doctor: ok\n")
+    assert "providers: none declared" in out
+    assert "config: none (the built-in defaults) · layout categories" in out
+
+
+def test_a_healthy_provider_is_pinged_once(
+    project: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_memory_json(hermetic_home, memory_json(fake_provider, api="anthropic"))
+    fake_provider.script(Say("OK", tokens_in=14, tokens_out=1))
+    code, out = doctor(capsys)
+    assert code == 0, out
+    assert "fake (anthropic, http://127.0.0.1:" in out and "fake/test-model answered in" in out
+    (ping,) = fake_provider.posts()
+    assert ping.json["messages"] == [{"role": "user", "content": "Reply with the single word OK."}]
+    assert ping.json["max_tokens"] == 64
+    assert "  doctor: today 1 call, 15 tokens" in out
+
+
+def test_each_problem_is_one_line_with_what_to_do(
+    project: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    data: dict[str, Any] = memory_json(fake_provider, model="down/x")
+    data["providers"]["down"] = {"baseUrl": fake_provider.openai_base, "maxRetries": 0}
+    data["providers"]["anth"] = {
+        "baseUrl": "https://api.anthropic.com",
+        "api": "anthropic",
+        "apiKeyEnv": "DOCTOR_TEST_KEY",
+    }
+    data["autoSurfacing"] = {"model": "anth/claude"}
+    write_memory_json(hermetic_home, data)
+    fake_provider.default = Say("")  # an empty reply: the model never answered
+    code, out = doctor(capsys)
+    assert code == 1
+    problems = out.split("\n\n")[0].splitlines()
+    assert problems == [
+        "doctor: 2 problems",
+        '- model "anth/claude" for autoSurfacing is not resolvable (unknown id or missing '
+        "credentials) — set DOCTOR_TEST_KEY in the environment the agent runs in",
+        "- provider down: the model never answered: down/x: the reply was empty"
+        f" — check that the server at {fake_provider.openai_base} is up and reachable",
+    ]
+    assert "fake (openai" in out and "no task uses it: not contacted" in out
+    assert len(fake_provider.posts()) == 1
+
+
+def test_offline_sends_nothing(
+    project: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    write_memory_json(hermetic_home, memory_json(fake_provider))
+    code, out = doctor(capsys, "--offline")
+    assert code == 0
+    assert "fake (openai" in out and ": --offline" in out
+    assert fake_provider.requests == []
+
+
+def test_a_broken_config_and_an_abandoned_lock(
+    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_memory_json(hermetic_home, {"lock": {"timeoutMs": "soon"}})
+    settings_dir = project / ".pi" / "agent" / "memory-auto"
+    settings_dir.mkdir(parents=True)
+    lock_path(settings_dir).write_bytes(
+        format_record(2**22 + 12345, this_host(), "2026-01-01T00:00:00.000Z", "add")
+    )
+    code, out = doctor(capsys, "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert not report["ok"]
+    first, second = report["problems"]
+    assert first.startswith('memory.json: "lock.timeoutMs" must be an integer')
+    assert first.endswith("— fix it in " + str(hermetic_home / ".pi" / "agent" / "memory.json"))
+    assert second.startswith("project layer: Memory lock at ")
+    assert "is abandoned by add (pid 4206649" in second
+    assert second.endswith("run python -m pi_memory unlock project")
+
+
+def test_a_spent_cap_is_a_problem(
+    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_memory_json(hermetic_home, {"dailyTokenCap": 1000})
+    config = load(project, {}).config
+    now = ledger.now_local()
+    usage = ledger.Usage(ledger.stamp(now), "extract", "p/m", 900, 150, 10)
+    ledger.record(ledger.directory(config), usage)
+    code, out = doctor(capsys)
+    assert code == 1
+    assert (
+        "- background model jobs are stopped for today: 1,050 tokens reached dailyTokenCap 1,000"
+        ' — raise "dailyTokenCap" in memory.json, or wait until tomorrow'
+    ) in out
