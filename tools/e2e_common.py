@@ -73,6 +73,18 @@ class Fake:
             return []
         return [json.loads(line) for line in self.log.read_text("utf-8").splitlines() if line]
 
+    def script(self, replies: list[dict[str, Any]]) -> None:
+        """Queue replies (``{"match": …, "tool_calls": [{"name", "arguments"}]}``), each used once."""
+        import urllib.request
+
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}/_script",
+            data=json.dumps(replies).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310  # loopback
+            response.read()
+
     def stop(self) -> None:
         self.proc.kill()
         self.proc.wait()
