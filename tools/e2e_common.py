@@ -74,7 +74,7 @@ class Fake:
         return [json.loads(line) for line in self.log.read_text("utf-8").splitlines() if line]
 
     def script(self, replies: list[dict[str, Any]]) -> None:
-        """Queue replies (``{"match": …, "tool_calls": [{"name", "arguments"}]}``), each used once."""
+        """Queue replies (``{"match", "tool_calls": [{"name", "arguments"}]}``), each used once."""
         import urllib.request
 
         request = urllib.request.Request(
