@@ -132,3 +132,83 @@ def shuffled(entries: list[Entry], seed: int) -> list[Entry]:
     copy = [entry._replace() for entry in entries]
     random.Random(seed).shuffle(copy)
     return copy
+
+
+_SUBJECTS = [
+    "api",
+    "worker",
+    "scheduler",
+    "gateway",
+    "cache",
+    "queue",
+    "database",
+    "proxy",
+    "indexer",
+    "mailer",
+]
+_VERBS = [
+    "restarts",
+    "flushes",
+    "rotates",
+    "checks",
+    "rebuilds",
+    "reloads",
+    "drains",
+    "warms",
+    "validates",
+    "syncs",
+]
+_OBJECTS = [
+    "sessions",
+    "tokens",
+    "logs",
+    "certificates",
+    "indexes",
+    "snapshots",
+    "buffers",
+    "jobs",
+    "tables",
+    "keys",
+]
+_WHEN = ["nightly", "hourly", "weekly", "daily", "always", "often", "rarely", "manually"]
+_LINKS = ["before", "after", "with", "for"]
+
+
+def narrow_store(seed: int, size: int = 600) -> list[Entry]:
+    """Notes from one template over a ~50-word vocabulary: every body shares most
+    words with many others, so each of its rarest words is still common.
+
+    A few keywords make the keyword groups large; some notes carry a number, and
+    a quarter are rewordings or copies of an earlier note.
+    """
+    rng = random.Random(seed)
+    keywords = [f"{subject}-ops" for subject in _SUBJECTS[: rng.randint(2, 5)]]
+    entries: list[Entry] = []
+    for i in range(size):
+        roll = rng.random()
+        if entries and roll < 0.25:
+            words = rng.choice(entries).body.split()
+            words[rng.randrange(len(words))] = rng.choice(_WHEN + _OBJECTS)
+            body = " ".join(words)
+        else:
+            body = (
+                f"the {rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} the {rng.choice(_OBJECTS)} "
+                f"{rng.choice(_WHEN)} {rng.choice(_LINKS)} the {rng.choice(_SUBJECTS)} "
+                f"{rng.choice(_VERBS)} {rng.choice(_OBJECTS)}"
+            )
+            if roll > 0.85:
+                body += f" every {rng.choice([5, 10, 30])} minutes"
+        day = rng.randint(1, 28)
+        entries.append(
+            Entry(
+                id=f"202603{day:02d}-{i:04x}",
+                time=f"2026-03-{day:02d} 10:00:00",
+                project="p",
+                src="auto",
+                keyword=rng.choice(keywords),
+                body=body,
+                layer="project",
+                file="DECISIONS.md",
+            )
+        )
+    return entries

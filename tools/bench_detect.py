@@ -148,6 +148,207 @@ def make_store(n: int, seed: int = 0) -> list[Entry]:
     return entries
 
 
+NARROW_SUBJECTS = [
+    "api",
+    "worker",
+    "scheduler",
+    "gateway",
+    "frontend",
+    "backend",
+    "cache",
+    "queue",
+    "database",
+    "proxy",
+    "indexer",
+    "crawler",
+    "mailer",
+    "billing",
+    "auth",
+    "search",
+    "storage",
+    "metrics",
+    "logger",
+    "uploader",
+]
+NARROW_VERBS = [
+    "restarts",
+    "flushes",
+    "rotates",
+    "checks",
+    "rebuilds",
+    "reloads",
+    "drains",
+    "warms",
+    "validates",
+    "compacts",
+    "syncs",
+    "pauses",
+    "resumes",
+    "retries",
+    "signs",
+    "encrypts",
+    "compresses",
+    "trims",
+    "exports",
+    "imports",
+]
+NARROW_OBJECTS = [
+    "sessions",
+    "tokens",
+    "logs",
+    "certificates",
+    "indexes",
+    "snapshots",
+    "buffers",
+    "connections",
+    "jobs",
+    "tables",
+    "caches",
+    "keys",
+    "configs",
+    "schemas",
+    "queues",
+    "events",
+    "reports",
+    "backups",
+    "artifacts",
+    "images",
+    "bundles",
+    "manifests",
+    "secrets",
+    "users",
+    "roles",
+    "quotas",
+    "limits",
+    "alerts",
+    "dashboards",
+    "webhooks",
+    "invoices",
+    "receipts",
+    "payloads",
+    "headers",
+    "cookies",
+    "routes",
+    "shards",
+    "replicas",
+    "partitions",
+    "segments",
+    "chunks",
+    "blobs",
+    "files",
+    "folders",
+    "mounts",
+    "volumes",
+    "disks",
+    "nodes",
+    "pods",
+    "containers",
+    "services",
+    "clusters",
+    "regions",
+    "zones",
+    "tenants",
+    "projects",
+    "teams",
+    "builds",
+    "releases",
+    "branches",
+    "commits",
+    "tags",
+    "hooks",
+    "pipelines",
+    "runners",
+    "agents",
+    "workers",
+    "threads",
+    "locks",
+    "leases",
+    "tickets",
+    "batches",
+    "streams",
+    "topics",
+    "channels",
+    "feeds",
+    "digests",
+    "summaries",
+    "exports",
+    "imports",
+    "migrations",
+    "fixtures",
+    "mocks",
+    "stubs",
+    "samples",
+    "traces",
+    "spans",
+    "profiles",
+    "heaps",
+    "dumps",
+    "crashes",
+]
+NARROW_WHEN = [
+    "nightly",
+    "hourly",
+    "weekly",
+    "daily",
+    "monthly",
+    "always",
+    "often",
+    "rarely",
+    "usually",
+    "early",
+    "late",
+]
+NARROW_HOW = [
+    "safely",
+    "carefully",
+    "silently",
+    "automatically",
+    "locally",
+    "remotely",
+    "fully",
+    "partially",
+    "incrementally",
+    "atomically",
+    "quickly",
+    "slowly",
+    "manually",
+    "twice",
+    "once",
+]
+NARROW_LINKS = ["before", "after", "with", "for", "during"]
+
+
+def make_narrow_store(n: int, seed: int = 0) -> list[Entry]:
+    """``n`` notes from one template over a vocabulary of about 170 words, as a team that
+    writes its notes from templates has: every body shares most of its words with many
+    others, and even its rarest words are common. 40 keywords, one layer."""
+    rng = random.Random(seed)
+    topics = [f"{s}-{o}" for s in NARROW_SUBJECTS[:8] for o in NARROW_OBJECTS[:5]]
+    taken: set[str] = set()
+    entries = []
+    for i in range(n):
+        day = i * 300 // max(1, n)
+        body = (
+            f"The {rng.choice(NARROW_SUBJECTS)} {rng.choice(NARROW_VERBS)} the "
+            f"{rng.choice(NARROW_OBJECTS)} {rng.choice(NARROW_WHEN)} {rng.choice(NARROW_LINKS)} "
+            f"the {rng.choice(NARROW_SUBJECTS)} {rng.choice(NARROW_VERBS)} "
+            f"{rng.choice(NARROW_OBJECTS)} {rng.choice(NARROW_HOW)}."
+        )
+        entries.append(
+            Entry(
+                id=_id(rng, day, taken),
+                time=f"2026-{1 + day // 28:02d}-{1 + day % 28:02d} {rng.randint(0, 23):02d}:00:00",
+                project="bench",
+                src="auto",
+                keyword=rng.choice(topics),
+                body=body,
+                layer="project",
+                file="DECISIONS.md",
+            )
+        )
+    return entries
+
+
 def _timed(fn: Any, *args: Any) -> tuple[float, list[Any]]:
     start = time.perf_counter()
     result = fn(*args)
@@ -155,20 +356,26 @@ def _timed(fn: Any, *args: Any) -> tuple[float, list[Any]]:
 
 
 def bench(n_values: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
-    """Seconds and pair counts per store size; brute force at the smallest size only."""
+    """Seconds and pair counts per store size; brute force at the smallest size only.
+
+    The narrow-vocabulary store runs at the smallest size, after the others.
+    """
     results: dict[str, Any] = {}
-    for position, n in enumerate(n_values):
-        store = make_store(n, seed=n)
+    stores = [(str(n), n, make_store) for n in n_values]
+    if n_values:
+        stores.append((f"{min(n_values)} narrow", min(n_values), make_narrow_store))
+    for position, (label, n, make) in enumerate(stores):
+        store = make(n, seed=n)
         row: dict[str, Any] = {}
         row["duplicates_s"], dups = _timed(find_duplicates, store)
         row["conflicts_s"], conflicts = _timed(find_conflicts, store)
         row["conflicts_alone_s"], _ = _timed(find_conflicts, [e._replace() for e in store])
         row["duplicates"], row["conflicts"] = len(dups), len(conflicts)
-        if position == 0:
+        if position == 0 or label.endswith("narrow"):
             row["duplicates_brute_s"], brute_dups = _timed(find_duplicates_bruteforce, store)
             row["conflicts_brute_s"], brute_conf = _timed(find_conflicts_bruteforce, store)
             row["same_as_brute"] = (brute_dups, brute_conf) == (dups, conflicts)
-        results[str(n)] = row
+        results[label] = row
     return results
 
 
@@ -186,8 +393,10 @@ def report(results: dict[str, Any]) -> list[str]:
                 f"{brute_total:.1f} s ({brute_total / both:.0f}x slower, "
                 f"same pairs: {row['same_as_brute']})"
             )
+        size, _, kind = n.partition(" ")
+        label = f"{int(size):,} {kind}".strip()
         lines.append(
-            f"{int(n):>9,}  {row['duplicates_s']:>7.3f} s {row['duplicates']:>5}p"
+            f"{label:>9}  {row['duplicates_s']:>7.3f} s {row['duplicates']:>5}p"
             f"  {row['conflicts_s']:>7.3f} s {row['conflicts']:>5}p  {both:>5.2f} s"
             f"  {row['conflicts_alone_s']:>5.2f} s  {brute}"
         )

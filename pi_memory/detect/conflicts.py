@@ -35,10 +35,12 @@ from pi_memory.detect.similarity import (
     SMALL_GROUP,
     Features,
     PrefixIndex,
+    dense_join,
     jaccard,
     judge_candidates,
     judge_every_pair,
     oldest_first,
+    prefix_cost,
     rank_order,
     ranked,
     rarity_ranks,
@@ -50,6 +52,10 @@ from pi_memory.entry import Entry
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5
 MAX_REPLACED_WORDS: Final = 3
+#: A prefix-filter visit costs about this many bitmask comparisons.
+_PREFIX_VISIT_COST: Final = 4
+#: Below this many members either way is cheap, and the estimate is not worth making.
+_DENSE_MIN_GROUP: Final = 64
 
 
 @dataclass(frozen=True)
@@ -152,13 +158,33 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if ranks is None:
             ranks = rarity_ranks(item.words for item in group)
         orders = {i: rank_order(group[i].words, ranks) for i in members}
+        numbered = [i for i in members if group[i].numbers]
+        if _dense(members, numbered, orders):
+            words = [item.words for item in group]
+            pairs.update(dense_join(words, members, MIN_SIMILARITY_WORDS))
+            pairs.update(dense_join(words, numbered, MIN_SIMILARITY_NUMBERS))
+            continue
         words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
         self_join(members, orders, words_index, pairs)
-        numbered = [i for i in members if group[i].numbers]
         self_join(
             numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True), pairs
         )
     return pairs
+
+
+def _dense(members: list[int], numbered: list[int], orders: dict[int, list[str]]) -> bool:
+    """Whether comparing every pair beats the prefix filters for one keyword group.
+
+    Word conflicts need all but a few words shared, so their prefixes are
+    short; number conflicts are what a narrow vocabulary makes expensive.
+    """
+    if len(members) < _DENSE_MIN_GROUP:
+        return False
+    pairs = len(members) * (len(members) - 1) // 2 + len(numbered) * (len(numbered) - 1) // 2
+    visits = prefix_cost(orders, numbered, MIN_SIMILARITY_NUMBERS) + prefix_cost(
+        orders, members, MIN_SIMILARITY_WORDS
+    )
+    return visits * _PREFIX_VISIT_COST > pairs
 
 
 def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:

@@ -23,7 +23,7 @@ filtering within each group of bodies that carry the same numbers).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -33,10 +33,13 @@ from pi_memory.detect.similarity import (
     Features,
     PrefixIndex,
     age_key,
+    dense_join,
     jaccard,
     judge_candidates,
     judge_every_pair,
     oldest_first,
+    partition_join,
+    prefix_cost,
     rank_order,
     ranked,
     rarity_ranks,
@@ -53,6 +56,17 @@ MIN_TOKEN: Final = 0.45
 MIN_TOKEN_WITH_KEYWORDS: Final = 0.25
 MIN_SHARED_KEYWORDS: Final = 2
 MIN_SCORE: Final = 0.5
+#: A prefix-filter visit (probe, position check, set intersection) costs about
+#: this many bitmask comparisons.
+_PREFIX_VISIT_COST: Final = 4
+#: Below this many members either way is cheap, and the estimate is not worth making.
+_DENSE_MIN_GROUP: Final = 64
+#: Joins at or above this threshold partition the tokens (few may differ);
+#: below it, too many may differ for a partition to stay selective.
+_PARTITION_THRESHOLD: Final = 0.6
+#: Prefix visits per set past which partitioning is cheaper: ordinary prose
+#: stays under 15, notes from a handful of templates reach hundreds.
+_PARTITION_VISITS_PER_SET: Final = 50
 
 
 @dataclass(frozen=True)
@@ -170,6 +184,16 @@ def _join(
     out: set[tuple[int, int]],
 ) -> None:
     """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
+    if _partitioned(members, threshold, orders):
+        tokens = [item.tokens for item in group]
+        candidates = partition_join(tokens, members, threshold, _ids(group, members))
+        apart = _numbers_apart(group)
+        _verified(group, {p for p in candidates if not apart(*p)}, threshold, out)
+        return
+    if _dense(group, members, threshold, orders):
+        tokens = [item.tokens for item in group]
+        out.update(dense_join(tokens, members, threshold, _numbers_apart(group)))
+        return
     found: set[tuple[int, int]] = set()
     # The number guard splits the members: bodies with numbers pair only with
     # bodies carrying the same numbers, or with bodies carrying none.
@@ -193,6 +217,48 @@ def _join(
     # The filters let through pairs that only look alike by size and prefix;
     # checking the Jaccard here is much cheaper than judging them.
     _verified(group, found, threshold, out)
+
+
+def _partitioned(members: list[int], threshold: float, orders: Sequence[Sequence[str]]) -> bool:
+    """Whether a high-threshold join should partition the tokens rather than index prefixes.
+
+    Prefix filtering visits few postings while prefixes hold rare words; when
+    even the rarest words of a body are common (templated notes), each set
+    would meet hundreds of others through its prefix.
+    """
+    if threshold < _PARTITION_THRESHOLD:
+        return False
+    visits = prefix_cost(orders, members, threshold)
+    return visits > _PARTITION_VISITS_PER_SET * len(members)
+
+
+def _dense(
+    group: Sequence[Features], members: list[int], threshold: float, orders: Sequence[Sequence[str]]
+) -> bool:
+    """Whether comparing every pair beats the prefix filter for ``members``.
+
+    A prefix visit costs several times a bitmask comparison, so the filter pays
+    only while it visits well under all the pairs there are.
+    """
+    if len(members) < _DENSE_MIN_GROUP:
+        return False
+    pairs = len(members) * (len(members) - 1) // 2
+    return prefix_cost(orders, members, threshold) * _PREFIX_VISIT_COST > pairs
+
+
+def _ids(group: Sequence[Features], members: list[int]) -> dict[str, int]:
+    """Token ids, rarest first, for :func:`partition_join`."""
+    return rarity_ranks(group[i].tokens for i in members)
+
+
+def _numbers_apart(group: Sequence[Features]) -> Callable[[int, int], bool]:
+    """The number guard: both bodies carry numbers, and not the same ones."""
+
+    def apart(i: int, j: int) -> bool:
+        x, y = group[i].numbers, group[j].numbers
+        return bool(x and y and x != y)
+
+    return apart
 
 
 def _verified(

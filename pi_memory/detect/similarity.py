@@ -11,7 +11,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from itertools import chain
 from typing import Any, Final, NamedTuple, TypeVar
 
@@ -89,6 +89,8 @@ EPS: Final = 1e-9
 #: Keyword groups up to this size are compared pair by pair; larger ones go
 #: through prefix indexes so that one popular keyword cannot cost n².
 SMALL_GROUP: Final = 16
+#: Sets sampled to estimate the cost of a prefix join.
+_COST_SAMPLE: Final = 1000
 
 
 def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
@@ -202,6 +204,128 @@ class PrefixIndex:
                 postings[token] = [(size, key, j)]
             else:
                 posting.append((size, key, j))
+
+
+def _count_ones(value: int) -> int:
+    return bin(value).count("1")
+
+
+#: ``int.bit_count`` where the runtime has it (3.10+), in C.
+_bit_count: Callable[[int], int] = getattr(int, "bit_count", _count_ones)
+
+
+def popcount(value: int) -> int:
+    """Set bits of a non-negative ``int``."""
+    return _bit_count(value)
+
+
+def dense_join(
+    sets: Sequence[Set[str]],
+    members: Sequence[int],
+    threshold: float,
+    apart: Callable[[int, int], bool] | None = None,
+) -> Iterator[tuple[int, int]]:
+    """Every pair of ``members`` with ``jaccard >= threshold``, as ``(low, high)``, checked exactly.
+
+    The all-pairs way for a dense group, where most pairs share a common word
+    and a prefix index would hand back nearly every pair anyway (notes written
+    from one template): each set becomes a bitmask over the group's own
+    tokens, most frequent first, so the masks stay a few machine words long
+    and a pair costs one AND and a bit count. Only pairs whose sizes allow the
+    threshold are compared. ``apart(i, j)``, when given, rules a pair out
+    before it is compared.
+    """
+    counts = Counter(chain.from_iterable(sets[i] for i in members))
+    bit = {token: 1 << n for n, (token, _) in enumerate(counts.most_common())}
+    sized = sorted((len(sets[i]), i, sum(map(bit.__getitem__, sets[i]))) for i in members)
+    share = threshold / (1 + threshold)
+    ones = _bit_count
+    for n, (size, i, mask) in enumerate(sized):
+        largest = size / threshold + EPS
+        for other, j, other_mask in sized[n + 1 :]:
+            if other > largest:
+                break
+            if ones(mask & other_mask) >= share * (size + other) - EPS and not (
+                apart is not None and apart(i, j)
+            ):
+                yield (i, j) if i < j else (j, i)
+
+
+def partition_join(
+    sets: Sequence[Set[str]],
+    members: Sequence[int],
+    threshold: float,
+    ids: Mapping[str, int],
+) -> set[tuple[int, int]]:
+    """Candidate pairs of ``members`` for ``jaccard >= threshold`` by partitioning the tokens.
+
+    For a high threshold, two sets that qualify differ in only a few tokens:
+    with ``|x| <= |y|``, ``J >= t`` needs ``|x △ y| <= |x| (1 - t) / t``
+    (``|y| <= |x| / t`` bounds the sizes). Split the tokens into ``d + 1``
+    parts by their id; if at most ``d`` tokens differ, some part holds none of
+    them, and the two sets agree exactly on that part. So each set is keyed
+    by its projection on each part, once per ``d`` its smaller partners
+    could need, and pairs that share a key are the candidates: a projection
+    holds several tokens, so a key stays selective even when every single
+    word is common. Every qualifying pair is a candidate; candidates still
+    have to be verified.
+    """
+    slack = (1 - threshold) / threshold
+    buckets: dict[tuple[int, int, tuple[int, ...]], list[int]] = {}
+    spreads: dict[int, list[int]] = {}
+    for i in members:
+        size = len(sets[i])
+        needed = spreads.get(size)
+        if needed is None:
+            smallest = max(1, math.ceil(threshold * size - EPS))
+            low, high = math.floor(smallest * slack + EPS), math.floor(size * slack + EPS)
+            needed = spreads[size] = list(range(low, high + 1))
+        token_ids = sorted(map(ids.__getitem__, sets[i]))
+        for spread in needed:
+            parts = spread + 1
+            projections: list[list[int]] = [[] for _ in range(parts)]
+            for token in token_ids:
+                projections[token % parts].append(token)
+            for part, projection in enumerate(projections):
+                buckets.setdefault((spread, part, tuple(projection)), []).append(i)
+    pairs: set[tuple[int, int]] = set()
+    for bucket in buckets.values():
+        for n, i in enumerate(bucket):
+            for j in bucket[n + 1 :]:
+                if i != j:
+                    pairs.add((i, j) if i < j else (j, i))
+    return pairs
+
+
+def prefix_cost(
+    orders: Mapping[int, Sequence[str]] | Sequence[Sequence[str]],
+    members: Sequence[int],
+    threshold: float,
+) -> float:
+    """Roughly how many posting entries a prefix self-join of ``members`` would visit.
+
+    A set's probe prefix meets, through each of its tokens, the indexed
+    (shorter) prefixes holding that token; about half of them are indexed
+    before the probe runs. Counted on an evenly spaced sample of at most
+    :data:`_COST_SAMPLE` sets and scaled up (visits grow with the square of
+    the sets), so the estimate costs little next to either join.
+    """
+    step = max(1, len(members) // _COST_SAMPLE)
+    sample = members[::step]
+    index_share = 2 * threshold / (1 + threshold)
+    probed: Counter[str] = Counter()
+    indexed: Counter[str] = Counter()
+    own = 0
+    for i in sample:
+        ordered = orders[i]
+        size = len(ordered)
+        probed.update(ordered[: size - max(1, math.ceil(threshold * size - EPS)) + 1])
+        prefix = ordered[: size - max(1, math.ceil(index_share * size - EPS)) + 1]
+        indexed.update(prefix)
+        # A set meets itself through its indexed prefix (a part of its probe prefix).
+        own += len(prefix)
+    visits = (sum(count * indexed[token] for token, count in probed.items()) - own) / 2
+    return visits * (len(members) / len(sample)) ** 2 if sample else 0.0
 
 
 class Features(NamedTuple):
