@@ -34,7 +34,10 @@ def test_a_required_layer_is_shown_as_required(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = help_of(command, cwd=tmp_path, capsys=capsys)
-    assert f"usage: python -m pi_memory {command} [-h] LAYER\n" in text
+    usage = text.splitlines()[0]
+    assert usage.startswith(f"usage: python -m pi_memory {command} [-h]")
+    # The layer is the one positional argument, outside any brackets.
+    assert usage.endswith("] LAYER")
     assert "[LAYER]" not in text
 
 
