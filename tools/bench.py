@@ -10,6 +10,10 @@ them: ``python -c pass`` (the floor), the hooks (``session-start``,
 ``pre-tool-use``, an event with nothing to do), ``search``, ``write`` and ``show``.
 Medians are reported with their ratio to the floor; this machine is shared
 and noisy, so the ratios are the figure to read.
+A store of notes from one template over about 170 words (``--narrow``) times
+``show --json`` with its health block where the detectors have it hardest, and
+a read-only vendored copy of the package (``--read-only``, on a read-only bind
+mount) times the hooks where no bytecode can be written beside the package.
 Then the duplicate and conflict detectors are timed in-process against the
 brute-force definition (``tools/bench_detect.py``).
 """
@@ -17,13 +21,16 @@ brute-force definition (``tools/bench_detect.py``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,13 +39,17 @@ sys.path.insert(0, str(ROOT))
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER  # noqa: E402
 from pi_memory.layouts.categories import format_entry  # noqa: E402
 from tools.bench_detect import bench as bench_detectors  # noqa: E402
-from tools.bench_detect import make_store  # noqa: E402
+from tools.bench_detect import make_narrow_store, make_store  # noqa: E402
 from tools.bench_detect import report as detector_report  # noqa: E402
 
 
-def build_store(home: Path, project: Path, n: int) -> None:
-    """``n`` memories split 1:3 between the user and project layers."""
-    entries = make_store(n, seed=n)
+def build_store(home: Path, project: Path, n: int, *, narrow: bool = False) -> None:
+    """``n`` memories split 1:3 between the user and project layers.
+
+    ``narrow``: notes from one template over about 170 words (every body shares
+    most words with many others), the hard case for the detectors in ``show``.
+    """
+    entries = (make_narrow_store if narrow else make_store)(n, seed=n)
     dirs = {USER: home / ".pi/agent/memory-auto", PROJECT: project / ".pi/agent/memory-auto"}
     chunks: dict[tuple[str, str], list[str]] = {}
     for i, entry in enumerate(entries):
@@ -97,12 +108,22 @@ def time_commands(
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def bench_size(n: int, runs: int) -> dict[str, float]:
+def bench_size(
+    n: int,
+    runs: int,
+    *,
+    narrow: bool = False,
+    only: tuple[str, ...] = (),
+    package_root: Path = ROOT,
+) -> dict[str, float]:
+    """Median seconds per command on a store of ``n`` memories (``only``: just those
+    commands and the floor); ``package_root`` is the directory that holds ``pi_memory/``."""
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "proj")
         project.mkdir(parents=True)
-        build_store(home, project, n)
-        env = dict(os.environ, HOME=str(home), PYTHONPATH=str(ROOT))
+        build_store(home, project, n, narrow=narrow)
+        env = dict(os.environ, HOME=str(home), PYTHONPATH=str(package_root))
+        env["XDG_CACHE_HOME"] = str(Path(tmp, "cache"))
         env.pop("PI_MEMORY_AUTO_DIR", None)
         # Measure what a user runs: bytecode cached after the first start (an installed
         # package has it precompiled). The warm-up run below writes it.
@@ -144,8 +165,39 @@ def bench_size(n: int, runs: int) -> dict[str, float]:
                 "",
             ),
             "show": ([*py, "-m", "pi_memory", "show"], ""),
+            "show --json": ([*py, "-m", "pi_memory", "show", "--json"], ""),
         }
+        if only:
+            cases = {name: case for name, case in cases.items() if name in (FLOOR, *only)}
         return time_commands(cases, project, env, runs)
+
+
+FLOOR = "python -c pass"
+
+
+@contextlib.contextmanager
+def read_only_copy() -> Iterator[Path]:
+    """A copy of the package, without bytecode, on a read-only bind mount (as a vendored
+    copy in a read-only location is): Python cannot write ``__pycache__`` beside it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source, mount = Path(tmp, "src"), Path(tmp, "vendor")
+        shutil.copytree(
+            ROOT / "pi_memory", source / "pi_memory", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        mount.mkdir()
+        subprocess.run(["mount", "--bind", str(source), str(mount)], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], check=True)
+            yield mount
+        finally:
+            subprocess.run(["umount", str(mount)], check=False)
+
+
+def print_rows(n: int, times: dict[str, float], label: str = "") -> None:
+    floor = times[FLOOR]
+    for name, seconds in times.items():
+        shown = f"{name} {label}".strip()
+        print(f"{n:>9,} {shown:<34} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,15 +211,38 @@ def main(argv: list[str] | None = None) -> int:
         default=[10_000, 100_000],
         help="store sizes for duplicate and conflict detection (brute force at the first)",
     )
+    parser.add_argument(
+        "--narrow",
+        type=int,
+        default=10_000,
+        help="size of the narrow-vocabulary store (0 to skip)",
+    )
+    parser.add_argument(
+        "--read-only",
+        type=int,
+        default=1_000,
+        help="size of the store for the read-only vendored run (0 to skip; needs mount)",
+    )
     args = parser.parse_args(argv)
     print(f"Python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.runs} runs")
-    print(f"{'memories':>9} {'command':<24} {'median':>9} {'× python -c pass':>17}")
+    print(f"{'memories':>9} {'command':<34} {'median':>9} {'× python -c pass':>17}")
     for n in args.sizes:
         runs = args.runs if n < 100_000 else max(3, args.runs // 3)
-        times = bench_size(n, runs)
-        floor = times["python -c pass"]
-        for name, seconds in times.items():
-            print(f"{n:>9,} {name:<24} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
+        print_rows(n, bench_size(n, runs))
+    if args.narrow:
+        only = ("hook session-start", "hook user-prompt-submit", "search", "show --json")
+        print_rows(
+            args.narrow, bench_size(args.narrow, args.runs, narrow=True, only=only), "(narrow)"
+        )
+    if args.read_only:
+        only = ("hook session-start", "hook user-prompt-submit", "hook pre-tool-use", "search")
+        try:
+            with read_only_copy() as vendor:
+                times = bench_size(args.read_only, args.runs, only=only, package_root=vendor)
+        except (OSError, subprocess.CalledProcessError) as error:
+            print(f"read-only vendored run not measured: no read-only mount here ({error})")
+        else:
+            print_rows(args.read_only, times, "(read-only)")
     if args.detector_sizes:
         print("\nDuplicate and conflict detection, in process (p = pairs found):")
         print("\n".join(detector_report(bench_detectors(tuple(args.detector_sizes)))))
