@@ -265,7 +265,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
             source=ns.source, target=ns.target, layer=ns.layer, on_conflict=ns.on_conflict
         )
     if command == "unlock":
-        from pi_memory.commands.unlock_cli import run_unlock
+        from pi_memory.commands.unlock import run_unlock
 
         return run_unlock(layer=ns.layer, yes=ns.yes, force=ns.force)
     if command == "surface":

@@ -1,10 +1,12 @@
 """The keyword table of the ``categories`` layout: ``MEMORY.md`` and the injected block.
 
 Both are rendered by the same builder from the same entries. ``MEMORY.md`` is
-derived, program-owned and never read back, except its stats line, which
-carries the consolidation watermark. The injected text is rendered from the
-category files at injection time, so a stale or damaged ``MEMORY.md`` can never
-change what the model sees.
+derived, program-owned and never read back, except its stats line: its
+``sinceLast`` counts the entries written since the last consolidation and
+``lastConsolidated`` says when that was (``never``: no code resets the
+watermark yet, as no consolidation round exists). The injected text is
+rendered from the category files at injection time, so a stale or damaged
+``MEMORY.md`` can never change what the model sees.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ if TYPE_CHECKING:
     from pi_memory.keywords import KeywordRow
 
 KEYWORD_CAP: Final = 200
-DEFAULT_BUDGET: Final = 3000
 CONTINUATION_WIDTH: Final = 100
 
 HEADER_LINE: Final = (
@@ -197,12 +198,11 @@ def render_injection(blocks: Sequence[str]) -> str:
 
 
 def refresh_memory_md(
-    directory: Path, entries: Sequence[Entry], recalls: Mapping[str, int], *, reset: bool = False
+    directory: Path, entries: Sequence[Entry], recalls: Mapping[str, int]
 ) -> None:
     """Rewrite ``directory/MEMORY.md`` from ``entries`` (only when its bytes change).
 
-    ``reset`` marks a completed consolidation round. A layer with no entries
-    loses its ``MEMORY.md``. Call with the store lock held.
+    A layer with no entries loses its ``MEMORY.md``. Call with the store lock held.
     """
     path = directory / INDEX_FILE
     try:
@@ -214,10 +214,6 @@ def refresh_memory_md(
             path.unlink()
         return
     stats = advance_watermark(parse_stats(old) if old is not None else None, len(entries))
-    if reset:
-        from pi_memory.text import iso_now
-
-        stats = Stats(stats.entries, 0, iso_now())
     text = render_memory_md(keyword_rows(entries, recalls), stats)
     if text != old:
         from pi_memory.fs.atomic import atomic_write_text

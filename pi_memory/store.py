@@ -355,7 +355,7 @@ _BOUNDARY_HINT: Final = "<!-- mid:"
 
 def validate_body(body: str) -> str:
     """The body as it will be stored, or :class:`EntryRejected` with the reason."""
-    from pi_memory.integrity import truncation_issue
+    from pi_memory.truncation import truncation_issue
     from pi_memory.utf8 import utf8_issue
 
     text = body.replace("\r\n", "\n").replace("\r", "\n").strip()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from pi_memory.layouts.categories import parse_entries
-from pi_memory.resolve import open_store
+from pi_memory.open_store import open_store
 from tests.clihelp import REPO
 
 WRITERS = 6
@@ -18,7 +18,7 @@ SCRIPT = """
 import sys
 from datetime import datetime
 from pathlib import Path
-from pi_memory.resolve import open_store
+from pi_memory.open_store import open_store
 store = open_store(Path(sys.argv[1]))
 writer = sys.argv[2]
 for i in range(int(sys.argv[3])):

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from pi_memory.cli import main
+from pi_memory.config.config import load_for
 from pi_memory.fs.lock import format_record, lock_path, this_host
 from pi_memory.model import ledger
-from pi_memory.resolve import load
 from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_json
 
 
@@ -125,7 +125,7 @@ def test_a_spent_cap_is_a_problem(
     project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_memory_json(hermetic_home, {"dailyTokenCap": 1000})
-    config = load(project, {}).config
+    config = load_for(project, {}).config
     now = ledger.now_local()
     usage = ledger.Usage(ledger.stamp(now), "extract", "p/m", 900, 150, 10)
     ledger.record(ledger.directory(config), usage)

@@ -11,7 +11,7 @@ import pytest
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.errors import EntryRejected
-from pi_memory.resolve import open_store
+from pi_memory.open_store import open_store
 from pi_memory.store import Store
 from tests.clihelp import run_cli
 

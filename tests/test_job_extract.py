@@ -137,7 +137,7 @@ def test_a_timeout_is_a_model_fault_too(
     from datetime import datetime
 
     from pi_memory.jobs.extract import extract
-    from pi_memory.resolve import open_job
+    from pi_memory.open_store import open_job
 
     configure(fake_provider, hermetic_home, "openai")
     before = _store(project, hermetic_home)

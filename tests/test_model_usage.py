@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from pi_memory.cli import main
+from pi_memory.config.config import load_for
 from pi_memory.model.client import chat
 from pi_memory.model.types import Message
-from pi_memory.resolve import load
 from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_json
 
 SECRET = "AKIA" + "Q3EGRV7ZX2K5W4PT"
@@ -76,7 +76,7 @@ def test_show_reports_tokens_per_job_today_and_this_month(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_memory_json(hermetic_home, memory_json(fake_provider, dailyTokenCap=50000))
-    config = load(project, {}).config
+    config = load_for(project, {}).config
     fake_provider.script(
         Say("a", tokens_in=1000, tokens_out=200),
         Say("b", tokens_in=10, tokens_out=5),

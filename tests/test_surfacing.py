@@ -100,10 +100,10 @@ def test_files_layout_memories_are_picked_by_file_name() -> None:
 
 
 def model_config(fake: FakeProvider, home: Path) -> Config:
-    from pi_memory.resolve import load
+    from pi_memory.config.config import load_for
 
     write_memory_json(home, memory_json(fake))
-    return load(home, {}).config
+    return load_for(home, {}).config
 
 
 def test_the_side_query_decides_when_it_answers(

@@ -1,7 +1,7 @@
-"""``compact <layer>``: the model-driven consolidation round of one layer.
+"""``compact <layer>``: the model-driven consolidation of one layer (not in this version).
 
-It needs a model (``consolidate.model`` or ``defaults.model`` in memory.json);
-without one nothing is touched and the command says what to configure.
+The command checks that the layer name and the configuration are usable, then
+says that model calls are not available and touches nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 def run_compact(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
     del dry_run, as_json  # used once the consolidation round lands
     from pi_memory.errors import ConfigError
-    from pi_memory.resolve import open_store
+    from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
     name = parse_layer(layer)

@@ -12,12 +12,13 @@ if TYPE_CHECKING:
 
 def run_doctor(*, as_json: bool, offline: bool) -> int:
     """0 when nothing is wrong, 1 when at least one problem was found."""
+    from pi_memory.config.config import load_for
     from pi_memory.jobs.doctor import diagnose
+    from pi_memory.open_store import settings_from
     from pi_memory.output import write_line
-    from pi_memory.resolve import load, settings_from
 
     cwd = Path(os.getcwd())
-    loaded = load(cwd, os.environ)
+    loaded = load_for(cwd, os.environ)
     # A broken value falls back to its default, so the layers are still where they are.
     dirs = settings_from(loaded.config, cwd).dirs
     report = diagnose(loaded, dirs, os.environ, offline=offline)

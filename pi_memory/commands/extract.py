@@ -19,7 +19,7 @@ def run_extract(
     from pi_memory.commands.job_output import report
     from pi_memory.errors import UsageError
     from pi_memory.jobs.extract import extract
-    from pi_memory.resolve import open_job
+    from pi_memory.open_store import open_job
     from pi_memory.store import parse_layer
     from pi_memory.transcripts import TranscriptError
 

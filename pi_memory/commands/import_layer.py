@@ -109,11 +109,12 @@ def describe_import(outcome: Outcome, source: str, target: str, retry: str) -> l
 
 
 def _settings_pair(source: str, target: str) -> tuple[Settings, Settings]:
+    from pi_memory.config.config import load_for
     from pi_memory.errors import ConfigError
-    from pi_memory.resolve import load, settings_from
+    from pi_memory.open_store import settings_from
 
     cwd = Path(os.getcwd())
-    loaded = load(cwd, os.environ)
+    loaded = load_for(cwd, os.environ)
     if loaded.errors:
         raise ConfigError("memory.json: " + "; ".join(loaded.errors))
     return (

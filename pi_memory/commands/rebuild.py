@@ -10,8 +10,8 @@ from __future__ import annotations
 
 def run_rebuild(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
     del dry_run, as_json  # used once the model-driven rebuild lands
+    from pi_memory.open_store import open_store
     from pi_memory.output import write_line
-    from pi_memory.resolve import open_store
     from pi_memory.store import parse_layer
 
     name = parse_layer(layer)

@@ -42,8 +42,8 @@ def run_search(*, query: Sequence[str], mode: str, page: int, as_json: bool) -> 
     from datetime import datetime
 
     from pi_memory.errors import UsageError
+    from pi_memory.open_store import open_store
     from pi_memory.output import write, write_line
-    from pi_memory.resolve import open_store
     from pi_memory.retrieval import render_search
 
     if page < 1:

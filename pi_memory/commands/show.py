@@ -161,7 +161,7 @@ def run_show(*, as_json: bool) -> int:
     import os
 
     from pi_memory.config.models import model_config_errors
-    from pi_memory.resolve import load_for_show
+    from pi_memory.open_store import load_for_show
 
     loaded, store = load_for_show()
     problems = list(loaded.errors)

@@ -40,7 +40,7 @@ def _strings(args: Mapping[str, Any], key: str) -> list[str]:
 
 def memory_write(args: Mapping[str, Any]) -> tuple[bool, str]:
     from pi_memory.commands.write import describe_write
-    from pi_memory.resolve import open_store
+    from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
     keywords = _strings(args, "keywords") or _strings(args, "keyword")
@@ -58,7 +58,7 @@ def memory_write(args: Mapping[str, Any]) -> tuple[bool, str]:
 
 
 def memory_search(args: Mapping[str, Any]) -> tuple[bool, str]:
-    from pi_memory.resolve import open_store
+    from pi_memory.open_store import open_store
     from pi_memory.retrieval import render_search
 
     page = args.get("page", 1)
@@ -75,7 +75,7 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
     from pi_memory.entry import PROJECT
     from pi_memory.errors import UsageError
     from pi_memory.memory_tool import run_memory_tool
-    from pi_memory.resolve import open_store
+    from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
     store = open_store()

@@ -9,6 +9,7 @@ the one that was shown.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Callable, Final
 
@@ -29,6 +30,16 @@ DECLINED: Final = "Memory lock left in place."
 FAILURE: Final = "Failed to remove memory lock: {message}"
 #: For the caller that resolves the store directory before calling :func:`run`.
 RESOLVE_FAILURE: Final = "Failed to resolve memory dir: {message}"
+
+
+def run_unlock(*, layer: str, yes: bool, force: bool) -> int:
+    """The command line: pick the layer's directory, ask on a terminal, then :func:`run`."""
+    from pi_memory.open_store import open_store
+    from pi_memory.store import parse_layer
+
+    directory = open_store().directory(parse_layer(layer))
+    answer = input if sys.stdin is not None and sys.stdin.isatty() else None
+    return run(directory, yes=yes, force=force, answer=answer)
 
 
 def run(

@@ -51,8 +51,8 @@ def run_write(
 ) -> int:
     from datetime import datetime
 
+    from pi_memory.open_store import open_store
     from pi_memory.output import write_line
-    from pi_memory.resolve import open_store
     from pi_memory.store import parse_layer
     from pi_memory.utf8 import read_stdin
 

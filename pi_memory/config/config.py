@@ -549,6 +549,14 @@ def is_trusted(project_root: str, trusted: tuple[str, ...], home: str, platform:
     )
 
 
+def load_for(cwd: Path, env: Mapping[str, str]) -> LoadedConfig:
+    """:func:`load_config` for a process started in ``cwd``: ``env``'s home, the git top level."""
+    from pi_memory.naming.git_repo import project_root
+    from pi_memory.naming.home import home_dir
+
+    return load_config(cwd, env, home=home_dir(env), project_root=project_root(cwd))
+
+
 def load_config(
     cwd: Path,
     env: Mapping[str, str],

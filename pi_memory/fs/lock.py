@@ -1,10 +1,10 @@
 """The two-level write lock of a store directory.
 
 In-process, a re-entrant gate per directory orders the logical operations of
-one process (one primitive, or a whole consolidation round whose primitives
-re-enter it). Across processes, ``<dir>/.lock`` is created with ``O_EXCL`` and
-holds a one-line JSON record of its holder; it is held only around the
-physical write.
+one process (one primitive, or a caller that holds it across several
+primitives, each of which re-enters it). Across processes, ``<dir>/.lock`` is
+created with ``O_EXCL`` and holds a one-line JSON record of its holder; it is
+held only around the physical write.
 
 The lock file is never taken over: not by age, not by a guess. Removing another
 process's lock cannot be made safe with POSIX primitives (the moment the path
@@ -298,8 +298,8 @@ def _gate_for(key: str) -> _Gate:
 class ProcessLock:
     """The logical lock of one store directory within this process.
 
-    Re-entrant for the thread that holds it, so a consolidation round can hold
-    it throughout while each primitive inside takes it again.
+    Re-entrant for the thread that holds it, so a caller can hold it across
+    several primitives while each primitive inside takes it again.
     """
 
     def __init__(self, directory: Path, timeout_ms: int = LOCK_TIMEOUT_MS) -> None:

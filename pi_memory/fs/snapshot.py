@@ -2,7 +2,8 @@
 
 Each write first copies the files it will touch into
 ``<dir>/.backups/<ISO time>-<label>/`` (the time with ``:`` and ``.`` turned
-into ``-``); a consolidation round copies the whole directory once instead.
+into ``-``); :func:`whole_dir_snapshot` copies every memory file at once, for
+an operation that rewrites many (``import`` uses it).
 Only the newest ``lock.snapshotKeep`` points are kept. Directories named
 ``migrate-*`` are whole-directory copies left by an old migration and hold the
 only originals of pre-2.0 files: they are never counted and never pruned, and

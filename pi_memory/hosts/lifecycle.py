@@ -71,11 +71,12 @@ def run(event: HookEvent) -> Answer:
 
 def open_context(cwd: Path) -> tuple[Config, Store]:
     """The configuration and the store of ``cwd``; a broken configuration raises."""
+    from pi_memory.config.config import load_for
     from pi_memory.errors import ConfigError
-    from pi_memory.resolve import load, settings_from
+    from pi_memory.open_store import settings_from
     from pi_memory.store import Store
 
-    loaded = load(cwd, os.environ)
+    loaded = load_for(cwd, os.environ)
     if loaded.errors:
         raise ConfigError("memory.json: " + "; ".join(loaded.errors))
     return loaded.config, Store(settings_from(loaded.config, cwd))

@@ -148,10 +148,10 @@ def configured_layout() -> str:
     import os
     from pathlib import Path
 
-    from pi_memory.resolve import load
+    from pi_memory.config.config import load_for
 
     try:
-        return load(Path(os.getcwd()), os.environ).config.layout
+        return load_for(Path(os.getcwd()), os.environ).config.layout
     except Exception:
         return "categories"
 

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 CATEGORIES = "categories"
 FILES = "files"
-LAYOUT_NAMES = (CATEGORIES, FILES)
 
 
 class LayerStore(Protocol):

@@ -65,7 +65,7 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def split_lines(text: str) -> list[str]:
+def lines_with_ends(text: str) -> list[str]:
     """Lines with their endings (``\\n`` or ``\\r\\n``) attached; no byte is lost."""
     return _LINE_RE.findall(text)
 
@@ -218,7 +218,7 @@ def _body_text(body_lines: Iterable[str]) -> str:
 
 def parse_category_text(text: str, layer: str, file: str) -> ParsedFile:
     """Every well-formed row of a category file, with its place in the file."""
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     rows: list[Row] = []
     i = 0
     while i < len(lines):
@@ -349,7 +349,7 @@ def rewrite_rows(
     on its own lines alone), so rewriting one row of a large file is cheap. The
     result is keyed by ``(id, n)``: the id's n-th row in the file was rewritten.
     """
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     rewritten: dict[tuple[str, int], Entry] = {}
     targets = _target_rows(lines, updates, layer, file)
     for (entry_id, nth), row in sorted(targets.items(), key=lambda item: -item[1].start):
@@ -430,13 +430,13 @@ def body_problem(body: str) -> str | None:
 
 def append_row(text: str, entry: Entry) -> str:
     """``text`` with ``entry`` appended as a new row, in the file's own line ending."""
-    lines = split_lines(text)
+    lines = lines_with_ends(text)
     nl = _newline_of(lines)
     if not text.strip(BOM):
         return text + format_entry(entry, nl)
     if not text.endswith("\n"):
         text += nl  # a half-written last line stays as it was, on a line of its own
-    if split_lines(text)[-1].strip():
+    if lines_with_ends(text)[-1].strip():
         text += nl
     return text + format_entry(entry, nl)
 

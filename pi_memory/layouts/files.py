@@ -117,8 +117,6 @@ ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 DEFAULT_TYPE: Final = "feedback"
 DESCRIPTION_MAX: Final = 200
 DEFAULT_SRC: Final = "user"
-BACKUP_DIR: Final = ".backups"
-LOCK_FILE: Final = ".lock"
 #: The extra keys this package writes, in the order it writes them.
 EXTRA_KEYS: Final = (
     "id",

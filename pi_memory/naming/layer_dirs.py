@@ -1,9 +1,15 @@
-"""Where each layer of a store lives, per layout."""
+"""Where each layer of a store lives, per layout.
+
+- ``categories`` (seed 000): ``$PI_MEMORY_AUTO_DIR`` or ``~/.pi/agent/memory-auto/``
+  for the user layer and ``<project root>/.pi/agent/memory-auto/`` for the project;
+- ``files`` (seed 004): ``<memoryDir>/user/`` and ``<memoryDir>/git/<name>/`` or
+  ``<memoryDir>/local/<name>/`` (:mod:`pi_memory.naming.project_key`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.naming.git_repo import project_root
 from pi_memory.naming.home import expand_user_path, home_dir
@@ -11,6 +17,16 @@ from pi_memory.naming.platforms import current_platform
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+#: The categories layout's layer directory, below the home or the project root.
+AUTO_DIR: Final = Path(".pi", "agent", "memory-auto")
+
+
+class LayerDirs(NamedTuple):
+    user: Path
+    project: Path
+    #: The project's name as its entries record it.
+    project_name: str
 
 
 def categories_user_dir(env: Mapping[str, str]) -> Path:
@@ -23,9 +39,27 @@ def categories_user_dir(env: Mapping[str, str]) -> Path:
     override = env.get("PI_MEMORY_AUTO_DIR", "").strip()
     if override:
         return expand_user_path(override, Path.cwd(), platform, home)
-    return Path(home) / ".pi" / "agent" / "memory-auto"
+    return Path(home) / AUTO_DIR
 
 
 def categories_project_dir(cwd: Path) -> Path:
     """The categories layout's project layer: ``<project root>/.pi/agent/memory-auto``."""
-    return project_root(cwd) / ".pi" / "agent" / "memory-auto"
+    return project_root(cwd) / AUTO_DIR
+
+
+def categories_layer_dirs(auto_dir: Path, cwd: Path) -> LayerDirs:
+    """The configured user directory and the project root's; named after the root."""
+    root = project_root(cwd)
+    return LayerDirs(auto_dir, root / AUTO_DIR, root.name or str(root))
+
+
+def files_layer_dirs(memory_dir: Path, cwd: Path) -> LayerDirs:
+    """``<memoryDir>/user`` and the project's directory; named after that directory.
+
+    Raises :class:`~pi_memory.errors.ConfigError` for a project directory that
+    would not lie strictly inside ``memory_dir``.
+    """
+    from pi_memory.naming.project_key import project_memory_dir
+
+    project = project_memory_dir(memory_dir, cwd)
+    return LayerDirs(memory_dir / "user", project, project.name)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_memory.integrity import truncation_issue
+from pi_memory.truncation import truncation_issue
 
 
 @pytest.mark.parametrize(

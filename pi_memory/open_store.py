@@ -1,4 +1,9 @@
-"""Where things live: the engine's settings from ``memory.json``, the environment and ``cwd``."""
+"""Open the store a process works on: its configuration, then its layers' directories.
+
+The adapters (commands, hooks, the tool server) call :func:`open_store`; the
+configuration comes from :func:`pi_memory.config.config.load_for` and the
+directories from :mod:`pi_memory.naming.layer_dirs`.
+"""
 
 from __future__ import annotations
 
@@ -14,19 +19,12 @@ if TYPE_CHECKING:
     from pi_memory.config.config import Config, LoadedConfig
 
 
-def load(cwd: Path, env: Mapping[str, str]) -> LoadedConfig:
-    from pi_memory.config.config import load_config
-    from pi_memory.naming.git_repo import project_root
-    from pi_memory.naming.home import home_dir
-
-    root = project_root(cwd)
-    return load_config(cwd, env, home=home_dir(env), project_root=root)
-
-
 def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
+    """The engine's settings for ``cwd``; a configuration with errors raises ConfigError."""
+    from pi_memory.config.config import load_for
     from pi_memory.errors import ConfigError
 
-    loaded = load(cwd, env)
+    loaded = load_for(cwd, env)
     if loaded.errors:
         raise ConfigError("memory.json: " + "; ".join(loaded.errors))
     return settings_from(loaded.config, cwd)
@@ -34,21 +32,16 @@ def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
 
 def settings_from(cfg: Config, cwd: Path) -> Settings:
     from pi_memory.config.config import CATEGORIES
-    from pi_memory.naming.git_repo import project_root
-    from pi_memory.naming.project_key import project_memory_dir
+    from pi_memory.naming.layer_dirs import categories_layer_dirs, files_layer_dirs
 
-    root = project_root(cwd)
     if cfg.layout == CATEGORIES:
-        dirs = {USER: Path(cfg.auto_dir), PROJECT: root / ".pi" / "agent" / "memory-auto"}
-        name = root.name or str(root)
+        where = categories_layer_dirs(Path(cfg.auto_dir), cwd)
     else:
-        memory_dir = Path(cfg.memory_dir)
-        dirs = {USER: memory_dir / "user", PROJECT: project_memory_dir(memory_dir, cwd)}
-        name = dirs[PROJECT].name
+        where = files_layer_dirs(Path(cfg.memory_dir), cwd)
     return Settings(
         layout=cfg.layout,
-        dirs=dirs,
-        project_name=name,
+        dirs={USER: where.user, PROJECT: where.project},
+        project_name=where.project_name,
         lock_timeout_ms=cfg.lock.timeout_ms,
         snapshot_keep=cfg.lock.snapshot_keep,
         review_months=cfg.review_months,
@@ -67,8 +60,10 @@ def open_store(cwd: Path | None = None, env: Mapping[str, str] | None = None) ->
 
 def load_for_show() -> tuple[LoadedConfig, Store | None]:
     """The configuration and, unless it is unusable, the store (``show`` reports both)."""
+    from pi_memory.config.config import load_for
+
     cwd = Path(os.getcwd())
-    loaded = load(cwd, os.environ)
+    loaded = load_for(cwd, os.environ)
     if loaded.errors:
         return loaded, None
     return loaded, Store(settings_from(loaded.config, cwd))
@@ -76,10 +71,11 @@ def load_for_show() -> tuple[LoadedConfig, Store | None]:
 
 def open_job(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> tuple[Store, Config]:
     """The store and the configuration a model job needs (its models and providers)."""
+    from pi_memory.config.config import load_for
     from pi_memory.errors import ConfigError
 
     here = cwd or Path(os.getcwd())
-    loaded = load(here, os.environ if env is None else env)
+    loaded = load_for(here, os.environ if env is None else env)
     if loaded.errors:
         raise ConfigError("memory.json: " + "; ".join(loaded.errors))
     return Store(settings_from(loaded.config, here)), loaded.config
