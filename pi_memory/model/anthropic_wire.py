@@ -50,7 +50,8 @@ def request_body(ask: Ask) -> dict[str, Any]:
             {"name": t.name, "description": t.description, "input_schema": dict(t.parameters)}
             for t in tools
         ]
-    budget = min(THINK_BUDGET.get(think, 0), max_tokens - 1)
+    # Thinking counts against max_tokens: at most half of it, so the answer has room.
+    budget = min(THINK_BUDGET.get(think, 0), max_tokens // 2)
     # A tool loop would have to send the thinking blocks back; our records do not keep
     # them, so thinking is asked for only before the first tool call.
     replays_tools = any(m.tool_calls for m in messages)
