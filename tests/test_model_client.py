@@ -356,16 +356,3 @@ def test_secrets_never_leave(fake_provider: FakeProvider, hermetic_home: Path) -
     assert "[REDACTED:aws-key]" in body and "[REDACTED:acme]" in body
     assert "[REDACTED:private]" in body and "[REDACTED:github-token]" in body
     assert ledger_lines(cfg)[0]["redacted"] == 4
-
-
-def test_ledger_spend_adds_up_per_job(tmp_path: Path) -> None:
-    when = ledger.now_local()
-    for job, tin, tout in (("extract", 10, 5), ("extract", 1, 1), ("dream", 100, 50)):
-        ledger.record(tmp_path, ledger.Usage(ledger.stamp(when), job, "p/m", tin, tout, 3))
-    path = ledger.path_for(tmp_path, when)
-    with path.open("a") as f:
-        f.write('{"broken\n')
-    spend = ledger.spend(tmp_path, when)
-    assert spend.today["extract"] == ledger.JobSpend(2, 0, 11, 6)
-    assert spend.tokens_today() == 167
-    assert spend.month == spend.today
