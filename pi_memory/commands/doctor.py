@@ -22,6 +22,7 @@ def run_doctor(*, as_json: bool, offline: bool) -> int:
     # A broken value falls back to its default, so the layers are still where they are.
     dirs = settings_from(loaded.config, cwd).dirs
     report = diagnose(loaded, dirs, os.environ, offline=offline)
+    report = with_hooks(report, cwd)
     if as_json:
         import json
 
@@ -30,6 +31,62 @@ def run_doctor(*, as_json: bool, offline: bool) -> int:
         for line in render(report):
             write_line(line)
     return 1 if report.problems else 0
+
+
+def with_hooks(report: Report, cwd: Path) -> Report:
+    """Which agents have this package's hooks, as ``install`` would leave them.
+
+    ``installed``: installing again would change nothing; ``not installed``:
+    uninstalling would change nothing; anything between (another interpreter,
+    an older command, a partial edit) is ``outdated``.
+    """
+    from pi_memory.commands.install import backups, read_file
+    from pi_memory.hosts.install import HOSTS, Locations, current_launcher, plan
+    from pi_memory.naming.git_repo import project_root
+    from pi_memory.naming.home import home_dir
+
+    loc = Locations(home=home_dir(os.environ), root=project_root(cwd), env=os.environ)
+    launcher = current_launcher()
+    states: dict[str, str] = {}
+    for host in HOSTS:
+        for scope in ("user", "project"):
+            try:
+                steps = {
+                    action: plan(
+                        action,
+                        host=host,
+                        scope=scope,
+                        launcher=launcher,
+                        loc=loc,
+                        read=read_file,
+                        backups=backups,
+                    )
+                    for action in ("install", "uninstall")
+                }
+            except Exception as exc:  # a host file we cannot read must not stop doctor
+                states[f"{host} ({scope})"] = f"unknown ({exc})"
+                continue
+            if not steps["install"]:
+                states[f"{host} ({scope})"] = "installed"
+            elif not steps["uninstall"]:
+                states[f"{host} ({scope})"] = "not installed"
+            else:
+                states[f"{host} ({scope})"] = "outdated"
+    notes = list(report.notes)
+    for where, state in states.items():
+        if state == "outdated":
+            host, scope = where.split(" (")
+            notes.append(
+                f"{where}: pi_memory's hooks differ from what this interpreter would install"
+                f" — python -m pi_memory install {host}"
+                + (" --scope project" if scope == "project)" else "")
+            )
+    if not any(state in ("installed", "outdated") for state in states.values()):
+        notes.append(
+            "no agent runs pi_memory's hooks yet — python -m pi_memory install claude-code"
+            " (or codex, gemini, pi)"
+        )
+    return report._replace(hooks=states, notes=tuple(notes))
 
 
 def render(report: Report) -> list[str]:
@@ -58,6 +115,10 @@ def render(report: Report) -> list[str]:
         lines.append(f"  {p.name} ({p.api}, {where}): {said}")
     if report.locks:
         lines.append("locks: " + " · ".join(f"{k} {v}" for k, v in report.locks.items()))
+    hooked = [where for where, state in report.hooks.items() if state != "not installed"]
+    if report.hooks:
+        shown = ", ".join(f"{w} {report.hooks[w]}" for w in hooked) or "none installed"
+        lines.append(f"hooks: {shown}")
     if report.spend is not None:
         block = ledger.render(report.spend, report.cap)
         lines += block or [f"Model tokens: none used this month (daily cap {report.cap:,})"]
@@ -83,5 +144,6 @@ def to_json(report: Report) -> dict[str, Any]:
         "models": {t.task: {"model": t.model, "state": t.state} for t in report.models},
         "providers": {p.name: p._asdict() for p in report.providers},
         "locks": dict(report.locks),
+        "hooks": dict(report.hooks),
         "model_usage": ledger.to_json(report.spend, report.cap) if report.spend else None,
     }

@@ -56,6 +56,8 @@ class Report(NamedTuple):
     #: One line each: what is wrong — what to do.
     problems: tuple[str, ...]
     notes: tuple[str, ...]
+    #: ``host (scope)`` → ``installed`` | ``not installed`` | ``outdated`` | why unknown.
+    hooks: Mapping[str, str] = {}
 
 
 def diagnose(
