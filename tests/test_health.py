@@ -146,3 +146,12 @@ def test_the_report_does_not_depend_on_input_order(seed: int) -> None:
         return rendered(h) + json.dumps(health_json(h))
 
     assert report(other) == report(entries)
+
+
+def test_compact_is_advised_only_when_it_can_run() -> None:
+    h = project_health(RECALLS, STALE)
+    without = rendered(h)
+    assert "compact" not in without and "supersedes:[" not in without
+    ready = "\n".join(render_health(h, "project", compact_ready=True))
+    assert "merge candidates (1) — python -m pi_memory compact project:" in ready
+    assert "or python -m pi_memory compact project to let the pass decide:" in ready

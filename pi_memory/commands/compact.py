@@ -7,6 +7,14 @@ says that model calls are not available and touches nothing.
 from __future__ import annotations
 
 
+def compact_ready() -> bool:
+    """Whether ``compact`` can run a round here; ``show`` advises it only then.
+
+    False until consolidation calls a model (``run_compact`` below refuses).
+    """
+    return False
+
+
 def run_compact(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
     del dry_run, as_json  # used once the consolidation round lands
     from pi_memory.errors import ConfigError

@@ -16,9 +16,13 @@ def run_rebuild(*, layer: str, dry_run: bool = False, as_json: bool = False) -> 
 
     name = parse_layer(layer)
     store = open_store()
-    collapsed, repaired, total = store.rebuild(name)
+    collapsed, repaired, _ = store.rebuild(name)
+    # Counted as show counts them: live memories, the superseded ones said apart.
+    entries = store.read(name)
+    live = sum(1 for entry in entries if entry.live)
+    retired = f" (+{len(entries) - live} superseded)" if len(entries) > live else ""
     write_line(
-        f"rebuilt {name} layer: {total} memories · collapsed {collapsed} · "
+        f"rebuilt {name} layer: {live} memories{retired} · collapsed {collapsed} · "
         f"repaired {repaired} · MEMORY.md regenerated"
     )
     return 0

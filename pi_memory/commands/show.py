@@ -70,13 +70,13 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
 
 
 def render_view(view: LayerView, consolidate_every: int) -> list[str]:
-    from pi_memory.detect.health import render_health
     from pi_memory.index import counted_line
 
     live = sum(1 for e in view.entries if e.live)
-    lines = [
-        f"{view.label} — {_count(live, 'memory', 'memories')}, {_count(len(view.rows), 'keyword')}"
-    ]
+    keywords = _count(view.health.keywords, "keyword")
+    if view.health.keywords > len(view.rows):
+        keywords += f" (the table shows the top {len(view.rows)})"
+    lines = [f"{view.label} — {_count(live, 'memory', 'memories')}, {keywords}"]
     lines.append(f"  dir: {view.directory}")
     if not view.entries:
         lines.append("  (no memories yet)")
@@ -89,17 +89,38 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
         f"  consolidation: {view.since_last} new since the last round "
         f"(a round is due at {consolidate_every}) · last consolidated {view.last_consolidated}"
     )
-    lines.append(f"  lock: {view.lock}")
+    lines.append(f"  lock: {shown_lock(view)}")
     lines += abandoned_lines(view)
     lines.extend(f"  {counted_line(row)}" for row in view.rows)
-    lines.extend(render_health(view.health, "user" if view.layer == USER else "project"))
+    lines.extend(_health(view))
     return lines
+
+
+def _health(view: LayerView) -> list[str]:
+    from pi_memory.commands.compact import compact_ready
+    from pi_memory.detect.health import render_health
+
+    label = "user" if view.layer == USER else "project"
+    return render_health(view.health, label, compact_ready=compact_ready())
+
+
+def unlock_command(layer: str) -> str:
+    from pi_memory.fs.lock import UNLOCK_COMMAND
+
+    return UNLOCK_COMMAND + (" user" if layer == USER else "")
+
+
+def shown_lock(view: LayerView) -> str:
+    """The ``Lock:`` value: the seed's words, and beside a seed command that does not
+    exist here (``/memory unlock``) the one that does."""
+    if "/memory unlock" not in view.lock:
+        return view.lock
+    return f"{view.lock} (here: {unlock_command(view.layer)})"
 
 
 def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str], dict[str, Any]]:
     """Seed 004's seven-line status of one ``files`` layer (then the shared health
     block), and the same facts as JSON."""
-    from pi_memory.detect.health import render_health
     from pi_memory.naming.layer_files import INDEX_FILE
     from pi_memory.status import status_json, status_lines
 
@@ -112,17 +133,17 @@ def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str],
         "dream_meta": meta.decode("utf-8", "replace") if meta is not None else None,
         "lock": view.lock,
     }
-    lines = [f"{view.label}:", *status_lines(config, **facts), *abandoned_lines(view)]
-    lines += render_health(view.health, "user" if view.layer == USER else "project")
+    shown = {**facts, "lock": shown_lock(view)}
+    lines = [f"{view.label}:", *status_lines(config, **shown), *abandoned_lines(view)]
+    lines += _health(view)
     return lines, status_json(config, **facts)
 
 
 def abandoned_lines(view: LayerView) -> list[str]:
-    from pi_memory.fs.lock import UNLOCK_COMMAND
-
     if not view.abandoned:
         return []
-    return [f"  the lock is abandoned: writes to this layer fail until {UNLOCK_COMMAND}"]
+    command = unlock_command(view.layer)
+    return [f"  the lock is abandoned: writes to this layer fail until {command}"]
 
 
 def _read_bytes(path: Any) -> bytes | None:
@@ -144,7 +165,7 @@ def view_json(view: LayerView) -> dict[str, Any]:
         "directory": view.directory,
         "memories": sum(1 for e in view.entries if e.live),
         "superseded": sum(1 for e in view.entries if not e.live),
-        "keywords": len(view.rows),
+        "keywords": view.health.keywords,
         "since_last": view.since_last,
         "last_consolidated": view.last_consolidated,
         "lock": view.lock,

@@ -3,7 +3,7 @@
 ::
 
   health: 2 superseded (kept on disk, out of the index) · 6/24 keywords never recalled · …
-  merge candidates (2) — python -m pi_memory compact project:
+  merge candidates (2) — to merge a pair, python -m pi_memory write … --supersedes ID …:
     · [20261001-aaaa] ↔ [20261020-bbbb] 78% shared: deploy
       "Deploy goes through rsync to the staging host." / "Deploy uses rsync to reach staging."
   possible superseded requirements (1) — older vs newer; if the newer one is current, …
@@ -24,7 +24,9 @@ Decisions where the seed is silent:
 - each list prints at most :data:`SHOWN_PAIRS` pairs and then
   ``(+N more — python -m pi_memory show --json lists them all)``; the JSON
   form carries every pair;
-- empty lists print nothing, not even their heading.
+- empty lists print nothing, not even their heading;
+- the advice names only commands that work, in the command line's syntax:
+  ``compact`` only when a model can run it, ``--supersedes ID`` otherwise.
 """
 
 from __future__ import annotations
@@ -115,24 +117,35 @@ def _never_recalled(keys: set[str], recalls: Mapping[str, int]) -> int | None:
     return sum(1 for key in keys if credited.get(key, 0) == 0)
 
 
-def render_health(h: LayerHealth, layer_label: str) -> list[str]:
-    """The block's lines (no trailing newlines); ``layer_label`` is ``project`` or ``user``."""
+def render_health(h: LayerHealth, layer_label: str, *, compact_ready: bool = False) -> list[str]:
+    """The block's lines (no trailing newlines); ``layer_label`` is ``project`` or ``user``.
+
+    The advice names only commands that work, in the command line's own syntax:
+    ``compact`` only when ``compact_ready`` (a model is there to run it).
+    """
     parts = _health_parts(h)
     if parts or not (h.merge_candidates or h.conflicts):
         lines = ["  health: " + (" · ".join(parts) if parts else "ok")]
     else:
         lines = []
     compact = f"{COMMAND} compact {layer_label}"
+    write = f"{COMMAND} write --layer {layer_label} --keyword KEYWORD"
     if h.merge_candidates:
-        lines.append(f"  merge candidates ({len(h.merge_candidates)}) — {compact}:")
+        how = (
+            compact
+            if compact_ready
+            else f'to merge a pair, {write} --supersedes ID --supersedes ID "merged text"'
+        )
+        lines.append(f"  merge candidates ({len(h.merge_candidates)}) — {how}:")
         for pair in h.merge_candidates[:SHOWN_PAIRS]:
             lines.extend(_merge_lines(pair, h.entries))
         lines.extend(_more(len(h.merge_candidates)))
     if h.conflicts:
+        also = f", or {compact} to let the pass decide" if compact_ready else ""
         lines.append(
             f"  possible superseded requirements ({len(h.conflicts)}) — older vs newer; "
-            "if the newer one is current, write it again with supersedes:[older id], "
-            f"or {compact} to let the pass decide:"
+            f'if the newer one is current, {write} --supersedes OLDER_ID "the newer text"'
+            f" (the same text only confirms it){also}:"
         )
         for conflict in h.conflicts[:SHOWN_PAIRS]:
             lines.extend(_conflict_lines(conflict, h.entries))
