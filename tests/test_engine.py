@@ -128,7 +128,7 @@ def test_show_reports_health_on_both_layouts(layout: str, project: Path) -> None
     run = run_cli("show", cwd=project)
     assert run.code == 0, run.err
     assert "possible superseded requirements (1)" in run.out
-    assert "python -m pi_memory compact project" in run.out
+    assert "python -m pi_memory write --layer project --keyword KEYWORD --supersedes" in run.out
     data = json.loads(run_cli("show", "--json", cwd=project).out)
     assert data["layout"] == layout
     conflicts = data["layers"]["project"]["health"]["conflicts"]
