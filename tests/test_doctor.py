@@ -140,12 +140,12 @@ def test_a_spent_cap_is_a_problem(
 def test_installed_hooks_are_reported(
     project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out = doctor(capsys)
+    _, out = doctor(capsys)
     assert "hooks: none installed" in out
     assert "note: no agent runs pi_memory's hooks yet" in out
     assert main(["install", "claude-code"]) == 0
     capsys.readouterr()
-    code, out = doctor(capsys, "--json")
+    _, out = doctor(capsys, "--json")
     hooks = json.loads(out)["hooks"]
     assert hooks["claude-code (user)"] == "installed"
     assert hooks["codex (user)"] == "not installed"
