@@ -26,6 +26,7 @@ COMMANDS = (
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
     ("hook", "handle an agent event: event JSON on stdin"),
     ("mcp", "serve the memory tools to an MCP client (JSON-RPC over stdio)"),
+    ("sessions", "search past conversations of Claude Code, Codex, Gemini CLI and pi"),
     ("install", "wire hooks, tools and the MCP server into an agent's own settings"),
     ("uninstall", "remove exactly what install added"),
     ("surface", "the memories a prompt needs, as the prompt hook injects them"),
@@ -182,6 +183,23 @@ def _build_parser() -> argparse.ArgumentParser:
         help="user|project (default: project)",
     )
 
+    sessions = cmd["sessions"].add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
+    found = sessions.add_parser("search", help="find sessions by content, newest first")
+    found._sub = "sessions search "
+    found.add_argument("query", nargs="+", metavar="QUERY")
+    found.add_argument(
+        "--host",
+        action="append",
+        choices=("claude-code", "codex", "gemini", "pi"),
+        help="only this agent's sessions (repeatable; default: all)",
+    )
+    found.add_argument("--project", default="", help="only sessions whose directory contains this")
+    found.add_argument("--limit", type=int, default=10, help="matching sessions to show (10)")
+    found.add_argument(
+        "--max-sessions", type=int, default=500, help="sessions to look at, newest first (500)"
+    )
+    found.add_argument("--json", action="store_true", help="print one JSON object")
+
     for name in ("install", "uninstall"):
         c = cmd[name]
         c.add_argument("host", metavar="HOST", choices=("claude-code", "codex", "gemini", "pi"))
@@ -272,6 +290,20 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.surface import run_surface
 
         return run_surface(prompt=ns.prompt, session=ns.session, as_json=ns.json)
+    if command == "sessions":
+        if ns.action != "search":
+            raise UsageError("usage: python -m pi_memory sessions search QUERY...")
+        from pi_memory.commands.sessions import run_sessions_search
+        from pi_memory.transcripts import FORMATS
+
+        return run_sessions_search(
+            ns.query,
+            hosts=ns.host or FORMATS,
+            project=ns.project,
+            limit=ns.limit,
+            max_sessions=ns.max_sessions,
+            as_json=ns.json,
+        )
     if command in ("install", "uninstall"):
         from pi_memory.commands.install import run_install
 

@@ -56,7 +56,7 @@ def test_categories_tools_write_lands_on_disk_and_is_found(
 ) -> None:
     client.initialize()
     tools = client.request("tools/list")["result"]["tools"]
-    assert [t["name"] for t in tools] == ["memory_search", "memory_write"]
+    assert [t["name"] for t in tools] == ["memory_search", "memory_write", "session_search"]
     for tool in tools:
         assert tool["description"]
         assert tool["inputSchema"]["type"] == "object"
@@ -77,7 +77,7 @@ def test_files_layout_offers_the_memory_tool(project: Path, hermetic_home: Path)
     try:
         c.initialize()
         names = [t["name"] for t in c.request("tools/list")["result"]["tools"]]
-        assert names == ["memory"]
+        assert names == ["memory", "session_search"]
         ok, text = c.call(
             "memory", action="add", name="Test command", content="Run pytest -q.", type="project"
         )

@@ -39,13 +39,13 @@ def test_pi_events_other_than_start_print_nothing(tmp_path: Path) -> None:
 
 def test_tool_list_is_what_the_extension_registers(tmp_path: Path, hermetic_home: Path) -> None:
     listed = json.loads(call("tool", "--list", cwd=tmp_path).out)
-    assert [t["name"] for t in listed] == ["memory_search", "memory_write"]
+    assert [t["name"] for t in listed] == ["memory_search", "memory_write", "session_search"]
     assert all(t["inputSchema"]["type"] == "object" for t in listed)
     config = hermetic_home / ".pi" / "agent" / "memory.json"
     config.parent.mkdir(parents=True)
     config.write_text('{"layout": "files"}')
     listed = json.loads(call("tool", "--list", cwd=tmp_path).out)
-    assert [t["name"] for t in listed] == ["memory"]
+    assert [t["name"] for t in listed] == ["memory", "session_search"]
 
 
 def test_the_extension_has_the_line_install_fills_in() -> None:

@@ -84,6 +84,8 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
             'the memory tool belongs to the "files" layout; this store uses '
             f'"{store.settings.layout}" (use memory_write and memory_search)'
         )
+    if args.get("action") == "search" and args.get("scope") == "sessions":
+        return session_search({"query": args.get("query")})
     layer = parse_layer(_text(args, "layer", default=PROJECT))
     clean = {
         key: store.redact(value)
@@ -95,10 +97,37 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
     return result.ok, result.text
 
 
+def session_search(args: Mapping[str, Any]) -> tuple[bool, str]:
+    """Past conversations of every agent here; at most ``sessionSearch.maxMatches`` of them."""
+    import os
+    from pathlib import Path
+
+    from pi_memory.resolve import load
+    from pi_memory.transcripts import FORMATS
+    from pi_memory.transcripts.session_search import render_sessions, search_sessions
+
+    query = _text(args, "query", required=True)
+    if not query.strip():
+        raise ToolArgumentError('"query" must hold the words to find')
+    host = _text(args, "host")
+    if host and host not in FORMATS:
+        raise ToolArgumentError(f'"host" is one of {", ".join(FORMATS)}')
+    limit = args.get("limit")
+    if limit is None:
+        limit = load(Path(os.getcwd()), os.environ).config.session_search.max_matches
+    elif not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
+        raise ToolArgumentError('"limit" must be a whole number from 1 to 50')
+    result = search_sessions(
+        query, hosts=(host,) if host else FORMATS, project=_text(args, "project"), limit=limit
+    )
+    return True, render_sessions(result)
+
+
 TOOLS: Final[dict[str, Callable[[Mapping[str, Any]], tuple[bool, str]]]] = {
     "memory_write": memory_write,
     "memory_search": memory_search,
     "memory": memory,
+    "session_search": session_search,
 }
 
 

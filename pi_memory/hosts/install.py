@@ -258,16 +258,9 @@ class Edit(NamedTuple):
 
 
 def config_dir(host: str, loc: Locations) -> Path:
-    if host == "claude-code":
-        value = loc.env.get("CLAUDE_CONFIG_DIR", "")
-        return Path(value) if value else loc.home / ".claude"
-    if host == "codex":
-        value = loc.env.get("CODEX_HOME", "")
-        return Path(value) if value else loc.home / ".codex"
-    if host == "gemini":
-        return loc.home / ".gemini"
-    value = loc.env.get("PI_CODING_AGENT_DIR", "")
-    return Path(value) if value else loc.home / ".pi" / "agent"
+    from pi_memory.naming.host_dirs import host_config_dir
+
+    return host_config_dir(host, loc.env, loc.home)
 
 
 def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edit]:

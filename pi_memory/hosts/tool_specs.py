@@ -137,8 +137,8 @@ SPECS: Final[dict[str, dict[str, Any]]] = {
 
 #: The tools each layout offers the agent, in the order a host lists them.
 LAYOUT_TOOLS: Final = {
-    "categories": ("memory_search", "memory_write"),
-    "files": ("memory",),
+    "categories": ("memory_search", "memory_write", "session_search"),
+    "files": ("memory", "session_search"),
 }
 
 
