@@ -102,7 +102,7 @@ def session_search(args: Mapping[str, Any]) -> tuple[bool, str]:
     import os
     from pathlib import Path
 
-    from pi_memory.resolve import load
+    from pi_memory.config.config import load_for
     from pi_memory.transcripts import FORMATS
     from pi_memory.transcripts.session_search import render_sessions, search_sessions
 
@@ -114,7 +114,7 @@ def session_search(args: Mapping[str, Any]) -> tuple[bool, str]:
         raise ToolArgumentError(f'"host" is one of {", ".join(FORMATS)}')
     limit = args.get("limit")
     if limit is None:
-        limit = load(Path(os.getcwd()), os.environ).config.session_search.max_matches
+        limit = load_for(Path(os.getcwd()), os.environ).config.session_search.max_matches
     elif not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
         raise ToolArgumentError('"limit" must be a whole number from 1 to 50')
     result = search_sessions(
