@@ -126,6 +126,41 @@ def test_think_level_is_mapped_per_provider(
         assert body["max_tokens"] == 40000
 
 
+@pytest.mark.parametrize(
+    "case",
+    [
+        (
+            "openai",
+            "Unrecognized request argument supplied: reasoning_effort",
+            "reasoning_effort",
+            "",
+        ),
+        (
+            "openai",
+            "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "max_tokens",
+            "max_completion_tokens",
+        ),
+        ("anthropic", "thinking: this model does not support extended thinking", "thinking", ""),
+    ],
+)
+def test_an_optional_field_a_server_refuses_is_dropped_once(
+    case: tuple[str, str, str, str], fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    api, complaint, dropped, added = case
+    cfg = config(fake_provider, hermetic_home, api, extractMemories={"thinkLevel": "high"})
+    fake_provider.script(Fail(400, message=complaint), Say("ok"))
+    assert ask(cfg).text == "ok"
+    first, second = (r.json for r in fake_provider.posts())
+    assert dropped in first and dropped not in second
+    if added:
+        assert second[added] == first[dropped]
+    fake_provider.script(Fail(400, message="messages: roles must alternate"))
+    with pytest.raises(ModelUnavailable, match=r"HTTP 400 \(.*roles must alternate\)"):
+        ask(cfg)
+
+
 def test_max_tokens_comes_from_the_environment_knob(
     fake_provider: FakeProvider, hermetic_home: Path
 ) -> None:

@@ -128,6 +128,13 @@ def parse_reply(data: object) -> Parsed:
     return checked(Parsed(text, tuple(calls), "tool_use" if calls else "end", tin, tout))
 
 
+def relax(body: Mapping[str, Any], message: str) -> dict[str, Any] | None:
+    """The body without ``thinking`` when a 400 says the model does not take it, else None."""
+    if "thinking" in body and "thinking" in message.lower():
+        return {k: v for k, v in body.items() if k != "thinking"}
+    return None
+
+
 def error_message(data: object) -> str:
     """``{"type": "error", "error": {"type": …, "message": …}}``."""
     if isinstance(data, Mapping):

@@ -244,7 +244,6 @@ def _http(target: Target, ask: Ask, deadline: float) -> Parsed:
 
     wire = anthropic_wire if target.provider.api == "anthropic" else openai_wire
     body = wire.request_body(ask)
-    payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     provider = target.provider
     policy = transport.Policy(
         retries=provider.max_retries,
@@ -252,19 +251,26 @@ def _http(target: Target, ask: Ask, deadline: float) -> Parsed:
         allow_insecure_http=provider.allow_insecure_http,
     )
     headers = {"User-Agent": _user_agent(), **wire.headers(target.key)}
-    try:
-        response = transport.post_json(
-            wire.endpoint(provider.base_url), headers, payload, deadline=deadline, policy=policy
-        )
-    except ModelUnavailable as err:
-        raise ModelUnavailable(f"{target.name}: {_scrub(err.detail, target.key)}") from None
-    try:
-        data = json.loads(response.body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        data = None
-    if not 200 <= response.status < 300:
-        said = _scrub(wire.error_message(data), target.key) or "no error message"
-        raise ModelUnavailable(f"{target.name}: HTTP {response.status} ({said})")
+    for _ in range(3):  # at most two optional fields dropped after a 400 that names them
+        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        try:
+            response = transport.post_json(
+                wire.endpoint(provider.base_url), headers, payload, deadline=deadline, policy=policy
+            )
+        except ModelUnavailable as err:
+            raise ModelUnavailable(f"{target.name}: {_scrub(err.detail, target.key)}") from None
+        try:
+            data = json.loads(response.body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            data = None
+        if 200 <= response.status < 300:
+            break
+        said = wire.error_message(data)
+        relaxed = wire.relax(body, said) if response.status == 400 else None
+        if relaxed is None:
+            said = _scrub(said, target.key) or "no error message"
+            raise ModelUnavailable(f"{target.name}: HTTP {response.status} ({said})")
+        body = relaxed
     if data is None:
         return malformed("the reply is not valid JSON")
     parsed: Parsed = wire.parse_reply(data)

@@ -142,6 +142,20 @@ def _tool_call(raw: object) -> ToolCall | None:
     return ToolCall(str(raw.get("id") or ""), function["name"], dict(arguments))
 
 
+def relax(body: Mapping[str, Any], message: str) -> dict[str, Any] | None:
+    """The body without the optional field a 400 complained about, or None.
+
+    Servers differ: a model without reasoning rejects ``reasoning_effort``, and
+    OpenAI's newer models want ``max_completion_tokens`` instead of ``max_tokens``.
+    """
+    said = message.lower()
+    if "reasoning_effort" in body and "reasoning" in said:
+        return {k: v for k, v in body.items() if k != "reasoning_effort"}
+    if "max_tokens" in body and "max_completion_tokens" in said:
+        return {("max_completion_tokens" if k == "max_tokens" else k): v for k, v in body.items()}
+    return None
+
+
 def error_message(data: object) -> str:
     """The provider's own words from an error body (``{"error": {"message": …}}``)."""
     if isinstance(data, Mapping):
