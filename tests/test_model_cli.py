@@ -225,3 +225,41 @@ def test_claude_cli_answers_through_the_loopback_fake(
         "Checking.",
     )
     assert "<tool_call>" in json.dumps(fake_provider.posts()[2].json["messages"])
+
+
+# -- codex and gemini: our side of their protocol (stand-in executables, see README) -------
+
+
+def test_codex_reads_the_last_message_file(tmp_path: Path, hermetic_home: Path) -> None:
+    command = fake_cli(
+        tmp_path,
+        "args = sys.argv[1:]\n"
+        "prompt = sys.stdin.read()\n"
+        "out = args[args.index('--output-last-message') + 1]\n"
+        "open(out, 'w').write('seen: ' + ' '.join(args[:args.index('--output-last-message')])"
+        " + ' | ' + prompt.splitlines()[0])\n"
+        "print('progress noise on stdout')",
+    )
+    cfg = cli_config(hermetic_home, "codex-cli", command, "cli/gpt-test")
+    reply = chat(
+        cfg, "dream", [Message("user", "x")], system="Be brief.", job="dream", background=False
+    )
+    assert reply.text == (
+        "seen: exec --skip-git-repo-check --ephemeral --color never --sandbox read-only | [system]"
+    )
+    assert not list(Path(os.environ.get("TMPDIR", "/tmp")).glob("pi_memory-codex-*"))
+
+
+def test_gemini_json_output_and_its_token_counts(tmp_path: Path, hermetic_home: Path) -> None:
+    command = fake_cli(
+        tmp_path,
+        "args = sys.argv[1:]\n"
+        "assert args[args.index('--prompt') + 1] == 'Answer the conversation above.'\n"
+        "assert args[args.index('--model') + 1] == 'gemini-test'\n"
+        "stdin = sys.stdin.read()\n"
+        "print(json.dumps({'response': 'ok: ' + stdin.splitlines()[-1], 'stats': {'models':"
+        " {'gemini-test': {'tokens': {'prompt': 21, 'candidates': 4, 'total': 25}}}}}))",
+    )
+    cfg = cli_config(hermetic_home, "gemini-cli", command, "cli/gemini-test")
+    reply = chat(cfg, "dream", [Message("user", "the question")], job="dream", background=False)
+    assert (reply.text, reply.tokens_in, reply.tokens_out) == ("ok: the question", 21, 4)

@@ -20,6 +20,7 @@ import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.model.errors import ModelUnavailable
@@ -73,7 +74,12 @@ def _render(message: Message) -> str:
     return f"[{message.role}]\n{text}"
 
 
-def argv(target: Target, ask: Ask) -> list[str]:
+#: Gemini reads the conversation from stdin and appends its ``-p`` prompt to it.
+GEMINI_PROMPT: Final = "Answer the conversation above."
+
+
+def argv(target: Target, ask: Ask, reply_file: str = "") -> list[str]:
+    """The command line; ``reply_file`` is where ``codex exec -o`` writes its last message."""
     api = target.provider.api
     command = target.provider.command or COMMANDS[api]
     model = [] if target.model_id == "default" else [target.model_id]
@@ -84,10 +90,11 @@ def argv(target: Target, ask: Ask) -> list[str]:
             out += ["--system-prompt", ask.system]
         return out + (["--model", *model] if model else [])
     if api == "codex-cli":
-        out = [command, "exec", "--skip-git-repo-check", "--color", "never"]
+        out = [command, "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"]
+        out += ["--sandbox", "read-only", "--output-last-message", reply_file]
         return out + (["--model", *model] if model else []) + ["-"]
     out = [command, "--output-format", "json"]
-    return out + (["--model", *model] if model else []) + ["-p", ""]
+    return out + (["--model", *model] if model else []) + ["--prompt", GEMINI_PROMPT]
 
 
 def child_env(env: Mapping[str, str], ask: Ask) -> dict[str, str]:
@@ -100,10 +107,17 @@ def child_env(env: Mapping[str, str], ask: Ask) -> dict[str, str]:
 def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Parsed:
     """Run the CLI once; a Parsed reply, or ModelUnavailable when it never answered."""
     stdin = prompt_text(ask)
-    if ask.system and target.provider.api != "claude-cli":
-        stdin = f"[system]\n{ask.system}\n\n{stdin}"
-    code, out, err = _run(argv(target, ask), stdin, deadline, child_env(env, ask))
     name = target.provider.api
+    if ask.system and name != "claude-cli":
+        stdin = f"[system]\n{ask.system}\n\n{stdin}"
+    reply_file = _reply_file() if name == "codex-cli" else ""
+    try:
+        code, out, err = _run(argv(target, ask, reply_file), stdin, deadline, child_env(env, ask))
+        if reply_file:
+            out = Path(reply_file).read_text(encoding="utf-8", errors="replace") or out
+    finally:
+        if reply_file:
+            Path(reply_file).unlink(missing_ok=True)
     if code != 0 and not out.strip():
         said = " ".join(err.split())[:200] or f"exit status {code}"
         raise ModelUnavailable(f"{name} failed ({said})")
@@ -112,6 +126,14 @@ def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Pa
     if name == "gemini-cli":
         return _gemini(out, bool(ask.tools))
     return _plain(out, bool(ask.tools))
+
+
+def _reply_file() -> str:
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="pi_memory-codex-", suffix=".txt")
+    os.close(fd)
+    return path
 
 
 def _run(args: list[str], stdin: str, deadline: float, env: dict[str, str]) -> tuple[int, str, str]:
@@ -187,7 +209,15 @@ def _gemini(out: str, with_tools: bool) -> Parsed:
     text = data.get("response")
     if not isinstance(text, str):
         return malformed("gemini -p's result has no response")
-    return _with_tools(text, with_tools, 0, 0)
+    tin = tout = 0
+    stats = data.get("stats")
+    models = stats.get("models") if isinstance(stats, Mapping) else None
+    for model in models.values() if isinstance(models, Mapping) else ():
+        tokens = model.get("tokens") if isinstance(model, Mapping) else None
+        if isinstance(tokens, Mapping):
+            tin += count(tokens.get("prompt"))
+            tout += count(tokens.get("candidates"))
+    return _with_tools(text, with_tools, tin, tout)
 
 
 def _plain(out: str, with_tools: bool) -> Parsed:
