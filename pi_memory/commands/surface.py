@@ -17,7 +17,7 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.hosts.lifecycle import open_context
     from pi_memory.jobs import session as state
-    from pi_memory.jobs.surfacing import surface
+    from pi_memory.jobs.surfacing import limits, surface
     from pi_memory.output import write, write_line
 
     text = sys.stdin.read() if prompt == "-" else prompt
@@ -25,7 +25,9 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
         raise UsageError("surface needs a non-empty --prompt")
     config, store = open_context(Path(os.getcwd()))
     skip = state.surfaced(session) if session else []
-    found = surface(store.read_all(), text, config, skip=skip, env=os.environ)
+    found = surface(
+        store.read_all(), text, limits(config), config=config, skip=skip, env=os.environ
+    )
     if session and found.ids:
         state.record_surfaced(session, list(found.ids))
     if as_json:

@@ -23,13 +23,16 @@ Nothing here waits for a lock or a model beyond the prompt's side-query budget.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+from pi_memory.hosts.fastpath import Note
 
 if TYPE_CHECKING:
     from pi_memory.config.config import Config
     from pi_memory.jobs.records import JobRecord
+    from pi_memory.jobs.surfacing import Corpus
     from pi_memory.store import Store
 
 
@@ -89,45 +92,137 @@ def _max_context(host: str) -> int:
     return limit
 
 
-# -- start -----------------------------------------------------------------------------------
+# -- what every moment needs to know ---------------------------------------------------------
 
 
-def on_start(event: HookEvent) -> Answer:
+class Known(NamedTuple):
+    """The project's state for a hook: from the fast path's note, or computed afresh."""
+
+    note: Note
+    #: The scorer's corpus (loaded only when a prompt needs it).
+    corpus: Callable[[], Corpus]
+    #: The configuration (loaded only when the side-query needs it).
+    config: Callable[[], Config]
+    warning: str = ""
+
+
+def know(event: HookEvent, *, refresh: bool = False) -> Known:
+    """What the fast path remembers, or the full work (then remembered).
+
+    ``refresh`` (session start) also rewrites the derived files, and accepts a
+    note only if one was written after such a rewrite.
+    """
+    import time
+
+    from pi_memory.hosts import fastpath
+
+    day = time.strftime("%Y-%m-%d")
+    limit = _max_context(event.host)
+    hit = fastpath.lookup(event.cwd, os.environ, day)
+    if hit is not None:
+        note, corpus_file = hit
+        if note.max_context == limit and (note.refreshed or not refresh):
+
+            def cached_corpus() -> Corpus:
+                known = fastpath.load_corpus(corpus_file) if corpus_file else None
+                if known is None:
+                    from pi_memory.jobs.surfacing import corpus
+
+                    known = corpus(open_context(event.cwd)[1].read_all())
+                    fastpath.add_corpus(event.cwd, known)
+                return known
+
+            return Known(note, cached_corpus, lambda: open_context(event.cwd)[0])
+    return _full(event, day, refresh)
+
+
+def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     from pi_memory.entry import LAYERS
-    from pi_memory.jobs import session
+    from pi_memory.hosts import fastpath
+    from pi_memory.jobs.surfacing import corpus, limits, model_available
+    from pi_memory.jobs.worker import background_ready
+    from pi_memory.store import Store
 
     config, store = open_context(event.cwd)
-    warning = abandoned_lock_warning(store.directory(layer) for layer in LAYERS)
-    if warning is None:
+    directories = [store.directory(layer) for layer in LAYERS]
+    warning = abandoned_lock_warning(directories)
+    if warning is None and refresh:
         try:
             store.refresh_indexes(wait=False)
         except Exception as exc:  # a stale MEMORY.md must not cost the injection
             from pi_memory.error_handler import log_exception
 
             log_exception("hook session-start: refresh", exc)
-    _background_at_start(config, event)
+    paths = fastpath.watched(directories, _inputs(event.cwd))
+    fingerprint = fastpath.stats(paths) if paths is not None else None
+    fresh = Store(store.settings)  # read after the fingerprint: a change between is a miss
+    limit = _max_context(event.host)
+    caps = limits(config)
+    note = Note(
+        injection=fresh.injection(max_chars=limit),
+        max_context=limit,
+        refreshed=refresh,
+        limits=(caps.enabled, caps.max_files, caps.max_entry_bytes, caps.max_injection_bytes),
+        side_query=caps.enabled and model_available(config, os.environ),
+        background=background_ready(config, os.environ),
+        session_days=config.session_days,
+        review_turns=config.review_turns,
+        key_names=tuple(sorted({p.api_key_env for p in config.providers.values()} - {""})),
+    )
+    # The corpus costs a pass over every memory: only a prompt builds it.
+    memories = corpus(fresh.read_all()) if event.moment == "prompt" else None
+    if warning is None and fingerprint is not None:
+        fastpath.save(
+            event.cwd, os.environ, day, note=note, corpus=memories, fingerprint=fingerprint
+        )
+
+    def built() -> Corpus:
+        return memories if memories is not None else corpus(fresh.read_all())
+
+    return Known(note, built, lambda: config, warning or "")
+
+
+def _inputs(cwd: Path) -> list[Path]:
+    """Files besides the layers that decide the configuration and the project."""
+    from pi_memory.config.config import PROJECT_CONFIG, USER_CONFIG
+    from pi_memory.naming.git_repo import project_root
+    from pi_memory.naming.home import home_dir
+
+    root = project_root(cwd)
+    home = home_dir(os.environ)
+    return [home / USER_CONFIG, root / PROJECT_CONFIG, root / ".git", root / ".git" / "config"]
+
+
+# -- start -----------------------------------------------------------------------------------
+
+
+def on_start(event: HookEvent) -> Answer:
+    from pi_memory.jobs import session
+
+    known = know(event, refresh=True)
+    _background_at_start(known.note, event)
     sid = event.session_id
     if sid and event.source == "resume":
         frozen = session.frozen_injection(sid)
         if frozen is not None:
-            return Answer(frozen, warning or "")
-    text = store.injection(max_chars=_max_context(event.host))
+            return Answer(frozen, known.warning)
+    text = known.note.injection
     if sid:
         session.freeze_injection(sid, text)
         if event.source != "resume":
             session.clear_surfaced(sid)
-    return Answer(text, warning or "")
+    return Answer(text, known.warning)
 
 
-def _background_at_start(config: Config, event: HookEvent) -> None:
+def _background_at_start(note: Note, event: HookEvent) -> None:
     """Prune old session state, and restart jobs a dead worker left behind."""
     import time
 
     from pi_memory.jobs import records, session, worker
 
     try:
-        session.prune(config.session_days, time.time())
-        if not worker.background_ready(config, os.environ):
+        session.prune(note.session_days, time.time())
+        if not note.background:
             return
         for key in records.sessions_with_jobs():
             if not worker.worker_alive(key):
@@ -155,6 +250,7 @@ def abandoned_lock_warning(directories: Iterable[Path]) -> str | None:
 
 
 def on_prompt(event: HookEvent) -> Answer:
+    from pi_memory.hosts import fastpath
     from pi_memory.jobs import session
     from pi_memory.jobs.surfacing import surface
 
@@ -162,21 +258,26 @@ def on_prompt(event: HookEvent) -> Answer:
     reinject = bool(sid) and session.reinject_pending(sid)
     if not event.prompt.strip() and not reinject:
         return Answer()
-    config, store = open_context(event.cwd)
+    known = know(event)
     parts = []
     if reinject:
-        text = store.injection(max_chars=_max_context(event.host))
-        session.freeze_injection(sid, text)
+        session.freeze_injection(sid, known.note.injection)
         session.clear_reinject(sid)
-        if text:
-            parts.append(text)
+        if known.note.injection:
+            parts.append(known.note.injection)
     if event.prompt.strip():
         from pi_memory.hosts.events import host_module
 
         skip = session.surfaced(sid) if sid else []
         budget: float = host_module(event.host).PROMPT_BUDGET
         found = surface(
-            store.read_all(), event.prompt, config, skip=skip, env=os.environ, budget=budget
+            known.corpus(),
+            event.prompt,
+            fastpath.limits_of(known.note),
+            config=known.config() if known.note.side_query else None,
+            skip=skip,
+            env=os.environ,
+            budget=budget,
         )
         if found.text:
             parts.append(found.text)
@@ -194,11 +295,11 @@ def on_turn_end(event: HookEvent) -> Answer:
     sid = event.session_id
     if not sid or not event.transcript:
         return Answer()
-    config, _ = open_context(event.cwd)
-    if not worker.background_ready(config, os.environ):
+    note = know(event).note
+    if not note.background:
         return Answer()
     gate = session.count_turn(session.read_gate(sid), event.turn_key)
-    due = session.review_due(gate, config.review_turns)
+    due = session.review_due(gate, note.review_turns)
     if due:
         gate = gate._replace(reviewed_at=gate.turns)  # before the review: never twice
     session.write_gate(sid, gate)
@@ -217,8 +318,7 @@ def on_pre_compact(event: HookEvent) -> Answer:
             session.request_reinject(sid)
     if not sid or not event.transcript:
         return Answer()
-    config, _ = open_context(event.cwd)
-    if worker.background_ready(config, os.environ):
+    if know(event).note.background:
         worker.schedule(_record(records.HANDOFF, event), event.cwd)
     return Answer()
 
@@ -237,8 +337,7 @@ def on_end(event: HookEvent) -> Answer:
 
     if not event.session_id or not event.transcript:
         return Answer()
-    config, _ = open_context(event.cwd)
-    if worker.background_ready(config, os.environ):
+    if know(event).note.background:
         worker.schedule(_record(records.FLUSH, event), event.cwd)
     return Answer()
 

@@ -19,12 +19,10 @@ few bytes past the soft budget.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
 from pi_memory.inject.sanitize import sanitize_for_injection
-from pi_memory.layouts.files_index import is_blank, split_lines
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.text import cut_utf8, utf8_len
 
@@ -47,8 +45,7 @@ SIDE_QUERY_MIN_DESC_CHARS: Final = 80
 UNLIMITED_LINES: Final = 999_999
 
 
-@dataclass(frozen=True)
-class Truncation:
+class Truncation(NamedTuple):
     """The result of cutting a text to a budget; ``ok`` is ``not truncated``."""
 
     content: str
@@ -59,8 +56,7 @@ class Truncation:
         return not self.truncated
 
 
-@dataclass(frozen=True)
-class InjectCapacity:
+class InjectCapacity(NamedTuple):
     """What the index window holds: lines and UTF-8 bytes, the marker not counted."""
 
     line_count: int
@@ -68,8 +64,7 @@ class InjectCapacity:
     truncated: bool
 
 
-@dataclass(frozen=True)
-class _Window:
+class _Window(NamedTuple):
     lines: tuple[str, ...]
     #: Bytes of the lines joined by ``\n`` (no trailing newline, no marker).
     byte_length: int
@@ -107,6 +102,8 @@ def _window_lines(text: str) -> list[str]:
 
     Trailing blank lines are dropped: they would only use up window slots.
     """
+    from pi_memory.layouts.files_index import is_blank, split_lines  # the index window only
+
     lines = split_lines(text)
     while lines and is_blank(lines[-1]):
         lines.pop()

@@ -1,9 +1,10 @@
 """One background job, by kind: the single place the worker meets the model jobs.
 
-Transcript jobs (review, handoff, quit flush) read the session's transcript up
-to the size it had when the job was recorded; the extraction itself (the
-review gate's cursor, the model call, validation, the locked write) belongs to
-the extraction job.
+A review, a handoff and the quit flush are one extraction over the session's
+transcript: the extraction's review gate knows how far earlier reviews reached
+(its cursor), so each covers only what is new, and two of them in a row cost
+one model call. The hook already decided that this turn is due, so the turn
+check is not repeated here.
 """
 
 from __future__ import annotations
@@ -15,5 +16,28 @@ if TYPE_CHECKING:
 
 
 def run_job(record: JobRecord) -> str:
-    """Do the work of ``record``; raises when it was not done."""
-    raise RuntimeError(f"no runner for {record.kind} jobs yet")
+    """Do the work of ``record`` and say what happened; raises when it was not done."""
+    from datetime import datetime
+    from pathlib import Path
+
+    from pi_memory.hosts.lifecycle import open_context
+    from pi_memory.jobs.extract import extract
+    from pi_memory.jobs.records import CONSOLIDATE, HANDOFF
+
+    if record.kind == CONSOLIDATE:
+        raise RuntimeError("consolidation is not run in the background yet")
+    config, store = open_context(Path(record.cwd))
+    outcome = extract(
+        store,
+        config,
+        Path(record.transcript),
+        now=datetime.now(),
+        fmt=record.host or "auto",
+        session=record.session,
+        handoff=record.kind == HANDOFF,
+        background=True,
+        check_turn=False,
+    )
+    if not outcome.ok:
+        raise RuntimeError(f"{outcome.job}: {outcome.detail}")
+    return f"{outcome.job}: {outcome.status} — {outcome.detail}"

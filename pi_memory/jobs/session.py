@@ -52,9 +52,9 @@ class Gate(NamedTuple):
 
 
 def sessions_root() -> Path:
-    from pi_memory.fs.parse_cache import cache_dir
+    from pi_memory.fs.cache_home import cache_home
 
-    return cache_dir() / SESSIONS
+    return Path(cache_home()) / SESSIONS
 
 
 def session_key(session_id: str) -> str:

@@ -61,6 +61,20 @@ class Item(NamedTuple):
         return self.pick
 
 
+class Limits(NamedTuple):
+    """``autoSurfacing``'s switches and caps (seed 004's defaults)."""
+
+    enabled: bool = True
+    max_files: int = 3
+    max_entry_bytes: int = 3072
+    max_injection_bytes: int = 10240
+
+
+def limits(config: Config) -> Limits:
+    surf = config.auto_surfacing
+    return Limits(surf.enabled, surf.max_files, surf.max_entry_bytes, surf.max_injection_bytes)
+
+
 class Surfaced(NamedTuple):
     ids: tuple[str, ...]
     #: The ``<relevant_memories>`` block, ``""`` when nothing is relevant.
@@ -92,59 +106,84 @@ def item(entry: Entry) -> Item:
     )
 
 
-def score(entries: Sequence[Entry], prompt: str) -> list[tuple[float, Entry]]:
-    """Relevant live entries for ``prompt``, best first (pure; the scorer's whole rule)."""
+class Corpus(NamedTuple):
+    """The live memories as the scorer reads them, built once per store state.
+
+    ``blob`` holds each memory's lowered body and keyword, joined by NUL, so
+    finding a token in every memory is one ``str.find`` loop in C; ``starts``
+    says where each memory begins. Plain strings and tuples: the hooks keep it
+    in a marshal cache (:mod:`pi_memory.hosts.fastpath`).
+    """
+
+    blob: str
+    starts: tuple[int, ...]
+    #: Canonical keyword per memory ("" when it has none).
+    keys: tuple[str, ...]
+    items: tuple[Item, ...]
+
+
+def corpus(entries: Iterable[Entry]) -> Corpus:
     from pi_memory.keywords import canonical_key
-    from pi_memory.retrieval import tokenize
 
     live = [e for e in entries if e.live]
-    tokens = tokenize(prompt)
-    if not live or not tokens:
-        return []
-    keys = {canonical_key(t) for t in tokens}
-    # One lowered text per memory, searched as one string: str.find runs in C.
     texts = [f"{e.body}\n{e.keyword}".lower() for e in live]
-    blob = "\x00".join(texts)
     starts = []
     position = 0
     for text in texts:
         starts.append(position)
         position += len(text) + 1
-    common = max(COMMON_FLOOR, COMMON_SHARE * len(live))
+    return Corpus(
+        "\x00".join(texts),
+        tuple(starts),
+        tuple(canonical_key(e.keyword) for e in live),
+        tuple(item(e) for e in live),
+    )
+
+
+def score(memories: Corpus | Sequence[Entry], prompt: str) -> list[tuple[float, Item]]:
+    """Relevant live memories for ``prompt``, best first (pure; the scorer's whole rule)."""
+    from pi_memory.keywords import canonical_key
+    from pi_memory.retrieval import tokenize
+
+    known = memories if isinstance(memories, Corpus) else corpus(memories)
+    tokens = tokenize(prompt)
+    count = len(known.items)
+    if not count or not tokens:
+        return []
+    keys = {canonical_key(t) for t in tokens}
+    common = max(COMMON_FLOOR, COMMON_SHARE * count)
     evidence: dict[int, list[float]] = {}
     for token in tokens:
-        found = _containing(blob, starts, token)
+        found = _containing(known.blob, known.starts, token, int(common) + 1)
         if not found or len(found) > common:
             continue
-        weight = math.log(1 + len(live) / len(found))
+        weight = math.log(1 + count / len(found))
         for index in found:
             evidence.setdefault(index, []).append(weight)
     ranked = []
     for index, weights in evidence.items():
-        entry = live[index]
-        key = canonical_key(entry.keyword)
+        key = known.keys[index]
         keyword_hit = bool(key) and key in keys
-        count = len(weights) + (1 if keyword_hit and len(weights) < len(tokens) else 0)
-        if count < MIN_EVIDENCE:
+        hits = len(weights) + (1 if keyword_hit and len(weights) < len(tokens) else 0)
+        if hits < MIN_EVIDENCE:
             continue
         ranked.append((sum(weights) + (KEYWORD_WEIGHT if keyword_hit else 0.0), index))
-    ranked.sort(key=lambda pair: (-pair[0], -_recent(live[pair[1]]), pair[1]))
-    return [(round(value, 4), live[index]) for value, index in ranked]
+    ranked.sort(key=lambda pair: (-pair[0], _newest_first(known.items[pair[1]]), pair[1]))
+    return [(round(value, 4), known.items[index]) for value, index in ranked]
 
 
-def _recent(entry: Entry) -> float:
-    stamp = entry.last or entry.time
-    digits = "".join(ch for ch in stamp if ch.isdigit())
-    return float(digits) if digits else 0.0
+def _newest_first(memory: Item) -> str:
+    """A key that sorts newer ``modified`` times first (times compare as text)."""
+    return "".join(chr(0x10FFFF - ord(ch)) for ch in memory.modified)
 
 
-def _containing(blob: str, starts: Sequence[int], token: str) -> list[int]:
-    """Indexes of the texts in ``blob`` that contain ``token``."""
+def _containing(blob: str, starts: Sequence[int], token: str, limit: int) -> list[int]:
+    """Indexes of the texts in ``blob`` that contain ``token`` (at most ``limit`` of them)."""
     from bisect import bisect_right
 
     found: list[int] = []
     at = blob.find(token)
-    while at >= 0:
+    while at >= 0 and len(found) < limit:
         index = bisect_right(starts, at) - 1
         found.append(index)
         next_start = starts[index + 1] if index + 1 < len(starts) else len(blob)
@@ -152,24 +191,26 @@ def _containing(blob: str, starts: Sequence[int], token: str) -> list[int]:
     return found
 
 
-def render(items: Iterable[Item], config: Config) -> str:
+def render(items: Iterable[Item], caps: Limits) -> str:
     from pi_memory.inject.inject_window import inject_surfaced_content
 
-    surf = config.auto_surfacing
-    return inject_surfaced_content(items, surf.max_entry_bytes, surf.max_injection_bytes)
+    return inject_surfaced_content(items, caps.max_entry_bytes, caps.max_injection_bytes)
 
 
-def by_scorer(entries: Sequence[Entry], prompt: str, skip: Iterable[str], limit: int) -> list[Item]:
+def by_scorer(
+    memories: Corpus | Sequence[Entry], prompt: str, skip: Iterable[str], limit: int
+) -> list[Item]:
     excluded = set(skip)
-    picked = [item(e) for _, e in score(entries, prompt) if e.id not in excluded]
+    picked = [i for _, i in score(memories, prompt) if i.id not in excluded]
     return picked[:limit]
 
 
-def manifest(entries: Sequence[Entry], skip: Iterable[str]) -> list[Item]:
+def manifest(memories: Corpus | Sequence[Entry], skip: Iterable[str]) -> list[Item]:
     from pi_memory.inject.inject_window import scan_entries
 
+    known = memories if isinstance(memories, Corpus) else corpus(memories)
     excluded = set(skip)
-    candidates = [item(e) for e in entries if e.live and e.id not in excluded]
+    candidates = [i for i in known.items if i.id not in excluded]
     return scan_entries(candidates)  # type: ignore[return-value]  # Items in, Items out
 
 
@@ -233,32 +274,35 @@ def model_available(config: Config, env: Mapping[str, str]) -> bool:
 
 
 def surface(
-    entries: Sequence[Entry],
+    entries: Corpus | Sequence[Entry],
     prompt: str,
-    config: Config,
+    caps: Limits,
     *,
+    config: Config | None = None,
     skip: Iterable[str] = (),
     env: Mapping[str, str],
     budget: float = SIDE_QUERY_BUDGET,
 ) -> Surfaced:
-    """Pick and render; a side-query that fails or times out leaves the scorer's pick."""
-    if not config.auto_surfacing.enabled:
+    """Pick and render. With ``config`` whose ``autoSurfacing`` has a model, the
+    side-query decides; one that fails or times out leaves the scorer's pick."""
+    if not caps.enabled:
         return Surfaced((), "", SCORER)
-    limit = max(0, config.auto_surfacing.max_files)
+    limit = max(0, caps.max_files)
     skipped = list(skip)
-    picked = by_scorer(entries, prompt, skipped, limit)
+    memories = entries if isinstance(entries, Corpus) else corpus(entries)
+    picked = by_scorer(memories, prompt, skipped, limit)
     via = SCORER
-    if limit and budget > 0 and model_available(config, env):
+    if config is not None and limit and budget > 0 and model_available(config, env):
         try:
             picked = ask_model(
-                config, manifest(entries, skipped), prompt, limit, timeout=budget, env=env
+                config, manifest(memories, skipped), prompt, limit, timeout=budget, env=env
             )
             via = MODEL
         except Exception as exc:  # the model never answered: the scorer's pick stands
             from pi_memory.error_handler import log_line
 
             log_line("surface", f"side-query failed, scorer used: {type(exc).__name__}: {exc}")
-    text = render(picked, config) if picked else ""
+    text = render(picked, caps) if picked else ""
     # The block ends before the first memory that would overflow it: those were not shown.
-    shown = next((k for k in range(len(picked) + 1) if render(picked[:k], config) == text), 0)
+    shown = next((k for k in range(len(picked) + 1) if render(picked[:k], caps) == text), 0)
     return Surfaced(tuple(i.id for i in picked[:shown]), text, via)

@@ -1,0 +1,220 @@
+"""What a hook remembers about a project: answers valid while nothing they came from changed.
+
+Every hook is a new interpreter, and most of its time goes to loading the
+configuration and the store to compute what the previous hook already
+computed. So after a hook did the full work for a working directory it leaves
+a note in the cache directory: the injection text, the ``autoSurfacing``
+caps, whether background work may start, and the scorer's corpus (a marshal
+file), together with the *fingerprint* of everything they were computed from:
+
+- the working directory, the day (anything dated is recomputed daily), and the
+  environment that configures the package (``HOME``, ``XDG_*``,
+  ``PI_MEMORY_*``, and whether each provider's API-key variable is set);
+- ``(mtime_ns, size, inode)`` of both ``memory.json`` files, the project's
+  ``.git`` and ``.git/config``, both layer directories and every file in
+  them (a file added or removed changes its directory), absent ones included.
+
+The next hook stats those paths; if every one is unchanged it answers from
+the note without importing the configuration, the store or any layout. Any
+difference, a ``.lock`` in a layer directory, or an unreadable note means the
+full path, which writes a new note. The note is derived state: deleting it
+costs one full hook.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from pi_memory.jobs.surfacing import Corpus, Limits
+
+VERSION: Final = 1
+DIRECTORY: Final = "hooks"
+LOCK_FILE: Final = ".lock"
+_ENV_PREFIXES: Final = ("PI_MEMORY", "XDG_")
+_ENV_NAMES: Final = ("HOME", "USERPROFILE")
+
+
+class Note(NamedTuple):
+    injection: str
+    #: The injection's character cap (a host with another cap recomputes it).
+    max_context: int
+    #: Written by a session start after it rewrote the derived files.
+    refreshed: bool
+    #: ``Limits`` of ``autoSurfacing`` as a plain tuple.
+    limits: tuple[bool, int, int, int]
+    #: The side-query would run: a prompt hook needs the configuration then.
+    side_query: bool
+    background: bool
+    session_days: int
+    review_turns: int
+    #: The environment variables whose presence was part of the fingerprint.
+    key_names: tuple[str, ...]
+
+
+def _files(cwd: Path) -> tuple[Path, Path]:
+    import zlib
+
+    from pi_memory.fs.cache_home import cache_home
+
+    raw = str(cwd).encode("utf-8", "surrogateescape")
+    stem = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    base = Path(cache_home()) / DIRECTORY
+    return base / f"{stem}.json", base / f"{stem}.corpus"
+
+
+def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
+    """The configuring environment as compared (key variables by presence only)."""
+    own = sorted(
+        f"{k}={v}" for k, v in env.items() if k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)
+    )
+    return own + [f"{name}?{bool(env.get(name))}" for name in sorted(key_names)]
+
+
+def stats(paths: Iterable[str]) -> list[list[Any]]:
+    out: list[list[Any]] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append([path])
+            continue
+        out.append([path, st.st_mtime_ns, st.st_size, st.st_ino])
+    return out
+
+
+def watched(directories: Sequence[Path], extra: Iterable[Path]) -> list[str] | None:
+    """Every path the answers depend on; ``None`` when a layer is locked (no note then)."""
+    paths = [str(p) for p in extra]
+    for directory in directories:
+        paths.append(str(directory))
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        if LOCK_FILE in names:
+            return None
+        paths.extend(str(directory / name) for name in names)
+    return paths
+
+
+def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | None] | None:
+    """The note for ``cwd`` and its corpus file (``None``: not built yet), if the
+    fingerprint still holds."""
+    import json
+
+    note_file, corpus_file = _files(cwd)
+    try:
+        data = json.loads(note_file.read_text("utf-8"))
+        if data["v"] != VERSION or data["cwd"] != str(cwd) or data["day"] != day:
+            return None
+        note = Note(
+            data["injection"],
+            data["maxContext"],
+            data["refreshed"],
+            tuple(data["limits"]),
+            data["sideQuery"],
+            data["background"],
+            data["sessionDays"],
+            data["reviewTurns"],
+            tuple(data["keyNames"]),
+        )
+        if data["env"] != environment(env, note.key_names):
+            return None
+        recorded = data["stats"]
+        if stats(p[0] for p in recorded) != recorded:
+            return None
+        if any(Path(p[0]).name == LOCK_FILE for p in recorded):
+            return None
+        with_corpus = data.get("corpus") is True
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return note, corpus_file if with_corpus else None
+
+
+def load_corpus(path: Path) -> Corpus | None:
+    import marshal
+
+    from pi_memory.jobs.surfacing import Corpus, Item
+
+    try:
+        blob, starts, keys, rows = marshal.loads(path.read_bytes())  # noqa: S302 - our own cache
+        return Corpus(blob, starts, keys, tuple(map(Item._make, rows)))
+    except Exception:  # any unreadable cache is a miss
+        return None
+
+
+def save(
+    cwd: Path,
+    env: Mapping[str, str],
+    day: str,
+    *,
+    note: Note,
+    corpus: Corpus | None,
+    fingerprint: list[list[Any]],
+) -> None:
+    """Write the note; ``fingerprint`` is :func:`stats` taken *before* the work it
+    describes read anything, so a change during the work shows as a miss later.
+    A failure here only costs speed."""
+    import json
+
+    from pi_memory.fs.atomic import atomic_write_bytes, atomic_write_text
+
+    note_file, corpus_file = _files(cwd)
+    data = {
+        "v": VERSION,
+        "cwd": str(cwd),
+        "day": day,
+        "env": environment(env, note.key_names),
+        "stats": fingerprint,
+        "injection": note.injection,
+        "maxContext": note.max_context,
+        "refreshed": note.refreshed,
+        "limits": list(note.limits),
+        "sideQuery": note.side_query,
+        "background": note.background,
+        "sessionDays": note.session_days,
+        "reviewTurns": note.review_turns,
+        "keyNames": list(note.key_names),
+        "corpus": corpus is not None,
+    }
+    try:
+        note_file.parent.mkdir(parents=True, exist_ok=True)
+        if corpus is not None:
+            atomic_write_bytes(corpus_file, _pack(corpus), durable=False)
+        atomic_write_text(note_file, json.dumps(data), durable=False)
+    except (OSError, ValueError):
+        return
+
+
+def add_corpus(cwd: Path, corpus: Corpus) -> None:
+    """Keep ``corpus`` beside the note a lookup just confirmed (built after that
+    lookup, so it is at least as new as the note's fingerprint)."""
+    import json
+
+    from pi_memory.fs.atomic import atomic_write_bytes, atomic_write_text
+
+    note_file, corpus_file = _files(cwd)
+    try:
+        data = json.loads(note_file.read_text("utf-8"))
+        atomic_write_bytes(corpus_file, _pack(corpus), durable=False)
+        data["corpus"] = True
+        atomic_write_text(note_file, json.dumps(data), durable=False)
+    except (OSError, ValueError):
+        return
+
+
+def _pack(corpus: Corpus) -> bytes:
+    import marshal
+
+    rows = [tuple(i) for i in corpus.items]
+    return marshal.dumps((corpus.blob, corpus.starts, corpus.keys, rows))
+
+
+def limits_of(note: Note) -> Limits:
+    from pi_memory.jobs.surfacing import Limits
+
+    return Limits(*note.limits)
