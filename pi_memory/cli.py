@@ -160,9 +160,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--handoff", action="store_true", help="the compaction handoff: at most 2 memories"
     )
 
+    from pi_memory.config.config import LAYOUTS
+
     i = cmd["import"]
-    i.add_argument("--from", dest="source", required=True, choices=("categories", "files"))
-    i.add_argument("--to", dest="target", required=True, choices=("categories", "files"))
+    i.add_argument("--from", dest="source", required=True, choices=LAYOUTS)
+    i.add_argument("--to", dest="target", required=True, choices=LAYOUTS)
     i.add_argument(
         "--on-conflict",
         default="keep",

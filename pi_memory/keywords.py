@@ -360,3 +360,23 @@ def collect_keywords(
         )
     )
     return rows[: max(0, cap)]
+
+
+#: The last table built, with the very objects it was built from. A session
+#: start builds the same layer's table twice (``MEMORY.md``, then the injected
+#: block) from one read; entries are immutable and a layer's list is never
+#: mutated once read, so the same list object and equal recalls mean the same table.
+_LAST_TABLE: list[tuple[Sequence[Entry], dict[str, int], list[KeywordRow]]] = []
+
+
+def keyword_rows(entries: Sequence[Entry], recalls: Mapping[str, int]) -> list[KeywordRow]:
+    for seen, seen_recalls, rows in _LAST_TABLE:
+        if seen is entries and seen_recalls == recalls:
+            return list(rows)
+    rows = collect_keywords(entries, recalls, cap=TABLE_CAP)
+    _LAST_TABLE[:] = [*_LAST_TABLE[-1:], (entries, dict(recalls), rows)]
+    return list(rows)
+
+
+def counted_line(row: KeywordRow) -> str:
+    return f"#{row.keyword} ({row.count})" if row.count > 1 else f"#{row.keyword}"

@@ -1,4 +1,8 @@
-"""The ``memory`` tool of the ``files`` layout: add, replace, remove, list, search.
+"""The agent's ``memory`` tool (seed 004): add, replace, remove, list, search.
+
+The layout that has it does the work (:meth:`LayerStore.memory_tool`); this
+module checks the arguments and runs each write under the store's lock, so
+the engine's rollback point comes first.
 
 The agent sends one JSON object of arguments and reads one text back. Every
 failure — a missing or mistyped argument, an unknown name, a held lock — comes
@@ -14,11 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.errors import PiMemoryError
-from pi_memory.layouts.files import ENTRY_TYPES, FilesLayer
+from pi_memory.layouts.carry import ENTRY_TYPES
 from pi_memory.text import js_trim
+
+if TYPE_CHECKING:
+    from pi_memory.layouts.protocol import MemoryTool
+    from pi_memory.store import Store
 
 ACTIONS: Final = ("add", "replace", "remove", "list", "search")
 SCOPES: Final = ("memory", "sessions")
@@ -47,11 +55,14 @@ class _Call:
     scope: str | None = None
 
 
-def run_memory_tool(layer: FilesLayer, args: Mapping[str, object], now: datetime) -> ToolResult:
-    """Run one ``memory`` call against ``layer``; ``now`` stamps what it writes."""
+def run_memory_tool(
+    store: Store, layer: str, args: Mapping[str, object], now: datetime
+) -> ToolResult:
+    """Run one ``memory`` call against ``layer`` of ``store``; ``now`` stamps what it writes."""
     try:
+        tool = store.layer(layer).memory_tool()
         call = parse_arguments(args)
-        return ToolResult(True, _run(layer, call, now))
+        return ToolResult(True, _run(store, layer, tool, call, now))
     except _BadArguments as err:
         return ToolResult(False, str(err))
     except PiMemoryError as err:
@@ -112,30 +123,33 @@ def _required(value: str | None, what: str, action: str, *, blank_ok: bool = Fal
     return value
 
 
-def _run(layer: FilesLayer, call: _Call, now: datetime) -> str:
+def _run(store: Store, layer: str, tool: MemoryTool, call: _Call, now: datetime) -> str:
     if call.action == "add":
         name = _required(call.name, "name", "add")
         content = _required(call.content, "content", "add", blank_ok=True)
-        result = layer.add(name, content, call.description, call.type, now)
+        with store.lock(layer, "add"):
+            result = tool.add(name, content, call.description, call.type, now)
         return _with_warning(f'Saved "{js_trim(name)}" ({result.file}).', result.capacity_warning)
     if call.action == "replace":
         name = _required(call.name, "name", "replace")
         if call.content is None and call.description is None and call.type is None:
             raise _BadArguments("replace needs content, description or type")
-        result = layer.replace(name, call.content, call.description, call.type, now)
+        with store.lock(layer, "replace"):
+            result = tool.replace(name, call.content, call.description, call.type, now)
         return _with_warning(
             f'Replaced "{js_trim(name)}" ({result.file}).', result.capacity_warning
         )
     if call.action == "remove":
         name = _required(call.name, "name", "remove")
-        layer.remove_by_name(name)
+        with store.lock(layer, "remove"):
+            tool.remove_by_name(name)
         return f'Removed "{js_trim(name)}".'
     if call.action == "list":
-        return layer.list_text()
+        return tool.list_text()
     query = _required(call.query, "query", "search")
     if call.scope == "sessions":
         raise _BadArguments(SESSIONS_UNAVAILABLE)
-    return layer.search_text(query)
+    return tool.search_text(query)
 
 
 def _with_warning(text: str, warning: str | None) -> str:

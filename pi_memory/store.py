@@ -13,15 +13,16 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
 from pi_memory.config import defaults
-from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
+from pi_memory.entry import LAYERS, PROJECT, USER, Entry, is_id
 from pi_memory.errors import EntryRejected, UsageError
 
 if TYPE_CHECKING:
     from pi_memory.fs.lock import StoreLock
-    from pi_memory.layouts import LayerStore
+    from pi_memory.layouts.protocol import IndexChange, LayerStore
+    from pi_memory.plan import ImportOutcome
     from pi_memory.retrieval import SearchResult
 
 USAGE_FILE: Final = "usage.json"
@@ -69,12 +70,23 @@ class WriteOutcome(NamedTuple):
     dropped_keywords: int
 
 
+class RebuildReport(NamedTuple):
+    collapsed: int
+    repaired: int
+    entries: int
+    #: Lines of ``MEMORY.md`` added and removed by the regeneration.
+    index_change: IndexChange
+
+
 class Store:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._layers: dict[str, LayerStore] = {}
         #: Entries read since the last write of this process (a hook reads a layer once).
         self._read_cache: dict[str, list[Entry]] = {}
+        #: While set, a layout's changes leave no rollback point of their own (an
+        #: import took one of the whole directory first).
+        self._rollback_paused = False
 
     # -- reading ------------------------------------------------------------
 
@@ -86,15 +98,19 @@ class Store:
             from pi_memory.layouts import open_layer
 
             s = self.settings
-            self._layers[layer] = open_layer(
+            opened = open_layer(
                 s.layout,
                 layer,
                 self.directory(layer),
                 index_max_lines=s.index_max_lines,
                 index_max_bytes=s.index_max_bytes,
-                lock_timeout_ms=s.lock_timeout_ms,
-                snapshot_keep=s.snapshot_keep,
+                index_budget=s.index_budget,
+                inject_max_lines=s.inject_max_lines,
+                inject_max_bytes=s.inject_max_bytes,
             )
+            if opened.snapshot_on_write:
+                opened.before_change = self._rollback_point_of(opened.directory)
+            self._layers[layer] = opened
         return self._layers[layer]
 
     def read(self, layer: str) -> list[Entry]:
@@ -126,8 +142,18 @@ class Store:
         self._read_cache.pop(layer, None)  # whatever happens under the lock, read afresh
         return StoreLock(directory, op, self.settings.lock_timeout_ms)
 
-    def default_file(self, layer: str) -> str:
-        return CATEGORY_FILES[layer][0]
+    def _rollback_point_of(self, directory: Path) -> Callable[[str, Sequence[str]], None]:
+        """Seed 004's snapshot-on-write: copy the files a change is about to touch."""
+
+        def rollback_point(label: str, files: Sequence[str]) -> None:
+            if self._rollback_paused:
+                return
+            from pi_memory.fs.snapshot import take_snapshot
+
+            paths = [Path(name) for name in files]
+            take_snapshot(directory, label, paths, keep=self.settings.snapshot_keep)
+
+        return rollback_point
 
     def redact(self, text: str) -> str:
         """``text`` with its secrets as ``[REDACTED:kind]``, counted in the usage ledger.
@@ -178,10 +204,10 @@ class Store:
         if bad:
             raise EntryRejected(f"supersedes takes entry ids like 20261011-a1b2, not {bad[0]!r}")
         wanted = tuple(dict.fromkeys(supersedes))
-        target = self._target_file(layer, file)
+        store = self.layer(layer)
+        target = store.target_file(file)
         stamp = format_time(now)
         norm = normalize_memory_text(body)
-        store = self.layer(layer)
         with self.lock(layer, "add"):
             entries = store.read()
             match = next(
@@ -229,29 +255,57 @@ class Store:
             dropped_keywords=pick.dropped,
         )
 
-    def _target_file(self, layer: str, file: str | None) -> str:
-        if self.settings.layout != "categories":
-            return ""
-        if not file:
-            return self.default_file(layer)
-        name = file if file.endswith(".md") else f"{file}.md"
-        for candidate in CATEGORY_FILES[layer]:
-            if candidate.lower() == name.lower():
-                return candidate
-        choices = ", ".join(CATEGORY_FILES[layer])
-        raise EntryRejected(f"{file} is not a category file of the {layer} layer ({choices})")
-
-    def rebuild(self, layer: str) -> tuple[int, int, int]:
-        """Persist the read-path keyword repair and regenerate ``MEMORY.md``.
-
-        Returns ``(collapsed, repaired, entries)``.
-        """
+    def rebuild(self, layer: str) -> RebuildReport:
+        """Repair the layer (persist the read path's keyword repair), then regenerate
+        its ``MEMORY.md`` from what is on disk; says what changed."""
         store = self.layer(layer)
         with self.lock(layer, "rebuild"):
             collapsed, repaired = store.repair_keywords()
             entries = store.read()
-            store.refresh_index(entries, self.recalls(layer))
-        return collapsed, repaired, len(entries)
+            change = store.rebuild_index(entries, self.recalls(layer))
+        return RebuildReport(collapsed, repaired, len(entries), change)
+
+    def import_entries(
+        self, layer: str, entries: Sequence[Entry], *, replace: bool = False
+    ) -> ImportOutcome:
+        """Copy memories read from another layout into ``layer``.
+
+        New ids are added; an id already there is replaced only when ``replace``.
+        Refused whole, before anything is written, if one cannot be stored here.
+        The import takes one rollback point of the whole directory, not one per memory.
+        """
+        from pi_memory.plan import ImportOutcome, plan_import
+
+        store = self.layer(layer)
+        problems = [f"{e.id}: {p}" for e in entries for p in [store.body_problem(e.body)] if p]
+        if problems:
+            raise EntryRejected("cannot import, nothing written: " + "; ".join(problems))
+        directory = self.directory(layer)
+        with self.lock(layer, "import"):
+            plan = plan_import(entries, store.read(), store.default_src)
+            outcome = ImportOutcome(
+                new=len(plan.new),
+                identical=plan.identical,
+                differing=tuple(e.id for e in plan.differing),
+                replaced=replace,
+            )
+            changed = plan.differing if replace else ()
+            if not plan.new and not changed:
+                return outcome
+            from pi_memory.fs.snapshot import memory_files, whole_dir_snapshot
+
+            if memory_files(directory):
+                whole_dir_snapshot(directory, "import", self.settings.snapshot_keep)
+            self._rollback_paused = True
+            try:
+                for entry in plan.new:
+                    store.append(entry)
+                if changed:
+                    store.update(changed)
+            finally:
+                self._rollback_paused = False
+            store.refresh_index(store.read(), self.recalls(layer))
+        return outcome
 
     def refresh_indexes(self, layers: Sequence[str] = LAYERS, *, wait: bool = True) -> None:
         """Rewrite each layer's ``MEMORY.md`` from its entries (session start, ``rebuild``).
@@ -277,37 +331,21 @@ class Store:
 
     def injection(self, max_chars: int | None = None) -> str:
         """What the host puts in the prompt at session start ("" when nothing is stored)."""
-        if self.settings.layout != "categories":
-            return self._files_injection()
-        from pi_memory.index import layer_block, render_injection
-        from pi_memory.inject.sanitize import sanitize_for_injection
+        from functools import partial
 
-        layers = [(layer, self.read(layer), self.recalls(layer)) for layer in LAYERS]
-        budget = self.settings.index_budget
-        while True:
-            blocks = [
-                sanitize_for_injection(layer_block(self.label(layer), entries, recalls, budget))
-                for layer, entries, recalls in layers
-            ]
-            text = render_injection(blocks)
-            if max_chars is None or len(text) <= max_chars or budget <= 200:
-                return text
-            budget = max(200, budget * max_chars // len(text) - 100)
+        from pi_memory.layouts.protocol import Injected
 
-    def _files_injection(self) -> str:
-        """The ``files`` layout's ``memory_index`` window of each layer's ``MEMORY.md``."""
-        from pi_memory.inject.inject_window import build_index_section, read_index
-
-        parts = []
-        for layer in (PROJECT, USER):
-            section = build_index_section(
-                read_index(self.directory(layer)),
-                self.settings.inject_max_lines,
-                self.settings.inject_max_bytes,
+        sources = [
+            Injected(
+                layer,
+                self.label(layer),
+                self.directory(layer),
+                partial(self.read, layer),
+                partial(self.recalls, layer),
             )
-            if section.strip():
-                parts.append(f'<memory_index layer="{layer}">\n{section.rstrip()}\n</memory_index>')
-        return "\n\n".join(parts) + "\n" if parts else ""
+            for layer in LAYERS
+        ]
+        return self.layer(USER).injection(sources, max_chars)
 
     # -- searching ----------------------------------------------------------
 

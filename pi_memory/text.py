@@ -2,7 +2,9 @@
 
 - ECMAScript whitespace: the files layout reads what the reference extension
   writes, so trimming and collapsing follow JavaScript's ``\\s`` and
-  ``String.prototype.trim``, not Python's ``str.strip``;
+  ``String.prototype.trim``, not Python's ``str.strip``; and its lines are
+  split after CRLF and lone CR become LF, so a line number means the same
+  thing to the index, its writer and the injection window;
 - the Han character class: one definition for tokenising, keyword rules and
   similarity, CJK Extension B and beyond included;
 - UTF-8 byte budgets: length, and the longest prefix of whole code points
@@ -41,6 +43,26 @@ HAN_CLASS: Final = "".join(f"{chr(low)}-{chr(high)}" for low, high in HAN_RANGES
 def js_trim(text: str) -> str:
     """``String.prototype.trim``."""
     return text.strip(JS_SPACE)
+
+
+def is_blank(text: str) -> bool:
+    return not js_trim(text)
+
+
+def normalize_newlines(raw: str) -> str:
+    """CRLF and lone CR as LF."""
+    return raw.replace("\r\n", "\n").replace("\r", "\n") if "\r" in raw else raw
+
+
+def split_lines(raw: str) -> list[str]:
+    """Lines of ``raw`` after newline normalisation; one trailing empty line dropped."""
+    text = normalize_newlines(raw)
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def is_han(char: str) -> bool:

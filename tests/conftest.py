@@ -3,11 +3,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
+    from pi_memory.store import Store
     from tests.fake_provider import FakeProvider
 
 REPO = Path(__file__).resolve().parent.parent
@@ -37,3 +38,11 @@ def fake_provider() -> Iterator[FakeProvider]:
         yield fake
     finally:
         fake.close()
+
+
+def files_store(project_dir: Path, **settings: Any) -> Store:
+    """An engine over a ``files`` layout whose project layer is ``project_dir``."""
+    from pi_memory.store import Settings, Store
+
+    dirs = {"project": project_dir, "user": project_dir.parent / "user-layer"}
+    return Store(Settings(layout="files", dirs=dirs, project_name="shop", **settings))

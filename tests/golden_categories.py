@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_memory.entry import Entry
-from pi_memory.layouts.categories import (
-    RAW_TAGS_KEY,
+from pi_memory.layouts.carry import RAW_TAGS_KEY
+from pi_memory.layouts.categories.format import (
     append_row,
     decode,
     encode,

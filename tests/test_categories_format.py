@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from pi_memory.entry import Entry
-from pi_memory.layouts.categories import (
-    FILE_NAME_KEY,
-    RAW_TAGS_KEY,
+from pi_memory.layouts.carry import FILE_NAME_KEY, RAW_TAGS_KEY
+from pi_memory.layouts.categories.format import (
     append_row,
     decode,
     encode,

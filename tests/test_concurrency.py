@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pi_memory.layouts.categories import parse_entries
+from pi_memory.layouts.categories.format import parse_entries
 from pi_memory.open_store import open_store
 from tests.clihelp import REPO
 

@@ -12,14 +12,9 @@ import pytest
 
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected
-from pi_memory.layouts.files import (
-    EntryMeta,
-    FilesLayer,
-    derive_description,
-    parse_entry_file,
-    serialize_entry_file,
-)
-from pi_memory.layouts.files_index import (
+from pi_memory.layouts.carry import derive_description
+from pi_memory.layouts.files.format import EntryMeta, parse_entry_file, serialize_entry_file
+from pi_memory.layouts.files.index import (
     CAPACITY_TEMPLATE,
     IndexLine,
     format_index_line,
@@ -27,10 +22,11 @@ from pi_memory.layouts.files_index import (
     parse_entry_index,
     rebuild_index,
     remove_index_line,
-    split_lines,
     upsert_index_line,
 )
-from tests.conftest import DATA
+from pi_memory.layouts.files.layer import FilesLayer
+from pi_memory.text import split_lines
+from tests.conftest import DATA, files_store
 
 CONFORMANCE = DATA / "conformance"
 NOW = datetime(2026, 10, 1, 9, 12, 33, 123000, tzinfo=timezone.utc)
@@ -221,13 +217,17 @@ def _rebuild(case: dict[str, Any], tmp: Path) -> None:
     _write_entry(layer.directory, "A", "a.md", "A 摘要", "2026-10-01T00:00:02.000Z")
     _write_entry(layer.directory, "B", "b.md", "B 摘要", "2026-10-01T00:00:01.000Z")
     (layer.directory / "legacy.md").write_text("---\nupdated: x\n---\nold\n", encoding="utf-8")
-    result = layer.rebuild()
+    lines = [IndexLine(e.name, e.file, e.description) for e in layer.read()]
+    result = rebuild_index(layer.read_index(), lines)
     assert (result.entries, result.header_lines) == (2, 2)
+    store = files_store(layer.directory)
+    assert store.rebuild("project").index_change == (4, 0)
     assert layer.read_index() == ("# Memory Index\n\n- [B](b.md) — B 摘要\n- [A](a.md) — A 摘要\n")
     layer.index_path.write_text("# Mine\nnotes\n\n- [X](x.md) — gone\n", encoding="utf-8")
-    result = layer.rebuild()
-    assert (result.entries, result.header_lines) == (2, 2)
+    assert store.rebuild("project").index_change == (2, 2)
     assert layer.read_index().startswith("# Mine\nnotes\n- [B](b.md)")
+    result = rebuild_index(layer.read_index(), lines)
+    assert (result.entries, result.header_lines) == (2, 2)
 
 
 HANDLERS: dict[str, Callable[[dict[str, Any], Path], None]] = {

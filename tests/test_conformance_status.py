@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_memory.config.config import Config, parse_config
-from pi_memory.status import status_lines
+from pi_memory.layouts.files.status import status_lines
 from tests.conftest import DATA
 
 VECTORS: list[dict[str, Any]] = json.loads(

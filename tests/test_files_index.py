@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory.layouts.files_index import (
+from pi_memory.layouts.files.index import (
     CAPACITY_TEMPLATE,
     IndexLine,
     capacity_warning,
@@ -15,9 +15,9 @@ from pi_memory.layouts.files_index import (
     parse_entry_index,
     rebuild_index,
     remove_index_line,
-    split_lines,
     upsert_index_line,
 )
+from pi_memory.text import split_lines
 from tests.conftest import DATA
 
 GOLDEN = DATA / "files_layout" / "index"

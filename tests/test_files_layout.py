@@ -16,24 +16,29 @@ import pytest
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected, LockError
 from pi_memory.layouts import open_layer
-from pi_memory.layouts.categories import FILE_NAME_KEY, RAW_TAGS_KEY
-from pi_memory.layouts.files import (
-    EntryMeta,
-    FilesLayer,
+from pi_memory.layouts.carry import (
+    FILE_NAME_KEY,
+    RAW_TAGS_KEY,
     category_entry,
     category_of,
     default_category,
     derive_description,
+    home_category,
+    type_for_category,
+)
+from pi_memory.layouts.files.format import (
+    EntryMeta,
     derived_id,
     entry_from_file,
     entry_to_text,
-    home_category,
     parse_entry_file,
     serialize_entry_file,
-    type_for_category,
 )
+from pi_memory.layouts.files.layer import FilesLayer
+from pi_memory.memory_tool import run_memory_tool
+from pi_memory.store import Store
 from pi_memory.text import iso_timestamp
-from tests.conftest import DATA, REPO
+from tests.conftest import DATA, REPO, files_store
 
 GOLDEN = DATA / "files_layout" / "entries"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.json"))
@@ -325,8 +330,9 @@ def test_rebuild_sorts_by_modified_and_keeps_the_header(tmp_path: Path) -> None:
     layer.index_path.write_text(
         "# Mine\r\n\r\n- [New](New.md) — new.\r\n- [Gone](Gone.md) — x\r\n", encoding="utf-8"
     )
-    rebuilt = layer.rebuild()
-    assert (rebuilt.entries, rebuilt.header_lines) == (2, 1)
+    report = files_store(layer.directory).rebuild("project")
+    # Old's line came in; the blank line and Gone's line went.
+    assert (report.entries, report.index_change) == (2, (1, 2))
     assert (
         layer.read_index() == "# Mine\n- [New](New.md) — new.\n- [Old](Old.md) — old but touched.\n"
     )
@@ -355,25 +361,40 @@ def _snapshots(layer: FilesLayer) -> list[Path]:
     return sorted(root.iterdir()) if root.exists() else []
 
 
+def _tool(store: Store, **args: object) -> str:
+    result = run_memory_tool(store, "project", args, NOW)
+    assert result.ok, result.text
+    return result.text
+
+
 def test_every_tool_write_leaves_a_snapshot_of_what_it_changes(tmp_path: Path) -> None:
+    store = files_store(tmp_path / "store")
     layer = _layer(tmp_path)
-    layer.add("A", "alpha.", now=NOW)
-    layer.add("A", "alpha two.", now=LATER)
+    _tool(store, action="add", name="A", content="alpha.")
+    run_memory_tool(store, "project", {"action": "add", "name": "A", "content": "two."}, LATER)
     newest = _snapshots(layer)[-1]
     assert newest.name.endswith("-write")
     assert (newest / "A.md").read_text(encoding="utf-8").endswith("\n\nalpha.\n")
     assert (newest / "MEMORY.md").read_text(encoding="utf-8") == "- [A](A.md) — alpha.\n"
-    layer.remove_by_name("A")
-    assert (_snapshots(layer)[-1] / "A.md").read_text(encoding="utf-8").endswith("alpha two.\n")
-    layer.rebuild()
+    _tool(store, action="remove", name="A")
+    assert (_snapshots(layer)[-1] / "A.md").read_text(encoding="utf-8").endswith("two.\n")
+    store.rebuild("project")
     assert _snapshots(layer)[-1].name.endswith("-index")
 
 
+def test_a_bare_layer_takes_no_rollback_point(tmp_path: Path) -> None:
+    # The engine decides on rollback points; the layout only announces its changes.
+    layer = _layer(tmp_path)
+    layer.add("A", "alpha.", now=NOW)
+    layer.add("A", "alpha two.", now=LATER)
+    assert _snapshots(layer) == []
+
+
 def test_snapshots_are_pruned_to_snapshot_keep(tmp_path: Path) -> None:
-    layer = _layer(tmp_path, snapshot_keep=2)
+    store = files_store(tmp_path / "store", snapshot_keep=2)
     for n in range(5):
-        layer.add("A", f"version {n}.", now=NOW)
-    assert len(_snapshots(layer)) == 2
+        _tool(store, action="add", name="A", content=f"version {n}.")
+    assert len(_snapshots(_layer(tmp_path))) == 2
 
 
 _HOLDER = """
@@ -387,8 +408,9 @@ with StoreLock(Path(sys.argv[1]), "dream", 5000):
 
 
 def test_a_held_lock_stops_the_write_and_names_the_holder(tmp_path: Path) -> None:
-    layer = _layer(tmp_path, lock_timeout_ms=200)
-    layer.add("A", "alpha.", now=NOW)
+    store = files_store(tmp_path / "store", lock_timeout_ms=200)
+    layer = _layer(tmp_path)
+    _tool(store, action="add", name="A", content="alpha.")
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(layer.directory), "3"],
         cwd=REPO,
@@ -399,18 +421,23 @@ def test_a_held_lock_stops_the_write_and_names_the_holder(tmp_path: Path) -> Non
         assert holder.stdout is not None
         assert holder.stdout.readline() == "held\n"
         with pytest.raises(LockError) as caught:
-            layer.add("A", "changed.", now=LATER)
+            store.write("project", "changed.", ["deploy"], now=LATER)
+        result = run_memory_tool(
+            store, "project", {"action": "add", "name": "A", "content": "changed."}, LATER
+        )
+        assert not result.ok and "dream" in result.text
         assert "dream" in str(caught.value)
     finally:
         holder.wait(timeout=10)
         assert holder.stdout is not None
         holder.stdout.close()
-    assert layer.read()[0].body == "alpha."
+    assert [e.body for e in layer.read()] == ["alpha."]
 
 
 def test_a_write_waits_for_a_short_holder(tmp_path: Path) -> None:
-    layer = _layer(tmp_path, lock_timeout_ms=5000)
-    layer.add("A", "alpha.", now=NOW)
+    store = files_store(tmp_path / "store", lock_timeout_ms=5000)
+    layer = _layer(tmp_path)
+    _tool(store, action="add", name="A", content="alpha.")
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, str(layer.directory), "0.3"],
         cwd=REPO,
@@ -421,7 +448,7 @@ def test_a_write_waits_for_a_short_holder(tmp_path: Path) -> None:
         assert holder.stdout is not None
         assert holder.stdout.readline() == "held\n"
         started = time.monotonic()
-        layer.add("A", "changed.", now=LATER)
+        _tool(store, action="replace", name="A", content="changed.")
         assert time.monotonic() - started > 0.05
     finally:
         holder.wait(timeout=10)
@@ -604,10 +631,12 @@ def test_category_entry_carries_only_what_a_copy_back_cannot_derive(tmp_path: Pa
     assert back.extra == (("legacy-tags", "database,mock"), ("category", "NOTES.md"))
 
 
-def test_snapshots_paused_writes_without_rollback_points(tmp_path: Path) -> None:
+def test_an_engine_write_leaves_a_rollback_point_and_an_import_only_one(tmp_path: Path) -> None:
+    store = files_store(tmp_path / "store")
     layer = _layer(tmp_path)
-    with layer.snapshots_paused():
-        layer.append(_entry())
-    assert not (layer.directory / ".backups").exists()
-    layer.append(_entry(id="20261001-0b0b", body="Another memory."))
-    assert len(list((layer.directory / ".backups").iterdir())) == 1
+    store.import_entries("project", [_entry()])
+    assert _snapshots(layer) == []  # nothing was there to roll back to
+    store.import_entries("project", [_entry(id="20261001-0b0b", body="Another memory.")])
+    assert [p.name.split("Z-")[1] for p in _snapshots(layer)] == ["import"]
+    store.write("project", "A third memory.", ["third"], now=datetime.now())
+    assert [p.name.split("Z-")[1] for p in _snapshots(layer)] == ["import", "write"]

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from pi_memory.entry import Entry
-from pi_memory.index import (
+from pi_memory.keywords import keyword_rows
+from pi_memory.layouts.categories.index import (
     CONTRACT,
     Stats,
     advance_watermark,
-    keyword_rows,
     layer_block,
     parse_stats,
     refresh_memory_md,

@@ -10,68 +10,75 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory.layouts.files import FilesLayer
+from pi_memory.layouts.files.layer import FilesLayer
 from pi_memory.memory_tool import ToolResult, parse_arguments, run_memory_tool
-from tests.conftest import REPO
+from pi_memory.store import Store
+from tests.conftest import REPO, files_store
 from tests.inproc import tool, user_config
 
 NOW = datetime(2026, 10, 2, 8, 14, 3, 120000, tzinfo=timezone.utc)
 
 
 @pytest.fixture
-def layer(tmp_path: Path) -> FilesLayer:
-    return FilesLayer("project", tmp_path / "store")
+def store(tmp_path: Path) -> Store:
+    return files_store(tmp_path / "store")
 
 
-def run(layer: FilesLayer, **args: object) -> ToolResult:
-    return run_memory_tool(layer, args, NOW)
+def layer_of(store: Store) -> FilesLayer:
+    layer = store.layer("project")
+    assert isinstance(layer, FilesLayer)
+    return layer
 
 
-def test_add_list_search_replace_remove(layer: FilesLayer) -> None:
-    assert run(layer, action="list") == ToolResult(True, "No memories yet.")
+def run(store: Store, **args: object) -> ToolResult:
+    return run_memory_tool(store, "project", args, NOW)
+
+
+def test_add_list_search_replace_remove(store: Store) -> None:
+    assert run(store, action="list") == ToolResult(True, "No memories yet.")
     assert run(
-        layer,
+        store,
         action="add",
         name=" SSH port on staging ",
         content="staging 的 SSH 用 2222 端口。",
         description="staging SSH listens on 2222, not 22",
         type="project",
     ) == ToolResult(True, 'Saved "SSH port on staging" (SSH-port-on-staging.md).')
-    assert run(layer, action="list") == ToolResult(
+    assert run(store, action="list") == ToolResult(
         True,
         "- SSH port on staging (project, modified 2026-10-02T08:14:03.120Z) — "
         "staging SSH listens on 2222, not 22 [SSH-port-on-staging.md]",
     )
-    assert run(layer, action="search", query="2222") == ToolResult(
+    assert run(store, action="search", query="2222") == ToolResult(
         True,
         "## SSH port on staging\nfile: SSH-port-on-staging.md\ntype: project\n\n"
         "staging 的 SSH 用 2222 端口。",
     )
-    assert run(layer, action="search", query="nope", scope="memory") == ToolResult(
+    assert run(store, action="search", query="nope", scope="memory") == ToolResult(
         True, "No matches in memory."
     )
     assert run(
-        layer, action="replace", name="SSH port on staging", content="Now 2200. Changed."
+        store, action="replace", name="SSH port on staging", content="Now 2200. Changed."
     ) == ToolResult(True, 'Replaced "SSH port on staging" (SSH-port-on-staging.md).')
-    entry = layer.find("SSH port on staging")
+    entry = layer_of(store).find("SSH port on staging")
     assert entry is not None
     assert (entry.description, entry.type) == ("Now 2200.", "project")
-    assert run(layer, action="remove", name="SSH port on staging") == ToolResult(
+    assert run(store, action="remove", name="SSH port on staging") == ToolResult(
         True, 'Removed "SSH port on staging".'
     )
-    assert run(layer, action="remove", name="SSH port on staging") == ToolResult(
+    assert run(store, action="remove", name="SSH port on staging") == ToolResult(
         False, 'Entry "SSH port on staging" not found'
     )
-    assert layer.read() == []
+    assert layer_of(store).read() == []
 
 
-def test_add_without_description_uses_the_first_sentence(layer: FilesLayer) -> None:
-    assert run(layer, action="add", name="A", content="First. Second.").ok
-    assert layer.read_index() == "- [A](A.md) — First.\n"
+def test_add_without_description_uses_the_first_sentence(store: Store) -> None:
+    assert run(store, action="add", name="A", content="First. Second.").ok
+    assert layer_of(store).read_index() == "- [A](A.md) — First.\n"
 
 
 def test_over_capacity_the_write_succeeds_with_the_warning(tmp_path: Path) -> None:
-    small = FilesLayer("project", tmp_path / "s", index_max_lines=1)
+    small = files_store(tmp_path / "s", index_max_lines=1)
     assert run(small, action="add", name="A", content="a.") == ToolResult(True, 'Saved "A" (A.md).')
     result = run(small, action="add", name="B", content="b.")
     assert result.ok
@@ -81,7 +88,7 @@ def test_over_capacity_the_write_succeeds_with_the_warning(tmp_path: Path) -> No
         "Rewrite it now: keep one line per entry, merge or drop stale entries, and move "
         "detail into entry bodies rather than the index."
     )
-    assert len(small.read()) == 2
+    assert len(layer_of(small).read()) == 2
     replaced = run(small, action="replace", name="A", content="a2.")
     assert replaced.ok
     assert "MEMORY.md is over its limit: 2/1 lines" in replaced.text
@@ -140,16 +147,16 @@ def test_over_capacity_the_write_succeeds_with_the_warning(tmp_path: Path) -> No
     ],
 )
 def test_bad_arguments_are_results_not_exceptions(
-    layer: FilesLayer, args: dict[str, object], text: str
+    store: Store, args: dict[str, object], text: str
 ) -> None:
-    assert run_memory_tool(layer, args, NOW) == ToolResult(False, text)
-    assert layer.read() == []
+    assert run_memory_tool(store, "project", args, NOW) == ToolResult(False, text)
+    assert layer_of(store).read() == []
 
 
-def test_arguments_that_are_not_an_object(layer: FilesLayer) -> None:
+def test_arguments_that_are_not_an_object(store: Store) -> None:
     not_objects: list[object] = [None, [], "add", 3]
     for args in not_objects:
-        result = run_memory_tool(layer, args, NOW)  # type: ignore[arg-type]
+        result = run_memory_tool(store, "project", args, NOW)  # type: ignore[arg-type]
         assert result == ToolResult(False, "memory arguments must be a JSON object")
 
 
@@ -158,8 +165,8 @@ def test_null_counts_as_absent() -> None:
     assert (call.action, call.name, call.scope) == ("list", None, None)
 
 
-def test_a_held_lock_is_a_failed_result(layer: FilesLayer) -> None:
-    slow = FilesLayer("project", layer.directory, lock_timeout_ms=100)
+def test_a_held_lock_is_a_failed_result(store: Store) -> None:
+    slow = files_store(layer_of(store).directory, lock_timeout_ms=100)
     assert run(slow, action="add", name="A", content="a.").ok
     holder = subprocess.Popen(
         [
@@ -168,7 +175,7 @@ def test_a_held_lock_is_a_failed_result(layer: FilesLayer) -> None:
             "import sys, time\nfrom pathlib import Path\nfrom pi_memory.fs.lock import StoreLock\n"
             "with StoreLock(Path(sys.argv[1]), 'add'):\n"
             "    print('held', flush=True)\n    time.sleep(2)\n",
-            str(layer.directory),
+            str(layer_of(store).directory),
         ],
         cwd=REPO,
         stdout=subprocess.PIPE,
@@ -184,14 +191,13 @@ def test_a_held_lock_is_a_failed_result(layer: FilesLayer) -> None:
         holder.stdout.close()
     assert not result.ok
     assert result.text.startswith("Memory is locked by add (pid ")
-    assert [e.name for e in layer.read()] == ["A"]
+    assert [e.name for e in layer_of(store).read()] == ["A"]
 
 
 def test_an_os_error_is_a_failed_result(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory", encoding="utf-8")
-    layer = FilesLayer("project", blocker / "store")
-    result = run(layer, action="add", name="A", content="a.")
+    result = run(files_store(blocker / "store"), action="add", name="A", content="a.")
     assert not result.ok
     assert result.text.startswith("memory add failed: ")
 

@@ -10,7 +10,8 @@ import pytest
 
 from pi_memory.entry import Entry
 from pi_memory.fs.parse_cache import cache_dir
-from pi_memory.layouts.categories import CategoriesLayer, decode, parse_entries
+from pi_memory.layouts.categories.format import decode, parse_entries
+from pi_memory.layouts.categories.layer import CategoriesLayer
 from tests.conftest import DATA
 from tests.golden_categories import NEW_ENTRY
 

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER  # noqa: E402
-from pi_memory.layouts.categories import format_entry  # noqa: E402
+from pi_memory.layouts.categories.format import format_entry  # noqa: E402
 from tools.bench_detect import bench as bench_detectors  # noqa: E402
 from tools.bench_detect import make_narrow_store, make_store  # noqa: E402
 from tools.bench_detect import report as detector_report  # noqa: E402

@@ -38,7 +38,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from pi_memory.entry import Entry, format_time  # noqa: E402
-from pi_memory.layouts.categories import CategoriesLayer, format_entry  # noqa: E402
+from pi_memory.layouts.categories.format import format_entry  # noqa: E402
+from pi_memory.layouts.categories.layer import CategoriesLayer  # noqa: E402
 from pi_memory.retrieval import search  # noqa: E402
 
 #: One LoCoMo sample as the JSON release has it.

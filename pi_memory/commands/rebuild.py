@@ -1,8 +1,11 @@
-"""``rebuild <layer>``: persist the keyword repair of one layer and regenerate its ``MEMORY.md``.
+"""``rebuild <layer>``: repair one layer, then regenerate its ``MEMORY.md``; say what changed.
 
-Without a model this is seed 000's deterministic part: malformed tags are
-repaired and legacy 1-3 keyword rows collapse to their first valid keyword
-(reported as ``collapsed``), with a ``.bak`` of every rewritten file.
+Every layout does the same job. Without a model the repair is seed 000's
+deterministic part: malformed tags are repaired and legacy 1-3 keyword rows
+collapse to their first valid keyword (reported as ``collapsed``), with a
+``.bak`` of every rewritten file. The index is then written afresh from what
+is on disk: the categories layout's keyword table, or the files layout's one
+line per memory under its handwritten header (seed 004's ``rebuild_index``).
 """
 
 from __future__ import annotations
@@ -16,13 +19,20 @@ def run_rebuild(*, layer: str, dry_run: bool = False, as_json: bool = False) -> 
 
     name = parse_layer(layer)
     store = open_store()
-    collapsed, repaired, _ = store.rebuild(name)
+    report = store.rebuild(name)
     # Counted as show counts them: live memories, the superseded ones said apart.
     entries = store.read(name)
     live = sum(1 for entry in entries if entry.live)
     retired = f" (+{len(entries) - live} superseded)" if len(entries) > live else ""
     write_line(
-        f"rebuilt {name} layer: {live} memories{retired} · collapsed {collapsed} · "
-        f"repaired {repaired} · MEMORY.md regenerated"
+        f"rebuilt {name} layer: {live} memories{retired} · collapsed {report.collapsed} · "
+        f"repaired {report.repaired} · {describe_index_change(*report.index_change)}"
     )
     return 0
+
+
+def describe_index_change(added: int, removed: int) -> str:
+    """``MEMORY.md regenerated (+2/-1 lines)``, or ``MEMORY.md unchanged``."""
+    if not added and not removed:
+        return "MEMORY.md unchanged"
+    return f"MEMORY.md regenerated (+{added}/-{removed} lines)"

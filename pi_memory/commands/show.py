@@ -1,7 +1,7 @@
 """``show``: both layers' tables, counts, watermark, health and lock (seed 000's ``/memory``).
 
-With the ``files`` layout it prints seed 004's seven-line status for each layer
-instead of a keyword table; the health block is the same for both layouts.
+A layout with a status block of its own (seed 004's seven lines) prints that for
+each layer instead of the keyword table; the health block is the same for every layout.
 """
 
 from __future__ import annotations
@@ -39,18 +39,14 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.detect.duplicates import find_duplicates
     from pi_memory.detect.health import layer_health
     from pi_memory.fs.lock import describe_status, is_abandoned, read_lock_status
-    from pi_memory.index import keyword_rows, parse_stats
-    from pi_memory.naming.layer_files import INDEX_FILE
+    from pi_memory.keywords import keyword_rows
     from pi_memory.staleness import stale_counts
 
     directory = store.directory(layer)
     entries = store.read(layer)
     recalls = store.recalls(layer)
     stale = stale_counts(entries, now, store.settings.review_months)
-    try:
-        stats = parse_stats((directory / INDEX_FILE).read_text("utf-8", "replace"))
-    except OSError:
-        stats = None
+    since_last, last_consolidated = store.layer(layer).watermark()
     lock = read_lock_status(directory)
     health = layer_health(
         layer, entries, recalls, stale, find_duplicates(entries), find_conflicts(entries)
@@ -61,8 +57,8 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         directory=str(directory),
         entries=tuple(entries),
         rows=tuple(keyword_rows(entries, recalls)),
-        since_last=stats.since_last if stats else 0,
-        last_consolidated=stats.last_consolidated if stats else "never",
+        since_last=since_last,
+        last_consolidated=last_consolidated,
         lock=describe_status(lock),
         abandoned=is_abandoned(lock),
         health=health,
@@ -70,7 +66,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
 
 
 def render_view(view: LayerView, consolidate_every: int) -> list[str]:
-    from pi_memory.index import counted_line
+    from pi_memory.keywords import counted_line
 
     live = sum(1 for e in view.entries if e.live)
     keywords = _count(view.health.keywords, "keyword")
@@ -118,25 +114,19 @@ def shown_lock(view: LayerView) -> str:
     return f"{view.lock} (here: {unlock_command(view.layer)})"
 
 
-def files_status(store: Store, config: Any, view: LayerView) -> tuple[list[str], dict[str, Any]]:
-    """Seed 004's seven-line status of one ``files`` layer (then the shared health
-    block), and the same facts as JSON."""
-    from pi_memory.naming.layer_files import INDEX_FILE
-    from pi_memory.status import status_json, status_lines
-
-    directory = store.directory(view.layer)
-    meta = _read_bytes(directory / ".dream-meta.json")
-    facts: dict[str, Any] = {
-        "directory": str(directory),
-        "index": _read_bytes(directory / INDEX_FILE),
-        "entry_count": len(view.entries),
-        "dream_meta": meta.decode("utf-8", "replace") if meta is not None else None,
-        "lock": view.lock,
-    }
-    shown = {**facts, "lock": shown_lock(view)}
-    lines = [f"{view.label}:", *status_lines(config, **shown), *abandoned_lines(view)]
+def status_block(store: Store, config: Any, view: LayerView) -> tuple[list[str], dict[str, Any]]:
+    """The layout's own status block of one layer (then the shared health block), and
+    the same facts as JSON."""
+    lines, status = store.layer(view.layer).status(
+        config,
+        label=view.label,
+        lock=view.lock,
+        lock_shown=shown_lock(view),
+        entry_count=len(view.entries),
+    )
+    lines = [*lines, *abandoned_lines(view)]
     lines += _health(view)
-    return lines, status_json(config, **facts)
+    return lines, status
 
 
 def abandoned_lines(view: LayerView) -> list[str]:
@@ -144,14 +134,6 @@ def abandoned_lines(view: LayerView) -> list[str]:
         return []
     command = unlock_command(view.layer)
     return [f"  the lock is abandoned: writes to this layer fail until {command}"]
-
-
-def _read_bytes(path: Any) -> bytes | None:
-    try:
-        data: bytes = path.read_bytes()
-    except OSError:
-        return None
-    return data
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -190,7 +172,7 @@ def run_show(*, as_json: bool) -> int:
         problems += model_config_errors(loaded.config, os.environ)
     lines = ["Memory: misconfigured", *(f"- {p}" for p in problems)] if problems else []
     data: dict[str, Any] = {"misconfigured": bool(problems), "errors": problems}
-    if store is None or (problems and store.settings.layout == "files"):
+    if store is None or (problems and store.layer(USER).status_block):
         # Seed 004: a misconfigured store reports that, and nothing else.
         lines.insert(1, "Dir: not initialized")
         return _emit(lines, data, as_json)
@@ -201,8 +183,8 @@ def run_show(*, as_json: bool) -> int:
     for view in views:
         if lines:
             lines.append("")
-        if store.settings.layout == "files":
-            status_text, status = files_status(store, loaded.config, view)
+        if store.layer(view.layer).status_block:
+            status_text, status = status_block(store, loaded.config, view)
             lines += status_text
             data["layers"][view.layer]["status"] = status
         else:

@@ -73,17 +73,12 @@ def memory_search(args: Mapping[str, Any]) -> tuple[bool, str]:
 
 def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
     from pi_memory.entry import PROJECT
-    from pi_memory.errors import UsageError
     from pi_memory.memory_tool import run_memory_tool
     from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
     store = open_store()
-    if store.settings.layout != "files":
-        raise UsageError(
-            'the memory tool belongs to the "files" layout; this store uses '
-            f'"{store.settings.layout}" (use memory_write and memory_search)'
-        )
+    store.layer(PROJECT).memory_tool()  # a layout without the tool says so before anything else
     if args.get("action") == "search" and args.get("scope") == "sessions":
         return session_search({"query": args.get("query")})
     layer = parse_layer(_text(args, "layer", default=PROJECT))
@@ -93,7 +88,7 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
         else value
         for key, value in args.items()
     }
-    result = run_memory_tool(store.layer(layer), clean, datetime.now())  # type: ignore[arg-type]
+    result = run_memory_tool(store, layer, clean, datetime.now())
     return result.ok, result.text
 
 

@@ -6,19 +6,22 @@ of a file are kept, with the file's ``(mtime_ns, size, inode)``, under the
 user's cache directory (never inside a project layer, which is committed).
 A file whose identity changed is parsed again; a missing, corrupt or foreign
 cache is simply a miss. Deleting the cache costs one parse, never a memory.
+
+The cache holds records as plain tuples and knows nothing of them: the
+caller's ``make`` turns a stored tuple back into its record (a tuple of the
+wrong shape fails ``make`` and is a miss).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
-
-from pi_memory.entry import Entry
+from typing import Any, Final, TypeVar
 
 VERSION: Final = 3
-_FIELDS: Final = len(Entry._fields)
+#: A record the cache holds: a tuple (a NamedTuple such as ``Entry``).
+R = TypeVar("R", bound=tuple[Any, ...])
 
 
 def cache_dir() -> Path:
@@ -40,8 +43,10 @@ def _cache_file(path: Path) -> tuple[Path, str]:
     return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.entries", name
 
 
-def lookup(path: Path, identity: tuple[int, int, int]) -> list[Entry] | None:
-    """The cached entries of ``path`` if it still has ``identity`` (mtime_ns, size, inode)."""
+def lookup(
+    path: Path, identity: tuple[int, int, int], make: Callable[[Sequence[Any]], R]
+) -> list[R] | None:
+    """The cached records of ``path`` if it still has ``identity`` (mtime_ns, size, inode)."""
     import marshal
 
     target, name = _cache_file(path)
@@ -52,16 +57,19 @@ def lookup(path: Path, identity: tuple[int, int, int]) -> list[Entry] | None:
         if marshal.loads(data[4 : 4 + size]) != (VERSION, name, *identity):  # noqa: S302
             return None
         rows = marshal.loads(data[4 + size :])  # noqa: S302 - the user's own cache file
-        return list(map(Entry._make, rows))
+        return list(map(make, rows))
     except Exception:  # any unreadable cache is a miss
         return None
 
 
 def cached_entries(
-    path: Path, identity: tuple[int, int, int], parse: Callable[[], list[Entry]]
-) -> list[Entry]:
+    path: Path,
+    identity: tuple[int, int, int],
+    parse: Callable[[], list[R]],
+    make: Callable[[Sequence[Any]], R],
+) -> list[R]:
     """``parse()`` of ``path``, or the cached result when the file is unchanged."""
-    entries = lookup(path, identity)
+    entries = lookup(path, identity, make)
     if entries is None:
         entries = parse()
         if not _racy(identity[0]):
@@ -78,7 +86,7 @@ def _racy(mtime_ns: int) -> bool:
     return time.time_ns() - mtime_ns < 2_000_000_000
 
 
-def remember(path: Path, data: bytes, entries: list[Entry]) -> None:
+def remember(path: Path, data: bytes, entries: Sequence[tuple[Any, ...]]) -> None:
     """Record what a writer knows ``path`` now holds, so the next reader need not parse it.
 
     The file is read back and compared first: only bytes seen on disk, with the
@@ -95,11 +103,11 @@ def remember(path: Path, data: bytes, entries: list[Entry]) -> None:
     _store(target, (VERSION, name, st.st_mtime_ns, st.st_size, st.st_ino), entries)
 
 
-def _store(target: Path, key: tuple[Any, ...], entries: list[Entry]) -> None:
+def _store(target: Path, key: tuple[Any, ...], entries: Sequence[tuple[Any, ...]]) -> None:
     import marshal
 
     rows: list[Any] = [tuple(entry) for entry in entries]
-    if all(len(row) == _FIELDS for row in rows):
+    if len({len(row) for row in rows}) <= 1:  # records of one shape only
         try:
             from pi_memory.fs.atomic import atomic_write_bytes
 

@@ -1,53 +1,22 @@
-"""How a layer's directory holds its memories.
+"""How a layer's directory holds its memories: the layouts, and the one place they are named.
 
 A layout is a persistence adapter for one layer directory. It is the only code
-that knows a file format; everything above it works on :class:`Entry` records.
-The engine takes the store's write lock before calling any method that writes,
-and every method that writes does so atomically.
+that knows a file format; everything above it works on
+:class:`~pi_memory.entry.Entry` records through the protocol in
+:mod:`pi_memory.layouts.protocol`. :func:`open_layer` is the one place a
+layout's name (the ``layout`` setting) is turned into code.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from pi_memory.config import defaults
 
 if TYPE_CHECKING:
-    from pi_memory.entry import Entry
+    from pathlib import Path
 
-CATEGORIES = "categories"
-FILES = "files"
-
-
-class LayerStore(Protocol):
-    """One layer directory in one layout."""
-
-    layer: str
-    directory: Path
-
-    def read(self) -> list[Entry]:
-        """Every entry of the layer, superseded ones included, in file order.
-
-        Never raises on damaged content: what cannot be read as an entry is
-        left on disk untouched.
-        """
-
-    def append(self, entry: Entry) -> Entry:
-        """Store a new entry; returns it as stored (with ``file`` filled in)."""
-
-    def update(self, entries: Collection[Entry]) -> None:
-        """Rewrite existing entries (matched by id) in place, every other byte kept."""
-
-    def remove(self, ids: Collection[str]) -> None:
-        """Delete entries by id (a validated merge or an explicit remove)."""
-
-    def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
-        """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
-
-    def repair_keywords(self) -> tuple[int, int]:
-        """Persist the read path's keyword repair; ``(collapsed, repaired)`` rows."""
+    from pi_memory.layouts.protocol import LayerStore
 
 
 def open_layer(
@@ -57,22 +26,23 @@ def open_layer(
     *,
     index_max_lines: int = defaults.MEM_INDEX_MAX_LINES,
     index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES,
-    lock_timeout_ms: int = defaults.LOCK_TIMEOUT_MS,
-    snapshot_keep: int = defaults.SNAPSHOT_KEEP,
+    index_budget: int = defaults.INDEX_BUDGET,
+    inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES,
+    inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES,
 ) -> LayerStore:
-    if layout == CATEGORIES:
-        from pi_memory.layouts.categories import CategoriesLayer
+    if layout == "categories":
+        from pi_memory.layouts.categories.layer import CategoriesLayer
 
-        return CategoriesLayer(layer, directory)
-    if layout == FILES:
-        from pi_memory.layouts.files import FilesLayer
+        return CategoriesLayer(layer, directory, index_budget=index_budget)
+    if layout == "files":
+        from pi_memory.layouts.files.layer import FilesLayer
 
         return FilesLayer(
             layer,
             directory,
             index_max_lines=index_max_lines,
             index_max_bytes=index_max_bytes,
-            lock_timeout_ms=lock_timeout_ms,
-            snapshot_keep=snapshot_keep,
+            inject_max_lines=inject_max_lines,
+            inject_max_bytes=inject_max_bytes,
         )
     raise ValueError(f"unknown layout {layout!r}")

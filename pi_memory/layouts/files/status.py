@@ -53,7 +53,7 @@ def index_facts(config: Config, index: str | bytes | None) -> IndexFacts:
 
     Bytes are counted on the raw file, so pass ``bytes`` when the file may not be UTF-8.
     """
-    from pi_memory.layouts.files_index import (
+    from pi_memory.layouts.files.index import (
         index_capacity,
         parse_entry_index,
     )

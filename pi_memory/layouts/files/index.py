@@ -10,12 +10,11 @@ deletes its own line, and nothing else moves.
 Line endings are the one exception: CRLF and lone CR are normalised to LF
 before anything is parsed, and every write emits LF, so the first write to a
 file saved by a Windows editor converts the whole file. All three consumers of
-the index (parsing, writing, injection) split lines with :func:`split_lines`,
+the index (parsing, writing, injection) split lines with :func:`~pi_memory.text.split_lines`,
 so a line number means the same thing everywhere.
 
-Whitespace and ``trim`` follow the reference extension (ECMAScript ``\\s`` and
-``String.prototype.trim``), not Python's ``str.strip``, so both read the same
-file the same way.
+Whitespace and ``trim`` follow the reference extension (see :mod:`pi_memory.text`),
+so both read the same file the same way.
 """
 
 from __future__ import annotations
@@ -25,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.text import JS_SPACE, js_trim
+from pi_memory.text import JS_SPACE, is_blank, js_trim, split_lines
 
 DEFAULT_HEADER: Final = ("# Memory Index", "")
+
 _WS: Final = "[" + re.escape(JS_SPACE) + "]"
 #: ECMAScript ``.``: anything but a line terminator.
 _DOT: Final = "[^\n\r\u2028\u2029]"
@@ -35,7 +35,6 @@ _DOT: Final = "[^\n\r\u2028\u2029]"
 _LINE_RE: Final = re.compile(
     rf"-{_WS}+\[({_DOT}+?)\]\(({_DOT}+?)\){_WS}*—{_WS}*({_DOT}*)\Z",
 )
-_NEWLINES_RE: Final = re.compile(r"\r\n?")
 
 CAPACITY_TEMPLATE: Final = (
     "MEMORY.md is over its limit: {line_count}/{max_lines} lines, "
@@ -43,10 +42,6 @@ CAPACITY_TEMPLATE: Final = (
     "the limit is dropped on the next load. Rewrite it now: keep one line per entry, "
     "merge or drop stale entries, and move detail into entry bodies rather than the index."
 )
-
-
-def is_blank(text: str) -> bool:
-    return not js_trim(text)
 
 
 @dataclass(frozen=True)
@@ -79,21 +74,6 @@ class RebuiltIndex:
     text: str
     entries: int
     header_lines: int
-
-
-def normalize_newlines(raw: str) -> str:
-    return _NEWLINES_RE.sub("\n", raw) if "\r" in raw else raw
-
-
-def split_lines(raw: str) -> list[str]:
-    """Lines of ``raw`` after newline normalisation; one trailing empty line dropped."""
-    text = normalize_newlines(raw)
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 def _join_lines(lines: Sequence[str]) -> str:

@@ -16,13 +16,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from pi_memory.keywords import counted_line, keyword_rows
 from pi_memory.naming.layer_files import INDEX_FILE
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
     from pi_memory.keywords import KeywordRow
 
-KEYWORD_CAP: Final = 200
 CONTINUATION_WIDTH: Final = 100
 
 HEADER_LINE: Final = (
@@ -75,28 +75,6 @@ def advance_watermark(previous: Stats | None, entries_now: int) -> Stats:
         return Stats(entries_now, 0)
     delta = max(0, entries_now - previous.entries)
     return Stats(entries_now, previous.since_last + delta, previous.last_consolidated)
-
-
-#: The last table built, with the very objects it was built from. A session
-#: start builds the same layer's table twice (``MEMORY.md``, then the injected
-#: block) from one read; entries are immutable and a layer's list is never
-#: mutated once read, so the same list object and equal recalls mean the same table.
-_LAST_TABLE: list[tuple[Sequence[Entry], dict[str, int], list[KeywordRow]]] = []
-
-
-def keyword_rows(entries: Sequence[Entry], recalls: Mapping[str, int]) -> list[KeywordRow]:
-    from pi_memory.keywords import collect_keywords
-
-    for seen, seen_recalls, rows in _LAST_TABLE:
-        if seen is entries and seen_recalls == recalls:
-            return list(rows)
-    rows = collect_keywords(entries, recalls, cap=KEYWORD_CAP)
-    _LAST_TABLE[:] = [*_LAST_TABLE[-1:], (entries, dict(recalls), rows)]
-    return list(rows)
-
-
-def counted_line(row: KeywordRow) -> str:
-    return f"#{row.keyword} ({row.count})" if row.count > 1 else f"#{row.keyword}"
 
 
 def render_memory_md(rows: Sequence[KeywordRow], stats: Stats) -> str:

@@ -23,14 +23,12 @@ not the keyword is kept in ``Entry.extra`` on read and written back as it was.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Collection, Iterable, Mapping
-from pathlib import Path
 from typing import Final, NamedTuple
 
-from pi_memory.entry import CATEGORY_FILES, Entry, is_id
-from pi_memory.errors import EntryRejected
+from pi_memory.entry import Entry, is_id
+from pi_memory.layouts.carry import FILE_NAME_KEY, RAW_TAGS_KEY, stored_tags
 
 BOM: Final = "\ufeff"
 _HEADER_RE: Final = re.compile(r"^[ \t]*<!--[ \t]*mid:(?P<fields>.*?)-->[ \t]*$")
@@ -44,13 +42,8 @@ _SEEN, _LAST, _SUPERSEDES, _SUPERSEDED_BY = "seen", "last", "supersedes", "super
 #: Fields a row carries for the files layout, written after ``tags`` in this order.
 _CARRIED: Final = ("name", "description", "type", "created", "modified")
 _FILE, _EXTRA_PREFIX = "file", "x-"
-#: ``Entry.extra`` keys for row fields that have no ``Entry`` field of their own:
-#: the memory's file name in the files layout (the row's ``file``) and a stored
-#: ``tags`` text that is not the keyword (a legacy 1-3 keyword row). A frontmatter
-#: key cannot start with ``:``, so these never meet an unknown key, which a row
-#: carries as ``x-<key>``.
-FILE_NAME_KEY: Final = ":file"
-RAW_TAGS_KEY: Final = ":tags"
+#: ``Entry.extra`` keys for what a row carries with no ``Entry`` field of its own
+#: (``FILE_NAME_KEY``, ``RAW_TAGS_KEY``) are defined in :mod:`pi_memory.layouts.carry`.
 _ESCAPES: Final = {"%": "%25", "|": "%7C", ">": "%3E"}
 _UNESCAPE_RE: Final = re.compile(r"%(25|7[Cc]|3[Ee])")
 _UNESCAPE_KEY_RE: Final = re.compile(r"%([0-9A-Fa-f]{2})")
@@ -251,16 +244,6 @@ def format_header(entry: Entry) -> str:
     return "<!-- " + " | ".join(parts) + " -->"
 
 
-def stored_tags(entry: Entry) -> str:
-    """The ``tags`` text of a new row: a carried legacy text only while it reads as the keyword."""
-    raw = dict(entry.extra).get(RAW_TAGS_KEY, "")
-    if not raw or "|" in raw or ">" in raw:
-        return entry.keyword
-    from pi_memory.keywords import coerce_keywords
-
-    return raw if coerce_keywords(raw, entry.body)[0] == entry.keyword else entry.keyword
-
-
 def _carried_fields(entry: Entry, stored: Mapping[str, str]) -> list[tuple[str, str]]:
     """The files-layout fields ``entry`` has, escaped; a stored text that says the same is kept."""
     wanted = [(key, getattr(entry, key)) for key in _CARRIED]
@@ -449,133 +432,3 @@ def remove_rows(text: str, ids: Collection[str], layer: str, file: str) -> str:
         if row.entry.id in ids:
             del lines[row.start : row.end]
     return "".join(lines)
-
-
-class CategoriesLayer:
-    """One layer directory of the ``categories`` layout."""
-
-    def __init__(self, layer: str, directory: Path) -> None:
-        self.layer = layer
-        self.directory = directory
-        self.files: tuple[str, ...] = CATEGORY_FILES[layer]
-
-    def _read_text(self, file: str) -> str:
-        try:
-            return decode((self.directory / file).read_bytes())
-        except FileNotFoundError:
-            return ""
-
-    def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
-        """Write ``file``; with ``entries`` (what it now holds), the next read skips the parse."""
-        from pi_memory.fs.atomic import atomic_write_bytes
-
-        self.directory.mkdir(parents=True, exist_ok=True)
-        data = encode(text)
-        atomic_write_bytes(self.directory / file, data)
-        if entries is not None:
-            from pi_memory.fs.parse_cache import remember
-
-            remember(self.directory / file, data, entries)
-
-    def read_file(self, file: str) -> list[Entry]:
-        """The entries of ``file``; an unchanged file is not even read (parse cache)."""
-        from pi_memory.fs.parse_cache import lookup
-
-        path = self.directory / file
-        try:
-            with path.open("rb") as handle:
-                st = os.fstat(handle.fileno())
-                cached = lookup(path, (st.st_mtime_ns, st.st_size, st.st_ino))
-                if cached is not None:
-                    return cached
-                data = handle.read()
-        except FileNotFoundError:
-            return []
-        return self._parsed(path, data, st, file)
-
-    def _load(self, file: str) -> tuple[str, list[Entry]]:
-        """The text of ``file`` and its entries, from one read of its bytes."""
-        path = self.directory / file
-        try:
-            with path.open("rb") as handle:
-                st = os.fstat(handle.fileno())
-                data = handle.read()
-        except FileNotFoundError:
-            return "", []
-        return decode(data), self._parsed(path, data, st, file)
-
-    def _parsed(self, path: Path, data: bytes, st: os.stat_result, file: str) -> list[Entry]:
-        from pi_memory.fs.parse_cache import cached_entries
-
-        return cached_entries(
-            path,
-            (st.st_mtime_ns, st.st_size, st.st_ino),
-            lambda: parse_entries(decode(data), self.layer, file),
-        )
-
-    def read(self) -> list[Entry]:
-        out: list[Entry] = []
-        for file in self.files:
-            out.extend(self.read_file(file))
-        return out
-
-    def append(self, entry: Entry) -> Entry:
-        """Store a new row; a memory from the files layout goes to its category's file."""
-        if entry.name and entry.file and entry.file not in self.files:
-            from pi_memory.layouts.files import category_entry
-
-            entry = category_entry(entry._replace(layer=self.layer))
-        file = entry.file or self.files[0]
-        if file not in self.files:
-            raise EntryRejected(f"{file} is not a category file of the {self.layer} layer")
-        problem = body_problem(entry.body)
-        if problem:
-            raise EntryRejected(problem)
-        stored = entry._replace(layer=self.layer, file=file)
-        text, before = self._load(file)
-        row = format_entry(stored)
-        self._write_text(
-            file, append_row(text, stored), [*before, *parse_entries(row, self.layer, file)]
-        )
-        return stored
-
-    def update(self, entries: Collection[Entry]) -> None:
-        for file in self.files:
-            mine = {e.id: e for e in entries if e.file == file}
-            if mine:
-                text, before = self._load(file)
-                new, rewritten = rewrite_rows(text, mine, self.layer, file)
-                if new != text:
-                    places: dict[str, list[int]] = {}
-                    for i, entry in enumerate(before):
-                        places.setdefault(entry.id, []).append(i)
-                    now_holds = list(before)
-                    for (entry_id, nth), entry in rewritten.items():
-                        now_holds[places[entry_id][nth]] = entry
-                    self._write_text(file, new, now_holds)
-
-    def remove(self, ids: Collection[str]) -> None:
-        for file in self.files:
-            text = self._read_text(file)
-            new = remove_rows(text, ids, self.layer, file)
-            if new != text:
-                kept = [e for e in parse_entries(text, self.layer, file) if e.id not in ids]
-                self._write_text(file, new, kept)
-
-    def repair_keywords(self) -> tuple[int, int]:
-        """Persist the read-path keyword repair; a ``.bak`` of each rewritten file is kept."""
-        collapsed = repaired = 0
-        for file in self.files:
-            text = self._read_text(file)
-            new, c, r = repair_tags(text, self.layer, file)
-            if new != text:
-                self._write_text(file + ".bak", text)
-                self._write_text(file, new)
-            collapsed += c
-            repaired += r
-        return collapsed, repaired
-
-    def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
-        from pi_memory.index import refresh_memory_md
-
-        refresh_memory_md(self.directory, entries, recalls)

@@ -1,0 +1,255 @@
+"""One layer directory of the ``categories`` layout (seed 000): its category files.
+
+The row format is :mod:`pi_memory.layouts.categories.format`; the keyword table
+(``MEMORY.md`` and the injected block) is :mod:`pi_memory.layouts.categories.index`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from pi_memory.entry import CATEGORY_FILES, Entry
+from pi_memory.errors import EntryRejected
+from pi_memory.layouts.categories.format import (
+    append_row,
+    body_problem,
+    decode,
+    encode,
+    format_entry,
+    parse_entries,
+    remove_rows,
+    repair_tags,
+    rewrite_rows,
+)
+from pi_memory.layouts.protocol import IndexChange, Injected, no_rollback
+
+if TYPE_CHECKING:
+    from pi_memory.config.config import Config
+    from pi_memory.layouts.protocol import MemoryTool
+
+#: The categories layout's injected keyword table, in characters per layer.
+DEFAULT_INDEX_BUDGET = 3000
+
+
+class CategoriesLayer:
+    """One layer directory of the ``categories`` layout."""
+
+    #: Seed 000 keeps ``.bak`` copies of what ``rebuild`` rewrites, not rollback points.
+    snapshot_on_write = False
+    status_block = False
+    default_src = ""
+
+    def __init__(
+        self, layer: str, directory: Path, *, index_budget: int = DEFAULT_INDEX_BUDGET
+    ) -> None:
+        self.layer = layer
+        self.directory = directory
+        self.files: tuple[str, ...] = CATEGORY_FILES[layer]
+        self.index_budget = index_budget
+        self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
+
+    def _read_text(self, file: str) -> str:
+        try:
+            return decode((self.directory / file).read_bytes())
+        except FileNotFoundError:
+            return ""
+
+    def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
+        """Write ``file``; with ``entries`` (what it now holds), the next read skips the parse."""
+        from pi_memory.fs.atomic import atomic_write_bytes
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        data = encode(text)
+        atomic_write_bytes(self.directory / file, data)
+        if entries is not None:
+            from pi_memory.fs.parse_cache import remember
+
+            remember(self.directory / file, data, entries)
+
+    def read_file(self, file: str) -> list[Entry]:
+        """The entries of ``file``; an unchanged file is not even read (parse cache)."""
+        from pi_memory.fs.parse_cache import lookup
+
+        path = self.directory / file
+        try:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                cached = lookup(path, (st.st_mtime_ns, st.st_size, st.st_ino), Entry._make)
+                if cached is not None:
+                    return cached
+                data = handle.read()
+        except FileNotFoundError:
+            return []
+        return self._parsed(path, data, st, file)
+
+    def _load(self, file: str) -> tuple[str, list[Entry]]:
+        """The text of ``file`` and its entries, from one read of its bytes."""
+        path = self.directory / file
+        try:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = handle.read()
+        except FileNotFoundError:
+            return "", []
+        return decode(data), self._parsed(path, data, st, file)
+
+    def _parsed(self, path: Path, data: bytes, st: os.stat_result, file: str) -> list[Entry]:
+        from pi_memory.fs.parse_cache import cached_entries
+
+        return cached_entries(
+            path,
+            (st.st_mtime_ns, st.st_size, st.st_ino),
+            lambda: parse_entries(decode(data), self.layer, file),
+            Entry._make,
+        )
+
+    def read(self) -> list[Entry]:
+        out: list[Entry] = []
+        for file in self.files:
+            out.extend(self.read_file(file))
+        return out
+
+    def append(self, entry: Entry) -> Entry:
+        """Store a new row; a memory from the files layout goes to its category's file."""
+        if entry.name and entry.file and entry.file not in self.files:
+            from pi_memory.layouts.carry import category_entry
+
+            entry = category_entry(entry._replace(layer=self.layer))
+        file = entry.file or self.files[0]
+        if file not in self.files:
+            raise EntryRejected(f"{file} is not a category file of the {self.layer} layer")
+        problem = body_problem(entry.body)
+        if problem:
+            raise EntryRejected(problem)
+        stored = entry._replace(layer=self.layer, file=file)
+        text, before = self._load(file)
+        row = format_entry(stored)
+        self._write_text(
+            file, append_row(text, stored), [*before, *parse_entries(row, self.layer, file)]
+        )
+        return stored
+
+    def update(self, entries: Collection[Entry]) -> None:
+        for file in self.files:
+            mine = {e.id: e for e in entries if e.file == file}
+            if mine:
+                text, before = self._load(file)
+                new, rewritten = rewrite_rows(text, mine, self.layer, file)
+                if new != text:
+                    places: dict[str, list[int]] = {}
+                    for i, entry in enumerate(before):
+                        places.setdefault(entry.id, []).append(i)
+                    now_holds = list(before)
+                    for (entry_id, nth), entry in rewritten.items():
+                        now_holds[places[entry_id][nth]] = entry
+                    self._write_text(file, new, now_holds)
+
+    def remove(self, ids: Collection[str]) -> None:
+        for file in self.files:
+            text = self._read_text(file)
+            new = remove_rows(text, ids, self.layer, file)
+            if new != text:
+                kept = [e for e in parse_entries(text, self.layer, file) if e.id not in ids]
+                self._write_text(file, new, kept)
+
+    def repair_keywords(self) -> tuple[int, int]:
+        """Persist the read-path keyword repair; a ``.bak`` of each rewritten file is kept."""
+        collapsed = repaired = 0
+        for file in self.files:
+            text = self._read_text(file)
+            new, c, r = repair_tags(text, self.layer, file)
+            if new != text:
+                self._write_text(file + ".bak", text)
+                self._write_text(file, new)
+            collapsed += c
+            repaired += r
+        return collapsed, repaired
+
+    def target_file(self, file: str | None) -> str:
+        """The category file ``file`` names (``.md`` optional, any case); the first by default."""
+        if not file:
+            return self.files[0]
+        name = file if file.endswith(".md") else f"{file}.md"
+        for candidate in self.files:
+            if candidate.lower() == name.lower():
+                return candidate
+        choices = ", ".join(self.files)
+        raise EntryRejected(f"{file} is not a category file of the {self.layer} layer ({choices})")
+
+    def body_problem(self, body: str) -> str | None:
+        return body_problem(body)
+
+    def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        from pi_memory.layouts.categories.index import refresh_memory_md
+
+        refresh_memory_md(self.directory, entries, recalls)
+
+    def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
+        """The derived ``MEMORY.md`` written afresh from ``entries``."""
+        from pi_memory.layouts.categories.index import refresh_memory_md
+        from pi_memory.layouts.protocol import line_change
+        from pi_memory.naming.layer_files import INDEX_FILE
+
+        path = self.directory / INDEX_FILE
+        before = _read_text_or_empty(path)
+        refresh_memory_md(self.directory, entries, recalls)
+        return line_change(before, _read_text_or_empty(path))
+
+    def injection(self, layers: Sequence[Injected], max_chars: int | None) -> str:
+        """The contract and each layer's keyword table, shrunk until it fits ``max_chars``."""
+        from pi_memory.inject.sanitize import sanitize_for_injection
+        from pi_memory.layouts.categories.index import layer_block, render_injection
+
+        read = [(source.label, source.entries(), source.recalls()) for source in layers]
+        budget = self.index_budget
+        while True:
+            blocks = [
+                sanitize_for_injection(layer_block(label, entries, recalls, budget))
+                for label, entries, recalls in read
+            ]
+            text = render_injection(blocks)
+            if max_chars is None or len(text) <= max_chars or budget <= 200:
+                return text
+            budget = max(200, budget * max_chars // len(text) - 100)
+
+    def watermark(self) -> tuple[int, str]:
+        """The consolidation watermark from the stats line of ``MEMORY.md``."""
+        from pi_memory.layouts.categories.index import parse_stats
+        from pi_memory.naming.layer_files import INDEX_FILE
+
+        try:
+            stats = parse_stats((self.directory / INDEX_FILE).read_text("utf-8", "replace"))
+        except OSError:
+            stats = None
+        return (stats.since_last, stats.last_consolidated) if stats else (0, "never")
+
+    def status(
+        self,
+        config: Config,
+        *,
+        label: str,
+        lock: str,
+        entry_count: int,
+        lock_shown: str | None = None,
+    ) -> tuple[list[str], dict[str, Any]]:
+        """No status block: ``show`` prints the keyword table."""
+        del config, label, lock, entry_count, lock_shown
+        return [], {}
+
+    def memory_tool(self) -> MemoryTool:
+        from pi_memory.errors import UsageError
+
+        raise UsageError(
+            'the memory tool belongs to the "files" layout; this store uses '
+            '"categories" (use memory_write and memory_search)'
+        )
+
+
+def _read_text_or_empty(path: Path) -> str:
+    try:
+        return path.read_text("utf-8", "surrogateescape")
+    except OSError:
+        return ""

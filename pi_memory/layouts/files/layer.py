@@ -1,0 +1,570 @@
+"""One layer directory of the ``files`` layout: entry files and the hand-editable ``MEMORY.md``.
+
+The protocol methods and the ``memory`` tool's operations take no lock and
+leave no rollback point: the engine holds the store's lock while it calls
+them, and each announces the files it is about to change through
+``before_change`` first, where the engine takes its rollback point.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from pi_memory.config import defaults
+from pi_memory.entry import PROJECT, USER, Entry, is_id, new_id, parse_time
+from pi_memory.errors import EntryRejected
+from pi_memory.fs import fsretry
+from pi_memory.fs.atomic import atomic_write_text
+from pi_memory.layouts.carry import (
+    DEFAULT_TYPE,
+    ENTRY_TYPES,
+    FILE_NAME_KEY,
+    LEGACY_TAGS,
+    RAW_TAGS_KEY,
+    derive_description,
+    derived_name,
+    home_category,
+    type_for_category,
+)
+from pi_memory.layouts.files.format import (
+    DEFAULT_SRC,
+    ParsedEntryFile,
+    check_description,
+    check_name,
+    check_type,
+    derived_id,
+    derived_keyword,
+    derived_time,
+    entry_from_file,
+    entry_to_text,
+    parse_entry_file,
+    touched,
+)
+from pi_memory.layouts.files.index import (
+    IndexLine,
+    RebuiltIndex,
+    capacity_warning,
+    rebuild_index,
+    remove_index_line,
+    upsert_index_line,
+)
+from pi_memory.layouts.protocol import (
+    IndexChange,
+    Injected,
+    ToolWrite,
+    line_change,
+    no_rollback,
+)
+from pi_memory.naming.entry_names import unique_entry_file_name
+from pi_memory.naming.layer_files import INDEX_FILE
+from pi_memory.naming.platforms import WIN32, current_platform
+from pi_memory.naming.windows import is_reserved_windows_name
+from pi_memory.text import iso_timestamp, js_trim
+
+if TYPE_CHECKING:
+    from pi_memory.config.config import Config
+
+#: The result of a ``memory`` tool write.
+WriteResult = ToolWrite
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _sort_key(entry: Entry) -> tuple[str, str]:
+    # Upstream compares with localeCompare; code-point order is the portable equivalent.
+    return (entry.modified, entry.file)
+
+
+class FilesLayer:
+    """One layer directory in the ``files`` layout (implements ``LayerStore``)."""
+
+    def __init__(
+        self,
+        layer: str,
+        directory: Path,
+        *,
+        index_max_lines: int = defaults.MEM_INDEX_MAX_LINES,
+        index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES,
+        inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES,
+        inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES,
+        clock: Callable[[], datetime] = _utc_now,
+        platform: str | None = None,
+    ) -> None:
+        self.layer = layer
+        self.directory = Path(directory)
+        self.index_max_lines = index_max_lines
+        self.index_max_bytes = index_max_bytes
+        self.inject_max_lines = inject_max_lines
+        self.inject_max_bytes = inject_max_bytes
+        self._clock = clock
+        self.platform = platform or current_platform()
+        self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
+
+    snapshot_on_write = True
+    status_block = True
+    default_src = DEFAULT_SRC
+    entry_types = ENTRY_TYPES
+
+    # ----------------------------------------------------------------- reading
+
+    @property
+    def index_path(self) -> Path:
+        return self.directory / INDEX_FILE
+
+    def entry_files(self) -> list[str]:
+        """Names of the candidate entry files: ``*.md`` but ``MEMORY.md`` and dot-files.
+
+        On Windows a device name (``con.md``, made by hand or on another
+        platform) is skipped: opening it would reach the console, not a file.
+        """
+        try:
+            names = os.listdir(self.directory)
+        except OSError:
+            return []
+        return sorted(
+            n
+            for n in names
+            if n.endswith(".md")
+            and n != INDEX_FILE
+            and not n.startswith(".")
+            and not (self.platform == WIN32 and is_reserved_windows_name(n))
+        )
+
+    def read(self) -> list[Entry]:
+        """Every memory of the layer, oldest ``modified`` first; damaged files are skipped."""
+        entries: list[Entry] = []
+        for name in self.entry_files():
+            parsed = self._read_file(name)
+            if parsed is not None:
+                entries.append(entry_from_file(parsed, name, self.layer))
+        return sorted(entries, key=_sort_key)
+
+    def _read_file(self, name: str) -> ParsedEntryFile | None:
+        path = self.directory / name
+        try:
+            if not path.is_file():
+                return None
+            # Invalid UTF-8 reads as U+FFFD, as Node's readFile(…, "utf8") does.
+            raw = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        return parse_entry_file(raw)
+
+    def read_index(self) -> str:
+        try:
+            return self.index_path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def find(self, ref: str) -> Entry | None:
+        """The memory whose file name, else whose name, is exactly ``ref``."""
+        entries = self.read()
+        by_file = next((e for e in entries if e.file == ref), None)
+        return by_file or next((e for e in entries if e.name == ref), None)
+
+    def list_text(self) -> str:
+        entries = self.read()
+        if not entries:
+            return "No memories yet."
+        return "\n".join(
+            f"- {e.name} ({e.type}, modified {e.modified}) — {e.description} [{e.file}]"
+            for e in entries
+        )
+
+    def search_text(self, query: str) -> str:
+        needle = query.lower()
+        hits = [
+            e
+            for e in self.read()
+            if any(needle in field.lower() for field in (e.name, e.description, e.body))
+        ]
+        if not hits:
+            return "No matches in memory."
+        return "\n\n".join(f"## {e.name}\nfile: {e.file}\ntype: {e.type}\n\n{e.body}" for e in hits)
+
+    # ----------------------------------------------------------------- write helpers
+
+    def _changing(self, label: str, files: Collection[str]) -> None:
+        self.before_change(label, sorted(set(files)))
+
+    def _write(self, name: str, text: str) -> None:
+        atomic_write_text(self.directory / name, text)
+
+    def _unlink(self, name: str) -> None:
+        try:
+            fsretry.retry(os.unlink, self.directory / name)
+        except FileNotFoundError:
+            pass
+
+    def _write_index(self, before: str, after: str) -> None:
+        if after != before or not self.index_path.exists():
+            self._write(INDEX_FILE, after)
+
+    def _warning(self, index_text: str) -> str | None:
+        return capacity_warning(index_text, self.index_max_lines, self.index_max_bytes)
+
+    def _now_iso(self) -> str:
+        return iso_timestamp(self._clock())
+
+    def _free_file_name(self, name: str, taken: Collection[str], exclude: str = "") -> str:
+        """A file name for ``name`` that is free on disk too (case-insensitive filesystems)."""
+        used = set(taken) | {INDEX_FILE}
+        used.discard(exclude)
+        for _ in range(100):
+            candidate = unique_entry_file_name(name, used, case_insensitive=False)
+            if candidate == exclude or not (self.directory / candidate).exists():
+                return candidate
+            used.add(candidate)
+        raise EntryRejected(f'Unable to find a free file name for "{name}"')
+
+    # ------------------------------------------------ protocol (the engine holds the lock)
+
+    def append(self, entry: Entry) -> Entry:
+        """Store a new memory as its own file and add its index line after the last one."""
+        existing = self.read()
+        if any(e.id == entry.id for e in existing if entry.id):
+            raise EntryRejected(f"an entry with id {entry.id} already exists")
+        stored = self._complete(entry, existing)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._changing("write", [INDEX_FILE, stored.file])
+        self._write(stored.file, entry_to_text(stored))
+        before = self.read_index()
+        after = before
+        if stored.live:
+            after = upsert_index_line(before, stored.name, stored.file, stored.description)
+        self._write_index(before, after)
+        return stored
+
+    def _complete(self, entry: Entry, existing: Sequence[Entry]) -> Entry:
+        """Fill in what the files layout needs and another layout may not have."""
+        body = js_trim(entry.body)
+        if not body:
+            raise EntryRejected("body is required")
+        kind = entry.type or type_for_category(entry.file) or DEFAULT_TYPE
+        check_type(kind)
+        own_file, extra = self._frontmatter_extra(entry, kind)
+        modified = entry.modified or self._modified_from(entry.time)
+        created = entry.created or (modified[:10] if entry.time == "" else entry.time[:10])
+        name = self._unique_name(js_trim(entry.name) or derived_name(entry), entry, existing)
+        taken = [e.file for e in existing]
+        reusable = [f for f in (own_file, entry.file) if self._reusable(f, taken)]
+        file = reusable[0] if reusable else self._free_file_name(name, taken)
+        return entry._replace(
+            body=body,
+            layer=self.layer,
+            file=file,
+            name=name,
+            description=js_trim(entry.description) or derive_description(body) or name,
+            type=kind,
+            created=created,
+            modified=modified,
+            id=entry.id if is_id(entry.id) else derived_id(name, created, modified),
+            time=entry.time or derived_time(modified),
+            keyword=entry.keyword or derived_keyword(name, body),
+            src=entry.src or DEFAULT_SRC,
+            extra=extra,
+        )
+
+    def _frontmatter_extra(
+        self, entry: Entry, kind: str
+    ) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The file name a category row carried, and the extra keys for the frontmatter.
+
+        A row's category becomes a ``category`` key when it is not the type's
+        home in this layer, and its stored legacy ``tags`` text a ``legacy-tags`` key.
+        """
+        carried = dict(entry.extra)
+        unknown = tuple((k, v) for k, v in entry.extra if k not in (FILE_NAME_KEY, RAW_TAGS_KEY))
+        front: list[tuple[str, str]] = []
+        foreign = type_for_category(entry.file) and entry.file != home_category(kind, self.layer)
+        if foreign and "category" not in dict(unknown):
+            front.append(("category", entry.file))
+        raw_tags = carried.get(RAW_TAGS_KEY, "")
+        if raw_tags and raw_tags != entry.keyword:
+            front.append((LEGACY_TAGS, raw_tags))
+        return carried.get(FILE_NAME_KEY, ""), (*front, *unknown)
+
+    def _modified_from(self, time: str) -> str:
+        parsed = parse_time(time) if time else None
+        return iso_timestamp(parsed) if parsed is not None else self._now_iso()
+
+    def _reusable(self, file: str, taken: Collection[str]) -> bool:
+        """Whether an incoming entry's own ``.md`` file name can be kept (a files → files copy)."""
+        return (
+            file.endswith(".md")
+            and file != INDEX_FILE
+            and not file.startswith(".")
+            and "/" not in file
+            and "\\" not in file
+            and not type_for_category(file)
+            and file not in taken
+            and not (self.directory / file).exists()
+        )
+
+    @staticmethod
+    def _unique_name(name: str, entry: Entry, existing: Sequence[Entry]) -> str:
+        names = {e.name for e in existing}
+        if name not in names:
+            return name
+        return f"{name} ({entry.id})" if entry.id else name
+
+    def update(self, entries: Collection[Entry]) -> None:
+        """Rewrite these memories (matched by id) in their files; their index lines stay in place.
+
+        A memory that became superseded leaves the index (it stays on disk).
+        """
+        current = {e.id: e for e in self.read()}
+        changes = [(current[e.id], e) for e in entries if e.id in current]
+        if not changes:
+            return
+        self._changing("write", [INDEX_FILE, *(old.file for old, _ in changes)])
+        modified = self._now_iso()
+        before = self.read_index()
+        after = before
+        for old, new in changes:
+            if new.modified != old.modified:
+                # The caller chose the times (import taking the source's copy): keep them,
+                # as append would.
+                stored = new._replace(
+                    file=old.file,
+                    layer=self.layer,
+                    modified=new.modified or self._modified_from(new.time),
+                )
+            else:
+                stored = touched(new._replace(file=old.file, layer=self.layer), modified)
+            self._write(old.file, entry_to_text(stored))
+            if stored.live:
+                after = upsert_index_line(after, stored.name, stored.file, stored.description)
+            else:
+                after = remove_index_line(after, stored.file)
+        self._write_index(before, after)
+
+    def remove(self, ids: Collection[str]) -> None:
+        """Delete these memories' files and index lines."""
+        wanted = set(ids)
+        doomed = [e for e in self.read() if e.id in wanted]
+        if not doomed:
+            return
+        self._changing("write", [INDEX_FILE, *(e.file for e in doomed)])
+        before = self.read_index()
+        after = before
+        for entry in doomed:
+            self._unlink(entry.file)
+            after = remove_index_line(after, entry.file)
+        self._write_index(before, after)
+
+    def repair_keywords(self) -> tuple[int, int]:
+        """Nothing to repair: a memory file's keyword is stored whole or derived from its name."""
+        return 0, 0
+
+    def target_file(self, file: str | None) -> str:
+        """A memory file's name comes from its name, whatever file was asked for."""
+        del file
+        return ""
+
+    def body_problem(self, body: str) -> str | None:
+        del body  # an entry file holds any body
+        return None
+
+    def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        """Create ``MEMORY.md`` when missing; an existing one belongs to its editor and stays."""
+        del recalls  # the files layout's index is not ranked by use
+        if self.index_path.exists():
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._write(INDEX_FILE, self._rebuilt(entries).text)
+
+    def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
+        """Seed 004's ``rebuild_index``: every live memory's line, oldest ``modified`` first,
+        under the handwritten header (the lines before the first memory line)."""
+        del recalls
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._changing("index", [INDEX_FILE])
+        before = self.read_index()
+        rebuilt = self._rebuilt(entries)
+        self._write(INDEX_FILE, rebuilt.text)
+        return line_change(before, rebuilt.text)
+
+    def _rebuilt(self, entries: Sequence[Entry]) -> RebuiltIndex:
+        live = sorted((e for e in entries if e.live), key=_sort_key)
+        lines = [IndexLine(e.name, e.file, e.description) for e in live]
+        return rebuild_index(self.read_index(), lines)
+
+    # ------------------------------------------------ the memory tool (the engine holds the lock)
+
+    def add(
+        self,
+        name: str,
+        content: str,
+        description: str | None = None,
+        type: str | None = None,
+        now: datetime | None = None,
+    ) -> WriteResult:
+        """Create the memory ``name``, or overwrite the one of exactly that name (keeps created)."""
+        name = js_trim(name)
+        check_name(name)
+        wanted = js_trim(description or "")
+        check_description(wanted)
+        body = js_trim(content)
+        if not body:
+            raise EntryRejected("body is required")
+        if type is not None:
+            check_type(type)
+        moment = now or self._clock()
+        modified = iso_timestamp(moment)
+        entries = self.read()
+        existing = next((e for e in entries if e.name == name), None)
+        if existing is None:
+            taken = [e.file for e in entries]
+            file = self._free_file_name(name, taken)
+            created = modified[:10]
+            ids = {e.id for e in entries}
+            entry_id = derived_id(name, created, modified)
+            if entry_id in ids:
+                entry_id = new_id(moment, frozenset(ids))
+            entry = Entry(
+                id=entry_id,
+                time=derived_time(modified),
+                project="",
+                src=DEFAULT_SRC,
+                keyword=derived_keyword(name, body),
+                body=body,
+                layer=self.layer,
+                file=file,
+                name=name,
+                description=wanted or derive_description(body) or name,
+                type=type or DEFAULT_TYPE,
+                created=created,
+                modified=modified,
+            )
+        else:
+            entry = touched(
+                existing._replace(
+                    body=body,
+                    description=wanted or derive_description(body) or name,
+                    type=type or existing.type or DEFAULT_TYPE,
+                ),
+                modified,
+            )
+        return self._store_one(entry)
+
+    def replace(
+        self,
+        ref: str,
+        content: str | None,
+        description: str | None = None,
+        type: str | None = None,
+        now: datetime | None = None,
+    ) -> WriteResult:
+        """Rewrite an existing memory's body, description and type; its index line stays put.
+
+        Without ``content`` the body and, unless one is given, the description stay
+        as they are (a change of type alone, as the seed allows).
+        """
+        wanted = js_trim(description or "")
+        check_description(wanted)
+        if type is not None:
+            check_type(type)
+        modified = iso_timestamp(now or self._clock())
+        current = self.find(ref)
+        if current is None:
+            raise EntryRejected(f'Entry "{ref}" not found')
+        body = current.body if content is None else js_trim(content)
+        if not body:
+            raise EntryRejected("body is required")
+        derived = "" if content is None else derive_description(body)
+        entry = touched(
+            current._replace(
+                body=body,
+                description=wanted or derived or current.description or current.name,
+                type=type or current.type,
+            ),
+            modified,
+        )
+        return self._store_one(entry)
+
+    def _store_one(self, entry: Entry) -> WriteResult:
+        text = entry_to_text(entry)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._changing("write", [INDEX_FILE, entry.file])
+        self._write(entry.file, text)
+        before = self.read_index()
+        after = upsert_index_line(before, entry.name, entry.file, entry.description)
+        self._write_index(before, after)
+        return WriteResult(entry.file, self._warning(after))
+
+    def remove_by_name(self, ref: str) -> str:
+        """Delete the memory ``ref`` (file name or name) with its index line; returns its file."""
+        current = self.find(ref)
+        if current is None:
+            raise EntryRejected(f'Entry "{ref}" not found')
+        self._changing("write", [INDEX_FILE, current.file])
+        self._unlink(current.file)
+        before = self.read_index()
+        self._write_index(before, remove_index_line(before, current.file))
+        return current.file
+
+    def memory_tool(self) -> FilesLayer:
+        return self
+
+    def capacity_warning(self) -> str | None:
+        return self._warning(self.read_index())
+
+    # ------------------------------------------------ what the engine shows and injects
+
+    def injection(self, layers: Sequence[Injected], max_chars: int | None) -> str:
+        """Seed 004's ``memory_index`` window of each layer's ``MEMORY.md``, project first."""
+        del max_chars  # the window is bounded by lines and bytes
+        from pi_memory.inject.inject_window import build_index_section, read_index
+
+        parts = []
+        order = {PROJECT: 0, USER: 1}
+        for source in sorted(layers, key=lambda s: order.get(s.layer, 2)):
+            section = build_index_section(
+                read_index(source.directory), self.inject_max_lines, self.inject_max_bytes
+            )
+            if section.strip():
+                parts.append(
+                    f'<memory_index layer="{source.layer}">\n{section.rstrip()}\n</memory_index>'
+                )
+        return "\n\n".join(parts) + "\n" if parts else ""
+
+    def watermark(self) -> tuple[int, str]:
+        """The files layout keeps no consolidation watermark in its index."""
+        return 0, "never"
+
+    def status(
+        self,
+        config: Config,
+        *,
+        label: str,
+        lock: str,
+        entry_count: int,
+        lock_shown: str | None = None,
+    ) -> tuple[list[str], dict[str, Any]]:
+        """Seed 004's seven-line status of this layer, and the same facts as JSON."""
+        from pi_memory.layouts.files.status import status_json, status_lines
+
+        meta = _read_bytes(self.directory / ".dream-meta.json")
+        facts: dict[str, Any] = {
+            "directory": str(self.directory),
+            "index": _read_bytes(self.index_path),
+            "entry_count": entry_count,
+            "dream_meta": meta.decode("utf-8", "replace") if meta is not None else None,
+            "lock": lock,
+        }
+        shown = {**facts, "lock": lock_shown or lock}
+        return [f"{label}:", *status_lines(config, **shown)], status_json(config, **facts)
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

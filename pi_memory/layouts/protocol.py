@@ -1,0 +1,181 @@
+"""What the engine asks of a layout: the protocol of one layer directory.
+
+A layout is a persistence adapter for one layer directory. It is the only code
+that knows a file format; everything above it works on :class:`Entry` records.
+A layout knows nothing of locks, rollback points or tools: the engine
+(:mod:`pi_memory.store`) takes the store's write lock before calling any method
+that writes, and decides from :attr:`LayerStore.snapshot_on_write` whether a
+rollback point is taken before each change (the layout announces the files it
+is about to change through :attr:`LayerStore.before_change`). Every method that
+writes does so atomically.
+
+A layout is opened by :func:`pi_memory.layouts.open_layer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from pi_memory.config.config import Config
+    from pi_memory.entry import Entry
+
+#: ``(label, file names)``: called just before a layout changes those files of its directory.
+BeforeChange = Callable[[str, Sequence[str]], None]
+
+
+def no_rollback(label: str, files: Sequence[str]) -> None:
+    """The default :attr:`LayerStore.before_change`: nothing to do."""
+    del label, files
+
+
+class Injected(NamedTuple):
+    """One layer as the session-start injection sees it; read only when the layout asks."""
+
+    layer: str
+    label: str
+    directory: Path
+    entries: Callable[[], list[Entry]]
+    recalls: Callable[[], Mapping[str, int]]
+
+
+class IndexChange(NamedTuple):
+    """What regenerating a layer's ``MEMORY.md`` changed, in lines."""
+
+    added: int
+    removed: int
+
+
+class ToolWrite(NamedTuple):
+    file: str
+    #: The over-capacity warning for the agent, ``None`` while the index is within its limits.
+    capacity_warning: str | None = None
+
+
+class MemoryTool(Protocol):
+    """The agent's ``memory`` tool on one layer (seed 004); the engine holds the lock."""
+
+    @property
+    def entry_types(self) -> tuple[str, ...]: ...
+
+    def add(
+        self,
+        name: str,
+        content: str,
+        description: str | None = None,
+        type: str | None = None,
+        now: datetime | None = None,
+    ) -> ToolWrite:
+        """Create the memory ``name``, or overwrite the one of exactly that name."""
+
+    def replace(
+        self,
+        ref: str,
+        content: str | None,
+        description: str | None = None,
+        type: str | None = None,
+        now: datetime | None = None,
+    ) -> ToolWrite:
+        """Rewrite an existing memory's body, description and type."""
+
+    def remove_by_name(self, ref: str) -> str:
+        """Delete the memory ``ref`` (file name or name); returns its file."""
+
+    def list_text(self) -> str: ...
+
+    def search_text(self, query: str) -> str: ...
+
+
+class LayerStore(Protocol):
+    """One layer directory in one layout."""
+
+    layer: str
+    directory: Path
+    #: Set by the engine; the layout calls it before it changes files (see :data:`BeforeChange`).
+    before_change: BeforeChange
+
+    @property
+    def snapshot_on_write(self) -> bool:
+        """Seed 004: the engine leaves a rollback point in ``.backups/`` before each change."""
+
+    @property
+    def status_block(self) -> bool:
+        """``show`` prints :meth:`status` instead of the keyword table, and a
+        misconfigured store shows only that it is misconfigured."""
+
+    @property
+    def default_src(self) -> str:
+        """The ``src`` a memory without one is stored with (``""``: kept empty)."""
+
+    def read(self) -> list[Entry]:
+        """Every entry of the layer, superseded ones included, in file order.
+
+        Never raises on damaged content: what cannot be read as an entry is
+        left on disk untouched.
+        """
+
+    def append(self, entry: Entry) -> Entry:
+        """Store a new entry; returns it as stored (with ``file`` filled in)."""
+
+    def update(self, entries: Collection[Entry]) -> None:
+        """Rewrite existing entries (matched by id) in place, every other byte kept."""
+
+    def remove(self, ids: Collection[str]) -> None:
+        """Delete entries by id (a validated merge or an explicit remove)."""
+
+    def target_file(self, file: str | None) -> str:
+        """The file a new entry asked to go to ``file`` is stored in (``""``: the layout picks).
+
+        Raises :class:`~pi_memory.errors.EntryRejected` for a file the layer does not have.
+        """
+
+    def body_problem(self, body: str) -> str | None:
+        """Why ``body`` cannot be stored and read back the same, or None."""
+
+    def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
+
+    def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
+        """Regenerate ``MEMORY.md`` from ``entries`` (``rebuild``); returns what changed."""
+
+    def repair_keywords(self) -> tuple[int, int]:
+        """Persist the read path's keyword repair; ``(collapsed, repaired)`` rows."""
+
+    def injection(self, layers: Sequence[Injected], max_chars: int | None) -> str:
+        """What a store of this layout injects at session start ("" when nothing is stored).
+
+        ``layers`` are all the store's layers, this one among them.
+        """
+
+    def watermark(self) -> tuple[int, str]:
+        """``(memories since the last consolidation, when that was)`` from the index."""
+
+    def status(
+        self,
+        config: Config,
+        *,
+        label: str,
+        lock: str,
+        entry_count: int,
+        lock_shown: str | None = None,
+    ) -> tuple[list[str], dict[str, Any]]:
+        """The layer's status block and its facts as JSON (``([], {})`` without one).
+
+        ``lock_shown`` is what the text says of the lock, when it says more than ``lock``.
+        """
+
+    def memory_tool(self) -> MemoryTool:
+        """The ``memory`` tool of this layer; :class:`UsageError` for a layout without one."""
+
+
+def line_change(before: str, after: str) -> IndexChange:
+    """Lines of ``after`` not in ``before`` and lines of ``before`` not in ``after`` (multisets)."""
+    from collections import Counter
+
+    old = Counter(before.splitlines())
+    new = Counter(after.splitlines())
+    return IndexChange(sum((new - old).values()), sum((old - new).values()))
