@@ -1,0 +1,242 @@
+"""The package's layering runs one way, without a circle, and only the layouts name a layout.
+
+The import graph is read with ``ast`` from the source: every ``import`` and
+``from … import`` of ``pi_memory``, at module level and inside functions (a
+lazy import is still a dependency), type-only imports included.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pi_memory"
+
+#: Floors from the top down. A module may import modules on its own floor or any
+#: floor below it, never above. Each entry is a module or package prefix; a
+#: package that does not exist yet keeps its floor for when it lands.
+FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("adapters", ("cli", "__main__", "commands", "hosts", "hooks")),
+    ("jobs", ("jobs",)),
+    ("engine", ("store", "plan", "memory_tool", "resolve")),
+    ("layouts", ("layouts",)),
+    (
+        "pure",
+        (
+            "config",
+            "naming",
+            "paths",
+            "model",
+            "transcripts",
+            "retrieval",
+            "detect",
+            "inject",
+            "keywords",
+            "staleness",
+            "usage",
+            "integrity",
+            "entry",
+            "jstext",
+            "error_handler",
+        ),
+    ),
+    ("fs", ("fs",)),
+    ("base", ("errors", "output", "")),
+)
+#: What a floor may never import, whatever the floors above say.
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "layouts": ("store", "plan", "commands", "hosts", "jobs", "cli", "hooks"),
+}
+#: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the errors.
+FS_MAY_IMPORT: tuple[str, ...] = ("fs", "errors")
+#: Where a layout's name may be written as a string: the layouts, and config reading it.
+LAYOUT_NAMES: frozenset[str] = frozenset({"categories", "files"})
+MAY_NAME_LAYOUTS: tuple[str, ...] = ("layouts", "config")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
+    """``(module, line)`` of every pi_memory module ``name`` imports, anywhere in it."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "pi_memory":
+                    yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            if base.split(".")[0] != "pi_memory":
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield (sub if sub in known else base), node.lineno
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    found = modules()
+    known = set(found)
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in found.items():
+        edges = graph.setdefault(name, {})
+        for target, line in imported(name, path, known):
+            if target != name:
+                edges.setdefault(target, line)
+    return graph
+
+
+def short(name: str) -> str:
+    """``pi_memory.layouts.files.layer`` → ``layouts.files.layer``; the package itself → ``""``."""
+    return name.partition(".")[2] if "." in name else ""
+
+
+def under(name: str, prefix: str) -> bool:
+    rel = short(name)
+    if prefix == "":
+        return rel == ""
+    return rel == prefix or rel.startswith(prefix + ".")
+
+
+def floor_of(name: str) -> int:
+    matches = [
+        (len(prefix), level)
+        for level, (_, prefixes) in enumerate(FLOORS)
+        for prefix in prefixes
+        if under(name, prefix)
+    ]
+    if not matches:
+        raise AssertionError(f"{name} has no floor: add it to FLOORS in {Path(__file__).name}")
+    return max(matches)[1]
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Every strongly connected component with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph.get(node, {}):
+            if nxt not in graph:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_graph_sees_lazy_and_module_level_imports() -> None:
+    graph = import_graph()
+    assert "pi_memory.layouts" in graph["pi_memory.store"]  # a lazy import inside a method
+    assert "pi_memory.entry" in graph["pi_memory.store"]  # a module-level import
+    assert "pi_memory.layouts.files.layer" in graph["pi_memory.layouts"]
+
+
+def test_no_import_cycle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_every_module_has_a_floor() -> None:
+    for name in modules():
+        floor_of(name)
+
+
+def test_no_upward_import() -> None:
+    upward = [
+        f"{name} (floor {FLOORS[floor_of(name)][0]}) imports {target} "
+        f"(floor {FLOORS[floor_of(target)][0]}) at line {line}"
+        for name, edges in import_graph().items()
+        for target, line in edges.items()
+        if floor_of(target) < floor_of(name)
+    ]
+    assert upward == []
+
+
+def test_forbidden_imports() -> None:
+    bad = [
+        f"{name} imports {target} at line {line}"
+        for name, edges in import_graph().items()
+        for target, line in edges.items()
+        for floor, banned in FORBIDDEN.items()
+        if under(name, floor) and any(under(target, b) for b in banned)
+    ]
+    assert bad == []
+
+
+def test_fs_imports_only_fs_and_errors() -> None:
+    bad = [
+        f"{name} imports {target}"
+        for name, edges in import_graph().items()
+        if under(name, "fs")
+        for target in edges
+        if not any(under(target, allowed) for allowed in FS_MAY_IMPORT)
+    ]
+    assert bad == []
+
+
+def layout_names_in(path: Path) -> list[int]:
+    """Lines where a string constant is exactly a layout's name."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, ast.Constant) and node.value in LAYOUT_NAMES
+    ]
+
+
+def test_only_the_layouts_and_config_name_a_layout() -> None:
+    named = {
+        name: lines
+        for name, path in modules().items()
+        if not any(under(name, prefix) for prefix in MAY_NAME_LAYOUTS)
+        for lines in [layout_names_in(path)]
+        if lines
+    }
+    assert named == {}
+
+
+@pytest.mark.parametrize("source", ['x = "files"\n', 'if layout == "categories":\n    pass\n'])
+def test_the_name_check_sees_a_layout_name(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source, "utf-8")
+    assert layout_names_in(path) != []
