@@ -7,6 +7,7 @@ reads the same wherever the model meets it. What a tool *does* lives in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from pi_memory.entry import ALL_CATEGORY_FILES
@@ -135,33 +136,37 @@ SPECS: Final[dict[str, dict[str, Any]]] = {
     },
 }
 
-#: The tools each layout offers the agent, in the order a host lists them.
-LAYOUT_TOOLS: Final = {
-    "categories": ("memory_search", "memory_write", "session_search"),
-    "files": ("memory", "session_search"),
-}
+
+#: The tools every store offers, after its layout's own.
+COMMON_TOOLS: Final = ("session_search",)
 
 
-def configured_layout() -> str:
-    """The layout of the store the tools open here; the default when the config is unreadable
-    (the tool call itself then reports the configuration error)."""
+def configured_tools() -> tuple[str, ...]:
+    """The tools the store here offers the agent; the default layout's when the config is
+    unreadable (the tool call itself then reports the configuration error)."""
     import os
     from pathlib import Path
 
-    from pi_memory.config.config import load_for
+    from pi_memory.config.config import CATEGORIES, load_for
+    from pi_memory.entry import PROJECT
+    from pi_memory.layouts import open_layer
 
+    cwd = Path(os.getcwd())
     try:
-        return load_for(Path(os.getcwd()), os.environ).config.layout
+        layout = load_for(cwd, os.environ).config.layout
     except Exception:
-        return "categories"
+        layout = CATEGORIES
+    return (*open_layer(layout, PROJECT, cwd).agent_tools, *COMMON_TOOLS)
 
 
 def offered_tools() -> list[dict[str, Any]]:
     """The tools of the layout configured for the current directory."""
-    return tools_for(configured_layout())
+    return tools_for(configured_tools())
 
 
-def tools_for(layout: str) -> list[dict[str, Any]]:
-    """The tool declarations of ``layout`` (MCP's ``tools/list`` shape)."""
-    names = LAYOUT_TOOLS.get(layout, LAYOUT_TOOLS["categories"])
+def tools_for(names: Sequence[str]) -> list[dict[str, Any]]:
+    """The declarations of the tools ``names`` (MCP's ``tools/list`` shape), in that order.
+
+    Which tools a store offers is its layout's to say (``LayerStore.agent_tools``).
+    """
     return [{"name": name, **SPECS[name]} for name in names]

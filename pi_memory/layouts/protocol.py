@@ -108,6 +108,10 @@ class LayerStore(Protocol):
         misconfigured store shows only that it is misconfigured."""
 
     @property
+    def agent_tools(self) -> tuple[str, ...]:
+        """The tools a store of this layout offers the agent, in the order a host lists them."""
+
+    @property
     def default_src(self) -> str:
         """The ``src`` a memory without one is stored with (``""``: kept empty)."""
 
