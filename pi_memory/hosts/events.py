@@ -14,28 +14,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, TextIO
 
-from pi_memory.hosts.hooks import HOSTS, MOMENTS, canonical
+from pi_memory.hosts import HOSTS, MOMENTS, canonical, host_module
 
 if TYPE_CHECKING:
     from pi_memory.hosts.lifecycle import Answer, HookEvent
-
-
-def host_module(host: str) -> ModuleType:
-    if host == "codex":
-        from pi_memory.hosts import codex
-
-        return codex
-    if host == "gemini":
-        from pi_memory.hosts import gemini
-
-        return gemini
-    if host == "pi":
-        from pi_memory.hosts import pi_agent
-
-        return pi_agent
-    from pi_memory.hosts import claude_code
-
-    return claude_code
 
 
 def detect_host(name: str, payload: dict[str, object]) -> str:

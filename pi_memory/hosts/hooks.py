@@ -18,27 +18,11 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-#: Every handled event name (canonical form) → the lifecycle moment it is.
-MOMENTS: Final = {
-    "sessionstart": "start",
-    "userpromptsubmit": "prompt",
-    "beforeagent": "prompt",
-    "stop": "turn_end",
-    "afteragent": "turn_end",
-    "precompact": "pre_compact",
-    "precompress": "pre_compact",
-    "postcompact": "post_compact",
-    "sessionend": "end",
-}
-HOSTS: Final = ("claude-code", "codex", "gemini", "pi")
+from pi_memory.hosts import MOMENTS, canonical
+
 #: Set by the model client in a CLI provider's child (``pi_memory.model.cli_provider``):
 #: a session that is itself one of our model calls never runs our hooks into another job.
 MODEL_CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
-
-
-def canonical(word: str) -> str:
-    """``SessionStart``, ``session_start`` and ``session-start`` are one event."""
-    return word.lower().replace("-", "").replace("_", "")
 
 
 def run_hook(args: Sequence[str]) -> int:

@@ -86,7 +86,7 @@ def open_context(cwd: Path) -> tuple[Config, Store]:
 
 
 def _max_context(host: str) -> int:
-    from pi_memory.hosts.events import host_module
+    from pi_memory.hosts import host_module
 
     limit: int = host_module(host).MAX_CONTEXT
     return limit
@@ -266,7 +266,7 @@ def on_prompt(event: HookEvent) -> Answer:
         if known.note.injection:
             parts.append(known.note.injection)
     if event.prompt.strip():
-        from pi_memory.hosts.events import host_module
+        from pi_memory.hosts import host_module
 
         skip = session.surfaced(sid) if sid else []
         budget: float = host_module(event.host).PROMPT_BUDGET
