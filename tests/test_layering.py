@@ -40,21 +40,23 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "usage",
             "integrity",
             "entry",
-            "jstext",
             "utf8",
             "output",
             "error_handler",
         ),
     ),
     ("fs", ("fs",)),
-    ("base", ("errors", "")),
+    ("base", ("errors", "text", "config.defaults", "naming.layer_files", "")),
 )
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "layouts": ("store", "plan", "commands", "hosts", "jobs", "cli", "hooks"),
 }
-#: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the errors.
-FS_MAY_IMPORT: tuple[str, ...] = ("fs", "errors")
+#: Leaves: they import nothing of pi_memory, so every floor may read them
+#: (the text rules, the configuration defaults, the index file's name).
+LEAVES: tuple[str, ...] = ("errors", "text", "config.defaults", "naming.layer_files")
+#: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the leaves.
+FS_MAY_IMPORT: tuple[str, ...] = ("fs", *LEAVES)
 #: Where a layout's name may be written as a string: the layouts, and config reading it.
 LAYOUT_NAMES: frozenset[str] = frozenset({"categories", "files"})
 MAY_NAME_LAYOUTS: tuple[str, ...] = ("layouts", "config")
@@ -222,7 +224,14 @@ def test_forbidden_imports() -> None:
     assert bad == []
 
 
-def test_fs_imports_only_fs_and_errors() -> None:
+def test_leaves_import_nothing_of_the_package() -> None:
+    graph = import_graph()
+    for name in graph:
+        if any(under(name, leaf) for leaf in LEAVES):
+            assert graph[name] == {}, name
+
+
+def test_fs_imports_only_fs_and_the_leaves() -> None:
     bad = [
         f"{name} imports {target}"
         for name, edges in import_graph().items()
