@@ -240,7 +240,7 @@ def _claude_rules(launcher: Launcher) -> list[str]:
 
 
 def _events(host: str) -> dict[str, str]:
-    from pi_memory.hosts.events import host_module
+    from pi_memory.hosts import host_module
 
     events: dict[str, str] = host_module(host).EVENTS
     return events

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pi_memory.entry import PROJECT
 from pi_memory.jobs import EXTRACT_TASK
 from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
 
@@ -131,7 +132,7 @@ def _review(
         reply.text,
         max_entries=review.HANDOFF_MAX if handoff else review.REVIEW_MAX,
         known={e.id: e for e in entries},
-        categories=store.settings.layout == "categories",
+        categories=store.layer(PROJECT).files_by_category,
     )
     return _store_plan(store, plan, job=job, layer=layer, now=now, dry_run=dry_run)
 

@@ -108,6 +108,10 @@ class LayerStore(Protocol):
         misconfigured store shows only that it is misconfigured."""
 
     @property
+    def files_by_category(self) -> bool:
+        """A memory goes to the category file it names (seed 000); else the layout names it."""
+
+    @property
     def agent_tools(self) -> tuple[str, ...]:
         """The tools a store of this layout offers the agent, in the order a host lists them."""
 

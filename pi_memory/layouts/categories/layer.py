@@ -39,6 +39,7 @@ class CategoriesLayer:
 
     #: Seed 000 keeps ``.bak`` copies of what ``rebuild`` rewrites, not rollback points.
     snapshot_on_write = False
+    files_by_category = True
     agent_tools = ("memory_search", "memory_write")
     status_block = False
     default_src = ""

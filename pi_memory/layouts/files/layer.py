@@ -107,6 +107,7 @@ class FilesLayer:
         self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
 
     snapshot_on_write = True
+    files_by_category = False
     agent_tools = ("memory",)
     status_block = True
     default_src = DEFAULT_SRC
