@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pi_memory"
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("adapters", ("cli", "__main__", "commands", "hosts", "hooks")),
     ("jobs", ("jobs",)),
-    ("engine", ("store", "plan", "memory_tool", "resolve")),
+    ("engine", ("store", "plan", "memory_tool", "open_store")),
     ("layouts", ("layouts",)),
     (
         "pure",
@@ -38,7 +38,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "keywords",
             "staleness",
             "usage",
-            "integrity",
+            "truncation",
             "entry",
             "utf8",
             "output",
