@@ -19,14 +19,38 @@ if TYPE_CHECKING:
     from pi_memory.config.config import Config, LoadedConfig
 
 
+#: Problems already said by this process (a tool server opens the store per call).
+_SAID: set[str] = set()
+
+
+def setting_warnings(loaded: LoadedConfig) -> list[str]:
+    """One line per setting that could not be used as given, saying what is used instead.
+
+    One rule everywhere: a wrong value in memory.json or the environment falls
+    back to its default (the reader already did that) and the work goes on.
+    """
+    return [
+        f"memory.json: {problem}" if problem.startswith('"') else problem
+        for problem in loaded.problems
+    ]
+
+
+def warn_once(loaded: LoadedConfig) -> None:
+    """Say each of :func:`setting_warnings` on stderr, once per process."""
+    from pi_memory.output import error_line
+
+    for line in setting_warnings(loaded):
+        if line not in _SAID:
+            _SAID.add(line)
+            error_line(f"pi_memory: warning: {line}")
+
+
 def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
-    """The engine's settings for ``cwd``; a configuration with errors raises ConfigError."""
+    """The engine's settings for ``cwd``; each unusable setting is one warning on stderr."""
     from pi_memory.config.config import load_for
-    from pi_memory.errors import ConfigError
 
     loaded = load_for(cwd, env)
-    if loaded.errors:
-        raise ConfigError("memory.json: " + "; ".join(loaded.errors))
+    warn_once(loaded)
     return settings_from(loaded.config, cwd)
 
 
@@ -58,24 +82,21 @@ def open_store(cwd: Path | None = None, env: Mapping[str, str] | None = None) ->
     return Store(load_settings(cwd or Path(os.getcwd()), os.environ if env is None else env))
 
 
-def load_for_show() -> tuple[LoadedConfig, Store | None]:
-    """The configuration and, unless it is unusable, the store (``show`` reports both)."""
+def load_for_show() -> tuple[LoadedConfig, Store]:
+    """The configuration and the store (``show`` reports both, and the settings it could
+    not use as notes)."""
     from pi_memory.config.config import load_for
 
     cwd = Path(os.getcwd())
     loaded = load_for(cwd, os.environ)
-    if loaded.errors:
-        return loaded, None
     return loaded, Store(settings_from(loaded.config, cwd))
 
 
 def open_job(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> tuple[Store, Config]:
     """The store and the configuration a model job needs (its models and providers)."""
     from pi_memory.config.config import load_for
-    from pi_memory.errors import ConfigError
 
     here = cwd or Path(os.getcwd())
     loaded = load_for(here, os.environ if env is None else env)
-    if loaded.errors:
-        raise ConfigError("memory.json: " + "; ".join(loaded.errors))
+    warn_once(loaded)
     return Store(settings_from(loaded.config, here)), loaded.config

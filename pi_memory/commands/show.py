@@ -167,12 +167,15 @@ def run_show(*, as_json: bool) -> int:
     from pi_memory.open_store import load_for_show
 
     loaded, store = load_for_show()
-    problems = list(loaded.errors)
-    if store is not None:
-        problems += model_config_errors(loaded.config, os.environ)
+    # A value that could not be used fell back to its default: a note, not a misconfiguration.
+    problems = model_config_errors(loaded.config, os.environ)
     lines = ["Memory: misconfigured", *(f"- {p}" for p in problems)] if problems else []
-    data: dict[str, Any] = {"misconfigured": bool(problems), "errors": problems}
-    if store is None or (problems and store.layer(USER).status_block):
+    data: dict[str, Any] = {
+        "misconfigured": bool(problems),
+        "errors": problems,
+        "notes": list(loaded.problems),
+    }
+    if problems and store.layer(USER).status_block:
         # Seed 004: a misconfigured store reports that, and nothing else.
         lines.insert(1, "Dir: not initialized")
         return _emit(lines, data, as_json)
@@ -190,7 +193,7 @@ def run_show(*, as_json: bool) -> int:
         else:
             lines += render_view(view, loaded.config.consolidate_every)
     lines += model_usage(loaded.config, data)
-    lines += [f"note: {warning}" for warning in loaded.warnings]
+    lines += [f"note: {problem}" for problem in loaded.problems]
     return _emit(lines, data, as_json)
 
 

@@ -73,16 +73,21 @@ def run(event: HookEvent) -> Answer:
 
 
 def open_context(cwd: Path) -> tuple[Config, Store]:
-    """The configuration and the store of ``cwd``; a broken configuration raises."""
+    """The configuration and the store of ``cwd``; an unusable setting has its default."""
+    config, store, _ = open_context_warned(cwd)
+    return config, store
+
+
+def open_context_warned(cwd: Path) -> tuple[Config, Store, list[str]]:
+    """:func:`open_context` and one line per setting that fell back to its default
+    (session start says them in ``systemMessage``)."""
     from pi_memory.config.config import load_for
-    from pi_memory.errors import ConfigError
-    from pi_memory.open_store import settings_from
+    from pi_memory.open_store import setting_warnings, settings_from
     from pi_memory.store import Store
 
     loaded = load_for(cwd, os.environ)
-    if loaded.errors:
-        raise ConfigError("memory.json: " + "; ".join(loaded.errors))
-    return loaded.config, Store(settings_from(loaded.config, cwd))
+    warnings = [f"pi_memory: {line}" for line in setting_warnings(loaded)]
+    return loaded.config, Store(settings_from(loaded.config, cwd)), warnings
 
 
 def _max_context(host: str) -> int:
@@ -143,7 +148,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     from pi_memory.jobs.worker import background_ready
     from pi_memory.store import Store
 
-    config, store = open_context(event.cwd)
+    config, store, notes = open_context_warned(event.cwd)
     directories = [store.directory(layer) for layer in LAYERS]
     warning = abandoned_lock_warning(directories)
     if warning is None and refresh:
@@ -171,7 +176,9 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
     memories = corpus(fresh.read_all()) if event.moment == "prompt" else None
-    if warning is None and fingerprint is not None:
+    said = _said(warning, notes)
+    # Only a quiet start is remembered: a warning must be said again next time.
+    if not said and fingerprint is not None:
         fastpath.save(
             event.cwd, os.environ, day, note=note, corpus=memories, fingerprint=fingerprint
         )
@@ -179,7 +186,11 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     def built() -> Corpus:
         return memories if memories is not None else corpus(fresh.read_all())
 
-    return Known(note, built, lambda: config, warning or "")
+    return Known(note, built, lambda: config, said)
+
+
+def _said(warning: str | None, notes: list[str]) -> str:
+    return "\n".join([*([warning] if warning else []), *notes])
 
 
 def _inputs(cwd: Path) -> list[Path]:
