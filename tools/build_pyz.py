@@ -13,8 +13,9 @@ sources, correct but slower. Entries are stored uncompressed: reading them
 costs less than inflating them on every hook.
 
 ``--measure`` times, in one interleaved run, ``python -S -c pass``,
-``python -c pass``, the archive and the package directory on a
-``hook session-start`` against a small store, and prints medians and ratios.
+``python -c pass``, and ``hook session-start`` against a small store run from
+the archive and from the package directory (as ``install`` writes both), and
+prints medians and ratios.
 """
 
 from __future__ import annotations
@@ -78,8 +79,10 @@ def measure(pyz: Path, runs: int) -> None:
         project.mkdir(parents=True)
         home.mkdir()
         build_store(home, project, 100)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PI_MEMORY", "XDG_"))}
-        env.update(HOME=str(home), PYTHONPATH=str(ROOT))
+        # As a user's machine runs it: bytecode cached, no development variables.
+        drop = ("PI_MEMORY", "XDG_", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+        env.update(HOME=str(home))
         event = f'{{"cwd": "{project}", "hook_event_name": "SessionStart", "source": "startup"}}'
         py = sys.executable
         hook = ["hook", "session-start"]
@@ -87,7 +90,8 @@ def measure(pyz: Path, runs: int) -> None:
             "python -S -c pass": ([py, "-S", "-c", "pass"], ""),
             "python -c pass": ([py, "-c", "pass"], ""),
             "python -S pi_memory.pyz hook session-start": ([py, "-S", str(pyz), *hook], event),
-            "python -m pi_memory hook session-start": ([py, "-m", "pi_memory", *hook], event),
+            # What `install` writes when it points at the package directory.
+            "python -S pi_memory/ hook session-start": ([py, "-S", str(PACKAGE), *hook], event),
         }
         medians = time_commands(cases, project, env, runs)
     bare_s, bare = medians["python -S -c pass"], medians["python -c pass"]
