@@ -102,8 +102,6 @@ def _window_lines(text: str) -> list[str]:
 
     Trailing blank lines are dropped: they would only use up window slots.
     """
-    from pi_memory.layouts.files_index import is_blank, split_lines  # the index window only
-
     lines = split_lines(text)
     while lines and is_blank(lines[-1]):
         lines.pop()

@@ -20,13 +20,13 @@ def run_job(record: JobRecord) -> str:
     from datetime import datetime
     from pathlib import Path
 
-    from pi_memory.hosts.lifecycle import open_context
     from pi_memory.jobs.extract import extract
     from pi_memory.jobs.records import CONSOLIDATE, HANDOFF
+    from pi_memory.open_store import open_job
 
     if record.kind == CONSOLIDATE:
         raise RuntimeError("consolidation is not run in the background yet")
-    config, store = open_context(Path(record.cwd))
+    store, config = open_job(Path(record.cwd))
     outcome = extract(
         store,
         config,
