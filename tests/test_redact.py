@@ -64,7 +64,15 @@ def test_placeholders_are_visible_and_counted() -> None:
 
 def test_a_private_span_never_leaves_even_unclosed() -> None:
     assert redact("a <private>x\ny</private> b").text == "a [REDACTED:private] b"
-    assert redact("a <private>everything after").text == "a [REDACTED:private]"
+    assert redact("a <private>the rest\nof it").text == "a [REDACTED:private]"
+    # Unclosed, it ends with its paragraph: a whole transcript is not lost to one tag.
+    out = redact("a <private>salary 120k\n\nnext paragraph")
+    assert out.text == "a [REDACTED:private]\n\nnext paragraph"
+
+
+def test_a_quoted_private_tag_is_a_mention() -> None:
+    text = 'wrap it in `<private>` or "<private>" to keep it out'
+    assert redact(text) == (text, 0)
 
 
 def test_credentials_in_a_url_keep_the_rest_of_the_url() -> None:

@@ -77,7 +77,7 @@ def _literal_secret(value: str) -> bool:
 
 
 def _quoted_secret(value: str) -> bool:
-    return len(value) >= 4 and not _PLACEHOLDER_VALUE.match(value.strip())
+    return len(value) >= 6 and not _PLACEHOLDER_VALUE.match(value.strip())
 
 
 _KEY_NAMES: Final = (
@@ -170,7 +170,11 @@ def _rules() -> tuple[_Rule, ...]:
     )
 
 
-_PRIVATE: Final = re.compile(r"<private>[\s\S]*?(?:</private>|\Z)", re.IGNORECASE)
+#: A span to its closing tag; an unclosed one to the end of its paragraph. A tag quoted
+#: in code or prose (```<private>```, ``"<private>"``) is a mention, not a span.
+_PRIVATE: Final = re.compile(
+    r"(?<![`\"'])<private>[\s\S]*?(?:</private>|(?=\n[ \t]*\n)|\Z)", re.IGNORECASE
+)
 _compiled: tuple[_Rule, ...] | None = None
 
 
