@@ -114,6 +114,8 @@ class FakeProvider:
         """``tls``: (certificate, key) files to serve HTTPS instead of HTTP."""
         self.requests: list[Logged] = []
         self.default: Step = Fail(500, message="the fake provider has no scripted reply left")
+        #: What ``GET /v1/models`` lists.
+        self.model_ids: list[str] = ["test-model", "other-model"]
         self._queue: list[Step] = []
         self._lock = threading.Lock()
         self._counter = 0
@@ -188,7 +190,33 @@ def _handler(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             self._log(b"")
-            self._json(404, {"error": {"message": "not found", "type": "not_found"}})
+            if self.path.split("?", 1)[0] != "/v1/models":
+                self._json(404, {"error": {"message": "not found", "type": "not_found"}})
+                return
+            step = fake.next_step() if fake.pending else Say()
+            if isinstance(step, Fail):
+                self._fail("anthropic-version" in self.headers, step)
+            elif "anthropic-version" in self.headers:
+                ids = fake.model_ids
+                data = [
+                    {
+                        "type": "model",
+                        "id": i,
+                        "display_name": i,
+                        "created_at": "2026-11-01T00:00:00Z",
+                    }
+                    for i in ids
+                ]
+                first, last = (ids[0], ids[-1]) if ids else (None, None)
+                self._json(
+                    200, {"data": data, "has_more": False, "first_id": first, "last_id": last}
+                )
+            else:
+                data = [
+                    {"id": i, "object": "model", "created": 1764547200, "owned_by": "fake"}
+                    for i in fake.model_ids
+                ]
+                self._json(200, {"object": "list", "data": data})
 
         def do_HEAD(self) -> None:
             self._log(b"")

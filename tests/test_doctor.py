@@ -83,8 +83,10 @@ def test_each_problem_is_one_line_with_what_to_do(
         "- provider down: the model never answered: down/x: the reply was empty"
         f" — check that the server at {fake_provider.openai_base} is up and reachable",
     ]
-    assert "fake (openai" in out and "no task uses it: not contacted" in out
+    assert "fake (openai" in out and "no task uses it; it lists 2 models (" in out
     assert len(fake_provider.posts()) == 1
+    listing = [r for r in fake_provider.requests if r.method == "GET"]
+    assert [r.path for r in listing] == ["/v1/models"]
 
 
 def test_offline_sends_nothing(
@@ -97,6 +99,7 @@ def test_offline_sends_nothing(
     code, out = doctor(capsys, "--offline")
     assert code == 0
     assert "fake (openai" in out and ": --offline" in out
+    assert "no task uses it; --offline" not in out  # the only provider is used
     assert fake_provider.requests == []
 
 

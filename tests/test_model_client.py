@@ -11,7 +11,7 @@ import pytest
 
 from pi_memory.config.config import Config, parse_config
 from pi_memory.model import ledger
-from pi_memory.model.client import chat
+from pi_memory.model.client import chat, list_models, target_for
 from pi_memory.model.errors import (
     NEVER_ANSWERED,
     BudgetExhausted,
@@ -220,6 +220,22 @@ def test_a_task_model_never_falls_back_to_another_task(
     reply = chat(cfg, "dream", [Message("user", "x")], job="dream", background=False, env={})
     assert reply.model == "fake/dreamer"
     assert fake_provider.posts()[0].json["model"] == "dreamer"
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_model_list_is_read_without_spending_tokens(
+    api: str, fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    cfg = config(fake_provider, hermetic_home, api, key_env="FAKE_KEY")
+    target = target_for(cfg, "fake/any", {"FAKE_KEY": "k-1"})
+    assert target is not None
+    assert list_models(target, timeout=5) == 2
+    (request,) = fake_provider.requests
+    assert (request.method, request.path) == ("GET", "/v1/models")
+    fake_provider.script(Fail(401, message="invalid x-api-key k-1"))
+    with pytest.raises(ModelUnavailable, match=r"HTTP 401") as err:
+        list_models(target, timeout=5)
+    assert "k-1" not in str(err.value)
 
 
 # -- faults --------------------------------------------------------------------------------

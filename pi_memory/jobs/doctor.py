@@ -72,7 +72,7 @@ def diagnose(
     problems: list[str] = [f"memory.json: {e} — fix it in {_where(loaded)}" for e in loaded.errors]
     notes: list[str] = list(loaded.warnings)
     models = _models(config, env, problems)
-    providers = _providers(config, models, env, problems, offline)
+    providers = _providers(config, models, env, problems, notes=notes, offline=offline)
     locks = _locks(dirs, problems, notes) if dirs else {}
     spend = _spend(config, problems, notes)
     return Report(
@@ -136,6 +136,8 @@ def _providers(
     models: list[TaskModel],
     env: Mapping[str, str],
     problems: list[str],
+    *,
+    notes: list[str],
     offline: bool,
 ) -> list[ProviderCheck]:
     from pi_memory.model.client import target_for
@@ -146,7 +148,7 @@ def _providers(
         base = ProviderCheck(name, provider.api, provider.base_url, used[0] if used else "", "")
         target = target_for(config, used[0], env) if used else None
         if not used:
-            out.append(base._replace(outcome="unused", detail="no task uses it: not contacted"))
+            out.append(_listing(base, provider, env, offline, notes))
         elif target is None:
             out.append(base._replace(outcome="skipped", detail="its key is not set"))
         elif offline:
@@ -157,6 +159,35 @@ def _providers(
             if check.outcome == "failed":
                 problems.append(f"provider {name}: {check.detail}{_ping_advice(check, provider)}")
     return out
+
+
+def _listing(
+    base: ProviderCheck,
+    provider: Provider,
+    env: Mapping[str, str],
+    offline: bool,
+    notes: list[str],
+) -> ProviderCheck:
+    """A provider no task uses gets ``GET …/models``: reachable, key accepted, no tokens."""
+    from pi_memory.model.client import Target, list_models
+    from pi_memory.model.errors import ModelError
+
+    unused = base._replace(outcome="unused")
+    key = env.get(provider.api_key_env, "") if provider.api_key_env else ""
+    if provider.api.endswith("-cli"):
+        return unused._replace(detail="no task uses it: not run")
+    if provider.api_key_env and not key:
+        return unused._replace(detail=f"no task uses it, and {provider.api_key_env} is not set")
+    if offline:
+        return unused._replace(detail="no task uses it; --offline")
+    clock = time.monotonic()
+    try:
+        listed = list_models(Target("", base.name, provider, "", key), timeout=10)
+    except ModelError as err:
+        notes.append(f"provider {base.name} (no task uses it) did not list its models: {err}")
+        return unused._replace(detail="no task uses it; it did not list its models")
+    ms = int((time.monotonic() - clock) * 1000)
+    return unused._replace(ms=ms, detail=f"no task uses it; it lists {listed} models ({ms} ms)")
 
 
 def _ping(

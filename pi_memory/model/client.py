@@ -277,6 +277,38 @@ def _http(target: Target, ask: Ask, deadline: float) -> Parsed:
     return parsed
 
 
+def list_models(target: Target, timeout: float) -> int:
+    """How many models the provider lists (``GET …/models``): reachability and key, no tokens."""
+    import json
+
+    from pi_memory.model import anthropic_wire, openai_wire, transport
+
+    wire = anthropic_wire if target.provider.api == "anthropic" else openai_wire
+    url = wire.endpoint(target.provider.base_url).rsplit("/", 2)[0]
+    url += "/v1/models" if wire is anthropic_wire else "/models"
+    policy = transport.Policy(retries=0, allow_insecure_http=target.provider.allow_insecure_http)
+    headers = {"User-Agent": _user_agent(), **wire.headers(target.key)}
+    try:
+        response = transport.post_json(
+            url, headers, None, deadline=time.monotonic() + timeout, policy=policy
+        )
+    except ModelUnavailable as err:
+        raise ModelUnavailable(
+            f"{target.provider_name}: {_scrub(err.detail, target.key)}"
+        ) from None
+    try:
+        data = json.loads(response.body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        data = None
+    if not 200 <= response.status < 300:
+        said = _scrub(wire.error_message(data), target.key) or "no error message"
+        raise ModelUnavailable(f"{target.provider_name}: HTTP {response.status} ({said})")
+    listed = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(listed, list):
+        raise ModelUnavailable(f"{target.provider_name}: the model list is malformed")
+    return len(listed)
+
+
 def _scrub(text: str, key: str) -> str:
     """A provider's words, safe to show: no key (whole or echoed in part), one short line."""
     from pi_memory.model.redact import redact

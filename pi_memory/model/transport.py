@@ -68,12 +68,13 @@ def check_url(url: str, allow_insecure_http: bool) -> None:
 def post_json(
     url: str,
     headers: Mapping[str, str],
-    body: bytes,
+    body: bytes | None,
     *,
     deadline: float,
     policy: Policy,
 ) -> Response:
-    """POST ``body``; the final response (2xx or a non-retryable error) or ModelUnavailable.
+    """POST ``body`` (GET when None); the final response (2xx or a non-retryable error),
+    or ModelUnavailable.
 
     ``deadline`` is a ``time.monotonic()`` value that no attempt or pause passes.
     """
@@ -89,7 +90,8 @@ def post_json(
         if remaining <= 0:
             raise ModelUnavailable("no answer before the job's deadline")
         # check_url above admits only http(s) URLs.
-        request = urllib.request.Request(url, data=body, headers=dict(headers), method="POST")  # noqa: S310
+        method = "GET" if body is None else "POST"
+        request = urllib.request.Request(url, data=body, headers=dict(headers), method=method)  # noqa: S310
         status, payload, retry_after, failure = _attempt(opener, request, remaining)
         if failure is None and not _retryable(status):
             return Response(status, payload)
