@@ -46,3 +46,12 @@ def files_store(project_dir: Path, **settings: Any) -> Store:
 
     dirs = {"project": project_dir, "user": project_dir.parent / "user-layer"}
     return Store(Settings(layout="files", dirs=dirs, project_name="shop", **settings))
+
+
+@pytest.fixture
+def in_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh project directory, made the current directory (for in-process CLI runs)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root

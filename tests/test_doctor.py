@@ -15,14 +15,6 @@ from pi_memory.model import ledger
 from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_json
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    return root
-
-
 def doctor(capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[int, str]:
     code = main(["doctor", *flags])
     out, err = capsys.readouterr()
@@ -31,7 +23,7 @@ def doctor(capsys: pytest.CaptureFixture[str], *flags: str) -> tuple[int, str]:
 
 
 def test_no_configuration_is_fine(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out = doctor(capsys)
     assert code == 0
@@ -41,7 +33,7 @@ def test_no_configuration_is_fine(
 
 
 def test_a_healthy_provider_is_pinged_once(
-    project: Path,
+    in_project: Path,
     hermetic_home: Path,
     fake_provider: FakeProvider,
     capsys: pytest.CaptureFixture[str],
@@ -58,7 +50,7 @@ def test_a_healthy_provider_is_pinged_once(
 
 
 def test_each_problem_is_one_line_with_what_to_do(
-    project: Path,
+    in_project: Path,
     hermetic_home: Path,
     fake_provider: FakeProvider,
     capsys: pytest.CaptureFixture[str],
@@ -90,7 +82,7 @@ def test_each_problem_is_one_line_with_what_to_do(
 
 
 def test_offline_sends_nothing(
-    project: Path,
+    in_project: Path,
     hermetic_home: Path,
     fake_provider: FakeProvider,
     capsys: pytest.CaptureFixture[str],
@@ -104,10 +96,10 @@ def test_offline_sends_nothing(
 
 
 def test_a_broken_config_and_an_abandoned_lock(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_memory_json(hermetic_home, {"lock": {"timeoutMs": "soon"}})
-    settings_dir = project / ".pi" / "agent" / "memory-auto"
+    settings_dir = in_project / ".pi" / "agent" / "memory-auto"
     settings_dir.mkdir(parents=True)
     lock_path(settings_dir).write_bytes(
         format_record(2**22 + 12345, this_host(), "2026-01-01T00:00:00.000Z", "add")
@@ -125,10 +117,10 @@ def test_a_broken_config_and_an_abandoned_lock(
 
 
 def test_a_spent_cap_is_a_problem(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write_memory_json(hermetic_home, {"dailyTokenCap": 1000})
-    config = load_for(project, {}).config
+    config = load_for(in_project, {}).config
     now = ledger.now_local()
     usage = ledger.Usage(ledger.stamp(now), "extract", "p/m", 900, 150, 10)
     ledger.record(ledger.directory(config), usage)
@@ -141,7 +133,7 @@ def test_a_spent_cap_is_a_problem(
 
 
 def test_installed_hooks_are_reported(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, out = doctor(capsys)
     assert "hooks: none installed" in out

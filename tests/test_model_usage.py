@@ -17,14 +17,6 @@ from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_jso
 SECRET = "AKIA" + "Q3EGRV7ZX2K5W4PT"
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    return root
-
-
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
@@ -32,11 +24,11 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_a_stored_body_never_holds_the_secret(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run(capsys, "write", "--keyword", "deploy", f"deploy uses {SECRET} from vault")
     assert (code, err) == (0, "")
-    stored = "".join(p.read_text() for p in (project / ".pi").rglob("*.md"))
+    stored = "".join(p.read_text() for p in (in_project / ".pi").rglob("*.md"))
     assert SECRET not in stored
     assert "deploy uses [REDACTED:aws-key] from vault" in stored
     code, out, _ = run(capsys, "show")
@@ -44,16 +36,16 @@ def test_a_stored_body_never_holds_the_secret(
 
 
 def test_a_body_of_nothing_but_private_text_is_refused(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run(capsys, "write", "--keyword", "salary", "<private>my salary</private>")
     assert code == 1
     assert err.strip().endswith("the memory holds nothing but secrets or <private> text")
-    assert not list((project / ".pi").rglob("*.md"))
+    assert not list((in_project / ".pi").rglob("*.md"))
 
 
 def test_the_files_layout_memory_tool_stores_placeholders(
-    project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: Any
 ) -> None:
     write_memory_json(hermetic_home, {"layout": "files", "memoryDir": str(hermetic_home / "mem")})
     args = {
@@ -70,13 +62,13 @@ def test_the_files_layout_memory_tool_stores_placeholders(
 
 
 def test_show_reports_tokens_per_job_today_and_this_month(
-    project: Path,
+    in_project: Path,
     hermetic_home: Path,
     fake_provider: FakeProvider,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     write_memory_json(hermetic_home, memory_json(fake_provider, dailyTokenCap=50000))
-    config = load_for(project, {}).config
+    config = load_for(in_project, {}).config
     fake_provider.script(
         Say("a", tokens_in=1000, tokens_out=200),
         Say("b", tokens_in=10, tokens_out=5),
