@@ -352,6 +352,19 @@ def test_an_unusable_reply_is_never_parsed(
         assert line["out"] == 50  # a cut reply still cost its tokens
 
 
+def test_an_error_inside_a_200_is_the_providers_word(
+    fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    cfg = config(fake_provider, hermetic_home, "openai")
+    body = b'{"error": {"message": "Upstream error from provider", "code": 502}}'
+    fake_provider.script(Raw(body))
+    with pytest.raises(ModelUnavailable) as err:
+        ask(cfg)
+    assert str(err.value) == (
+        f"{NEVER_ANSWERED}: fake/test-model: the provider said: Upstream error from provider"
+    )
+
+
 def test_plain_http_is_only_for_loopback(hermetic_home: Path) -> None:
     data = {
         "providers": {"lan": {"baseUrl": "http://192.0.2.10:11434/v1", "api": "openai"}},

@@ -89,7 +89,8 @@ def parse_reply(data: object) -> Parsed:
     tin, tout = count(usage.get("prompt_tokens")), count(usage.get("completion_tokens"))
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-        return malformed("the reply has no choices", tin, tout)
+        said = error_message(data)  # some routers answer 200 with an error body
+        return malformed(f"the provider said: {said}" if said else "the reply has no choices")
     choice = choices[0]
     message = choice.get("message")
     if not isinstance(message, Mapping):
