@@ -53,7 +53,7 @@ _PLACEHOLDER_VALUE: Final = re.compile(
       | [*xX.•]{3,}                           # ****, xxxx, ...
       | (?i:none|null|nil|true|false|undefined|empty|required|optional|string|str|bytes|int)
       | (?i:(?:your|example|dummy|fake|sample|placeholder)[\w-]*|(?:my|some|test)[-_][\w-]*)
-      | (?i:changeme|change[-_]me|redacted|secret|password|passwd|token|hidden)
+      | (?i:changeme|change[-_]me|redacted|secret|password|passwd|pass|pwd|token|hidden)
       | \[REDACTED:[a-z0-9-]+\]
     )$""",
     re.VERBOSE,
