@@ -107,6 +107,7 @@ def test_the_child_is_marked_so_our_hooks_stay_out(tmp_path: Path, hermetic_home
     assert marker == "1"
     assert '--settings {"disableAllHooks": true}' in argv
     assert "--no-session-persistence" in argv and "--model sonnet" in argv
+    assert "--effort high" in argv  # dream.thinkLevel
     assert (reply.tokens_in, reply.tokens_out, reply.model) == (5, 2, "cli/sonnet")
 
 
@@ -206,6 +207,7 @@ def test_claude_cli_answers_through_the_loopback_fake(
     sent = json.dumps(request)
     assert "[REDACTED:aws-key]" in sent and "AKIAQ3EGRV7ZX2K5W4PT" not in sent
     assert request["tools"] == []  # the CLI's own tools are off: one answer, no actions
+    assert request["output_config"] == {"effort": "high"}  # extractMemories.thinkLevel
     assert not ran.exists()  # hooks are off in the child
 
     tool_reply = chat(

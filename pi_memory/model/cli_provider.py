@@ -36,6 +36,14 @@ CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
 COMMANDS: Final = {"claude-cli": "claude", "codex-cli": "codex", "gemini-cli": "gemini"}
 #: Claude Code settings for the child: none of the user's hooks run in it.
 CLAUDE_SETTINGS: Final = '{"disableAllHooks": true}'
+#: Seed 004's think levels → ``claude --effort`` (``off`` leaves the CLI's default).
+CLAUDE_EFFORT: Final = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "xhigh",
+}
 _TOOL_CALL: Final = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
 
 
@@ -88,6 +96,8 @@ def argv(target: Target, ask: Ask, reply_file: str = "") -> list[str]:
         out += ["--settings", CLAUDE_SETTINGS, "--tools", "", "--strict-mcp-config"]
         if ask.system:
             out += ["--system-prompt", ask.system]
+        if ask.think in CLAUDE_EFFORT:
+            out += ["--effort", CLAUDE_EFFORT[ask.think]]
         return out + (["--model", *model] if model else [])
     if api == "codex-cli":
         out = [command, "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"]
