@@ -19,7 +19,7 @@ from pi_memory.model.errors import (
     ModelUnavailable,
     ReplyCut,
 )
-from pi_memory.model.types import Message, ToolSpec
+from pi_memory.model.types import Message, ToolCall, ToolSpec
 from tests.conftest import DATA
 from tests.fake_provider import Drop, Fail, FakeProvider, Hang, Raw, Say, memory_json
 
@@ -390,6 +390,25 @@ def test_https_verifies_the_certificate(hermetic_home: Path) -> None:
 
 
 # -- budget and redaction ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_golden_body_of_a_conversation_with_secrets(
+    api: str, fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    cfg = config(fake_provider, hermetic_home, api, extractMemories={"thinkLevel": "off"})
+    fake_provider.script(Say("ok"))
+    call = ToolCall("call_1", "memory", {"action": "list"})
+    ask(
+        cfg,
+        Message("user", "ship it with DATABASE_URL=postgres://app:Zq9x2kLmPw@db/main"),
+        Message("assistant", "", (call,)),
+        Message("tool", "stored: token ghp_" + "k3Y" * 12, tool_call_id="call_1"),
+        Message("user", "<private>my home address</private> and we use pytest"),
+        system="export OPENAI_API_KEY=sk-proj-" + "Ab1" * 16,
+        tools=[MEMORY_TOOL],
+    )
+    golden(f"{api}_redacted.json", fake_provider.posts()[0].body)
 
 
 def test_the_daily_cap_stops_background_jobs_only(

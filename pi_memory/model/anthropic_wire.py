@@ -61,7 +61,7 @@ def request_body(ask: Ask) -> dict[str, Any]:
 
 
 def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Roles alternate on this API: consecutive tool results share one user turn."""
+    """Roles alternate on this API: tool results and the user's next words share one turn."""
     wire: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "tool":
@@ -85,6 +85,12 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 for c in message.tool_calls
             )
             wire.append({"role": message.role, "content": blocks})
+        elif wire and wire[-1]["role"] == message.role == "user":
+            # After tool results: one user turn, results first, then the text.
+            last = wire[-1]
+            if isinstance(last["content"], str):
+                last["content"] = [{"type": "text", "text": last["content"]}]
+            last["content"].append({"type": "text", "text": message.content})
         else:
             wire.append({"role": message.role, "content": message.content})
     return wire
