@@ -11,11 +11,19 @@ exception, so a tool host can pass the result straight through.
 
 ``rename`` and ``rebuild_index`` belong to the consolidation agent alone and
 are not accepted here.
+
+``scope`` picks the layer: ``memory`` (the default) writes to the project
+layer and lists and searches both, ``project`` or ``user`` name one layer,
+``sessions`` searches past conversations. ``search`` matches the query's
+words wherever they are in a memory's name, description or body (the
+engine's ranking: more of the query first, then newer), not one exact
+phrase. Superseded memories come last in ``list`` and ``search``, labelled
+with what replaced them; a user-layer memory is labelled as such.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
@@ -25,11 +33,15 @@ from pi_memory.layouts.carry import ENTRY_TYPES
 from pi_memory.text import js_trim
 
 if TYPE_CHECKING:
-    from pi_memory.layouts.protocol import MemoryTool
+    from pi_memory.entry import Entry
     from pi_memory.store import Store
 
 ACTIONS: Final = ("add", "replace", "remove", "list", "search")
-SCOPES: Final = ("memory", "sessions")
+MEMORY: Final = "memory"
+PROJECT_SCOPE: Final = "project"
+USER_SCOPE: Final = "user"
+SESSIONS: Final = "sessions"
+SCOPES: Final = (MEMORY, PROJECT_SCOPE, USER_SCOPE, SESSIONS)
 PARAMETERS: Final = ("action", "name", "description", "content", "type", "query", "scope")
 SESSIONS_UNAVAILABLE: Final = "session search is not available in this host"
 
@@ -58,11 +70,14 @@ class _Call:
 def run_memory_tool(
     store: Store, layer: str, args: Mapping[str, object], now: datetime
 ) -> ToolResult:
-    """Run one ``memory`` call against ``layer`` of ``store``; ``now`` stamps what it writes."""
+    """Run one ``memory`` call on ``store``; ``now`` stamps what it writes.
+
+    Writes go to ``layer`` unless ``scope`` is ``user``.
+    """
     try:
-        tool = store.layer(layer).memory_tool()
+        store.layer(layer).memory_tool()  # a layout without the tool says so first
         call = parse_arguments(args)
-        return ToolResult(True, _run(store, layer, tool, call, now))
+        return ToolResult(True, _run(store, layer, call, now))
     except _BadArguments as err:
         return ToolResult(False, str(err))
     except PiMemoryError as err:
@@ -123,33 +138,111 @@ def _required(value: str | None, what: str, action: str, *, blank_ok: bool = Fal
     return value
 
 
-def _run(store: Store, layer: str, tool: MemoryTool, call: _Call, now: datetime) -> str:
+def _target(layer: str, call: _Call) -> str:
+    """The one layer a write goes to."""
+    if call.scope == SESSIONS:
+        raise _BadArguments(f"scope sessions is for search; {call.action} takes memory or user")
+    return USER_SCOPE if call.scope == USER_SCOPE else layer
+
+
+def _read(store: Store, layer: str, scope: str | None) -> list[Entry]:
+    """What a list or search covers: ``layer``'s memories, then the user layer's."""
+    from pi_memory.entry import USER
+
+    if scope == SESSIONS:
+        raise _BadArguments("scope sessions is for search; list takes memory, project or user")
+    layers = [layer, *([USER] if layer != USER else [])]
+    if scope == PROJECT_SCOPE:
+        layers = [layer]
+    elif scope == USER_SCOPE:
+        layers = [USER]
+    return [entry for name in layers for entry in store.layer(name).read()]
+
+
+def _run(store: Store, layer: str, call: _Call, now: datetime) -> str:
     if call.action == "add":
         name = _required(call.name, "name", "add")
         content = _required(call.content, "content", "add", blank_ok=True)
-        with store.lock(layer, "add"):
+        target = _target(layer, call)
+        with store.lock(target, "add"):
+            tool = store.layer(target).memory_tool()
             result = tool.add(name, content, call.description, call.type, now)
         return _with_warning(f'Saved "{js_trim(name)}" ({result.file}).', result.capacity_warning)
     if call.action == "replace":
         name = _required(call.name, "name", "replace")
         if call.content is None and call.description is None and call.type is None:
             raise _BadArguments("replace needs content, description or type")
-        with store.lock(layer, "replace"):
+        target = _target(layer, call)
+        with store.lock(target, "replace"):
+            tool = store.layer(target).memory_tool()
             result = tool.replace(name, call.content, call.description, call.type, now)
         return _with_warning(
             f'Replaced "{js_trim(name)}" ({result.file}).', result.capacity_warning
         )
     if call.action == "remove":
         name = _required(call.name, "name", "remove")
-        with store.lock(layer, "remove"):
-            tool.remove_by_name(name)
+        target = _target(layer, call)
+        with store.lock(target, "remove"):
+            store.layer(target).memory_tool().remove_by_name(name)
         return f'Removed "{js_trim(name)}".'
     if call.action == "list":
-        return tool.list_text()
+        return list_text(_read(store, layer, call.scope))
     query = _required(call.query, "query", "search")
-    if call.scope == "sessions":
+    if call.scope == SESSIONS:
         raise _BadArguments(SESSIONS_UNAVAILABLE)
-    return tool.search_text(query)
+    return search_text(_read(store, layer, call.scope), query, now)
+
+
+def _live_first(entries: Sequence[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: not e.live)
+
+
+def _labels(entry: Entry) -> str:
+    labels = []
+    if entry.layer == USER_SCOPE:
+        labels.append("user layer")
+    if not entry.live:
+        labels.append(f"superseded by {entry.superseded_by}")
+    return f" ({'; '.join(labels)})" if labels else ""
+
+
+def list_text(entries: Sequence[Entry]) -> str:
+    """One line per memory: ``- name (type, modified …) — description [file]``, then labels."""
+    if not entries:
+        return "No memories yet."
+    return "\n".join(
+        f"- {e.name} ({e.type}, modified {e.modified}) — {e.description} [{e.file}]{_labels(e)}"
+        for e in _live_first(entries)
+    )
+
+
+def search_text(entries: Sequence[Entry], query: str, now: datetime) -> str:
+    """The memories that hold the query's words, best first, superseded ones last."""
+    from pi_memory.retrieval import KEYWORD, search
+
+    # Name and description are searched as well as the body.
+    by_place = {(e.layer, e.file): e for e in entries}
+    searchable = [e._replace(body=f"{e.name}\n{e.description}\n{e.body}") for e in entries]
+    result = search(searchable, query, mode=KEYWORD, now=now)
+    if result.fallback or result.mode != KEYWORD or not result.hits:
+        return "No matches in memory."
+    hits = [by_place[hit.entry.layer, hit.entry.file] for hit in result.hits]
+    blocks = [
+        f"## {e.name}\nfile: {e.file}\ntype: {e.type}{_block_labels(e)}\n\n{e.body}" for e in hits
+    ]
+    more = result.total - len(hits)
+    if more > 0:
+        blocks.append(f"({more} more matches; a narrower query shows them)")
+    return "\n\n".join(blocks)
+
+
+def _block_labels(entry: Entry) -> str:
+    lines = []
+    if entry.layer == USER_SCOPE:
+        lines.append("layer: user")
+    if not entry.live:
+        lines.append(f"superseded by: {entry.superseded_by} (outdated; kept for history)")
+    return "".join(f"\n{line}" for line in lines)
 
 
 def _with_warning(text: str, warning: str | None) -> str:

@@ -25,6 +25,7 @@ from pi_memory.layouts.files.index import (
     upsert_index_line,
 )
 from pi_memory.layouts.files.layer import FilesLayer
+from pi_memory.memory_tool import list_text
 from pi_memory.text import split_lines
 from tests.conftest import DATA, files_store
 
@@ -152,7 +153,7 @@ def _store_semantics(case: dict[str, Any], tmp: Path) -> None:
         layer.add("Test command", "run npm test, not npm run test", type="project", now=NOW)
         shape = expected["line_format"]
         assert shape == "- name (type, modified …) — description [file]"
-        assert layer.list_text() == (
+        assert list_text(layer.read()) == (
             "- Test command (project, modified 2026-10-01T09:12:33.123Z)"
             " — run npm test, not npm run test [Test-command.md]"
         )
@@ -254,5 +255,5 @@ def test_vector(case: dict[str, Any], tmp_path: Path) -> None:
 def test_list_line_shape_matches_the_readme(tmp_path: Path) -> None:
     layer = _layer(tmp_path)
     layer.add("A", "first. more", now=NOW)
-    line = layer.list_text()
+    line = list_text(layer.read())
     assert re.fullmatch(r"- A \(feedback, modified \S+\) — first\. \[A\.md\]", line)

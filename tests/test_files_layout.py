@@ -35,7 +35,7 @@ from pi_memory.layouts.files.format import (
     serialize_entry_file,
 )
 from pi_memory.layouts.files.layer import FilesLayer
-from pi_memory.memory_tool import run_memory_tool
+from pi_memory.memory_tool import list_text, run_memory_tool, search_text
 from pi_memory.store import Store
 from pi_memory.text import iso_timestamp
 from tests.conftest import DATA, REPO, files_store
@@ -340,17 +340,17 @@ def test_rebuild_sorts_by_modified_and_keeps_the_header(tmp_path: Path) -> None:
 
 def test_list_and_search(tmp_path: Path) -> None:
     layer = _layer(tmp_path)
-    assert layer.list_text() == "No memories yet."
+    assert list_text(layer.read()) == "No memories yet."
     layer.add("Deploy", "Ship on Tuesdays. Never Friday.", type="project", now=LATER)
     layer.add("Tests", "Use a real database.", now=NOW)
-    assert layer.list_text() == (
+    assert list_text(layer.read()) == (
         "- Tests (feedback, modified 2026-10-02T08:14:03.120Z) — Use a real database. [Tests.md]\n"
         "- Deploy (project, modified 2026-10-03T09:00:00.005Z) — Ship on Tuesdays. [Deploy.md]"
     )
-    assert layer.search_text("FRIDAY") == (
+    assert search_text(layer.read(), "FRIDAY", NOW) == (
         "## Deploy\nfile: Deploy.md\ntype: project\n\nShip on Tuesdays. Never Friday."
     )
-    assert layer.search_text("nothing like it") == "No matches in memory."
+    assert search_text(layer.read(), "nothing like it", NOW) == "No matches in memory."
 
 
 # ------------------------------------------------------------------ snapshots and the lock

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pi_memory.layouts.files.layer import FilesLayer
 from pi_memory.memory_tool import ToolResult, parse_arguments, run_memory_tool
 from pi_memory.store import Store
 from tests.conftest import REPO, files_store
-from tests.inproc import tool, user_config
+from tests.inproc import call, tool, user_config
 
 NOW = datetime(2026, 10, 2, 8, 14, 3, 120000, tzinfo=timezone.utc)
 
@@ -116,7 +117,7 @@ def test_over_capacity_the_write_succeeds_with_the_warning(tmp_path: Path) -> No
         ),
         (
             {"action": "search", "query": "x", "scope": "web"},
-            "scope must be one of memory, sessions",
+            "scope must be one of memory, project, user, sessions",
         ),
         ({}, "action is required (one of add, replace, remove, list, search)"),
         ({"action": "rename", "name": "A"}, "Unknown action: rename"),
@@ -287,3 +288,61 @@ def test_derived_file_names_drop_leading_dots(
     assert answer == {"ok": True, "text": f'Saved "{name}" ({file}).'}
     index = (project_dir(hermetic_home) / "MEMORY.md").read_text("utf-8")
     assert index == f"- [First](First.md) — first.\n- [{name}]({file}) — dotted.\n"
+
+
+def test_scope_reaches_the_user_layer(hermetic_home: Path, files_work: Path) -> None:
+    tool("memory", files_work, action="add", name="Editor", content="Neovim.", scope="user")
+    tool("memory", files_work, action="add", name="Port", content="SSH on 2222.")
+    user_dir = hermetic_home / ".pi" / "memory" / "user"
+    assert (user_dir / "Editor.md").is_file()
+    assert not (project_dir(hermetic_home) / "Editor.md").exists()
+    both = tool("memory", files_work, action="list")["text"].splitlines()
+    assert [line.split(" (")[0] for line in both] == ["- Port", "- Editor"]
+    assert both[1].endswith("[Editor.md] (user layer)")
+    only_user = tool("memory", files_work, action="list", scope="user")["text"]
+    assert only_user.startswith("- Editor (") and "\n" not in only_user
+    only_project = tool("memory", files_work, action="list", scope="project")["text"]
+    assert only_project.startswith("- Port (") and "\n" not in only_project
+    found = tool("memory", files_work, action="search", query="neovim")["text"]
+    assert found == "## Editor\nfile: Editor.md\ntype: feedback\nlayer: user\n\nNeovim."
+    assert tool("memory", files_work, action="replace", name="Editor", scope="user", type="user")[
+        "ok"
+    ]
+    assert "\ntype: user\n" in (user_dir / "Editor.md").read_text("utf-8")
+    missing = tool("memory", files_work, action="remove", name="Editor")
+    assert missing == {"ok": False, "text": 'Entry "Editor" not found'}
+    assert tool("memory", files_work, action="remove", name="Editor", scope="user")["ok"]
+    assert not (user_dir / "Editor.md").exists()
+
+
+def test_search_matches_the_query_words_not_one_phrase(
+    hermetic_home: Path, files_work: Path
+) -> None:
+    tool("memory", files_work, action="add", name="Cache", content="Redis is the cache; TTL 60 s.")
+    tool("memory", files_work, action="add", name="Queue", content="Jobs go through Redis streams.")
+    tool("memory", files_work, action="add", name="Build", content="make all.", description="ttl")
+    found = tool("memory", files_work, action="search", query="redis TTL")["text"]
+    names = [block.split("\n")[0] for block in found.split("\n\n## ")]
+    assert names[0] == "## Cache"  # both words first, then either one
+    assert sorted(names[1:]) == ["Build", "Queue"]
+    nothing = tool("memory", files_work, action="search", query="postgres")
+    assert nothing == {"ok": True, "text": "No matches in memory."}
+
+
+def test_superseded_memories_come_last_and_labelled(hermetic_home: Path, files_work: Path) -> None:
+    old = call("write", "--json", "--keyword", "node", "Use Node 18 for all tools.", cwd=files_work)
+    old_id = json.loads(old.out)["id"]
+    new = call(
+        "write", "--json", "--keyword", "node", "--supersedes", old_id,
+        "Use Node 22 for all tools.", cwd=files_work,
+    )  # fmt: skip
+    new_id = json.loads(new.out)["id"]
+    listed = tool("memory", files_work, action="list")["text"].splitlines()
+    assert listed[0].startswith("- Use Node 22 for all tools (")
+    assert listed[1].startswith("- Use Node 18 for all tools (")
+    assert listed[1].endswith(f"(superseded by {new_id})")
+    found = tool("memory", files_work, action="search", query="node tools")["text"]
+    first, second = found.split("\n\n## ")
+    assert first.startswith("## Use Node 22") and "superseded" not in first
+    assert second.startswith("Use Node 18")
+    assert f"\nsuperseded by: {new_id} (outdated; kept for history)\n" in second

@@ -80,7 +80,8 @@ SPECS: Final[dict[str, dict[str, Any]]] = {
             "The persistent memory of this project, one Markdown file per memory. Actions: "
             "add (name, content, description, type: creates or overwrites the memory of that "
             "name), replace (rewrites an existing one by name), remove (by name), list, search "
-            "(query; scope=sessions searches past conversations). The description is the only "
+            "(query words, anywhere in name, description or body; scope=user for the user's "
+            "own layer, scope=sessions for past conversations). The description is the only "
             "thing future sessions see before opening a memory: make it one self-contained line."
         ),
         "inputSchema": {
@@ -101,8 +102,10 @@ SPECS: Final[dict[str, dict[str, Any]]] = {
                 "query": {"type": "string", "description": "what to search for"},
                 "scope": {
                     "type": "string",
-                    "enum": ["memory", "sessions"],
-                    "description": "memory (default) or sessions (past conversations)",
+                    "enum": ["memory", "project", "user", "sessions"],
+                    "description": "memory (default: writes go to the project layer, list and "
+                    "search cover both layers), project or user (that layer only), or sessions "
+                    "(search past conversations)",
                 },
             },
             "required": ["action"],

@@ -85,10 +85,6 @@ class MemoryTool(Protocol):
     def remove_by_name(self, ref: str) -> str:
         """Delete the memory ``ref`` (file name or name); returns its file."""
 
-    def list_text(self) -> str: ...
-
-    def search_text(self, query: str) -> str: ...
-
 
 class LayerStore(Protocol):
     """One layer directory in one layout."""

@@ -170,26 +170,6 @@ class FilesLayer:
         by_file = next((e for e in entries if e.file == ref), None)
         return by_file or next((e for e in entries if e.name == ref), None)
 
-    def list_text(self) -> str:
-        entries = self.read()
-        if not entries:
-            return "No memories yet."
-        return "\n".join(
-            f"- {e.name} ({e.type}, modified {e.modified}) — {e.description} [{e.file}]"
-            for e in entries
-        )
-
-    def search_text(self, query: str) -> str:
-        needle = query.lower()
-        hits = [
-            e
-            for e in self.read()
-            if any(needle in field.lower() for field in (e.name, e.description, e.body))
-        ]
-        if not hits:
-            return "No matches in memory."
-        return "\n\n".join(f"## {e.name}\nfile: {e.file}\ntype: {e.type}\n\n{e.body}" for e in hits)
-
     # ----------------------------------------------------------------- write helpers
 
     def _changing(self, label: str, files: Collection[str]) -> None:
