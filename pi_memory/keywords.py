@@ -61,6 +61,33 @@ _IDENTIFIER_RE: Final = re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w
 _WORD_RE: Final = re.compile(r"[^\W\d_][\w'-]*")
 
 
+def stem(token: str) -> str:
+    """A light English stem of a word (retrieval matches it as a substring of the body).
+
+    Only plain ASCII words lose a suffix (``painted`` -> ``paint``,
+    ``studies`` -> ``stud``, ``running`` -> ``run``, ``dogs`` -> ``dog``):
+    the body is matched by substring, so the stem finds every inflection.
+    Identifiers, numbers and Han text are matched as written.
+    """
+    size = len(token)
+    if size < 4 or not token.isascii() or not token.isalpha():
+        return token
+    if size >= 5 and token.endswith("ies"):
+        return token[:-3]
+    for suffix, shortest in (("ing", 6), ("ed", 5)):
+        if size >= shortest and token.endswith(suffix):
+            base = token[: -len(suffix)]
+            doubled = len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "ls"
+            return base[:-1] if doubled else base
+    if size >= 5 and token.endswith("es") and token[-3] in "sxzh":
+        return token[:-2]
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        return token[:-1]
+    if size >= 6 and token.endswith("ly"):
+        return token[:-2]
+    return token
+
+
 def _strip_hash(keyword: str) -> str:
     return keyword.strip().lstrip("#").strip()
 

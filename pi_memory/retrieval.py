@@ -50,7 +50,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.entry import format_time, is_id
-from pi_memory.keywords import STOPWORDS, canonical_key
+from pi_memory.keywords import STOPWORDS, canonical_key, stem
 from pi_memory.staleness import (
     interval_months,
     local_now,
@@ -211,33 +211,6 @@ def _tag_score(key: str, forms: Sequence[str]) -> float:
         if form in key or key in form:
             return TAG_PARTIAL_WEIGHT
     return 0.0
-
-
-def stem(token: str) -> str:
-    """A light English stem of a query token, for substring matching.
-
-    Only plain ASCII words lose a suffix (``painted`` -> ``paint``,
-    ``studies`` -> ``stud``, ``running`` -> ``run``, ``dogs`` -> ``dog``):
-    the body is matched by substring, so the stem finds every inflection.
-    Identifiers, numbers and Han text are matched as written.
-    """
-    size = len(token)
-    if size < 4 or not token.isascii() or not token.isalpha():
-        return token
-    if size >= 5 and token.endswith("ies"):
-        return token[:-3]
-    for suffix, shortest in (("ing", 6), ("ed", 5)):
-        if size >= shortest and token.endswith(suffix):
-            base = token[: -len(suffix)]
-            doubled = len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "ls"
-            return base[:-1] if doubled else base
-    if size >= 5 and token.endswith("es") and token[-3] in "sxzh":
-        return token[:-2]
-    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
-        return token[:-1]
-    if size >= 6 and token.endswith("ly"):
-        return token[:-2]
-    return token
 
 
 def phrases(query: str) -> list[str]:

@@ -23,6 +23,17 @@ COMMON = [
     "build",
     "deploy",
     "test",
+    # Function words and inflections: rewordings the conflict rule folds.
+    "every",
+    "each",
+    "by",
+    "that",
+    "deploys",
+    "deployed",
+    "goes",
+    "go",
+    "starts",
+    "started",
 ]
 RARE = [
     "rsync",

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from pi_memory.detect.conflicts import ConflictPair, find_conflicts, find_conflicts_bruteforce
+from pi_memory.detect.duplicates import find_duplicates
 from tests.similarity_stores import random_store, shuffled
 from tests.test_duplicates import entry
 
@@ -51,6 +52,63 @@ def test_replaced_words_are_a_conflict_with_those_words_as_values() -> None:
     assert (pair.values, pair.numeric) == (("pnpm", "npm"), False)
     assert pair.similarity == pytest.approx(3 / 5)
     assert pair.confidence == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "Deploy goes through rsync to the staging host before every release.",
+            "Deploys go through rsync to the staging host before each release.",
+        ),
+        (
+            "The dev database is started by docker compose.",
+            "The dev database is the one that docker compose starts.",
+        ),
+    ],
+)
+def test_a_rewording_is_a_merge_candidate_not_a_conflict(older: str, newer: str) -> None:
+    a = entry("20261001-aaaa", older)
+    b = entry("20261002-bbbb", newer)
+    assert find_conflicts([a, b]) == find_conflicts_bruteforce([a, b]) == []
+    [duplicate] = find_duplicates([a, b])
+    assert (duplicate.a, duplicate.b) == ("20261001-aaaa", "20261002-bbbb")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "values"),
+    [
+        (
+            "Deploy goes through rsync to the staging host before every release.",
+            "Deploys go through scp to the staging host before each release.",
+            ("rsync", "scp"),
+        ),
+        (
+            "Run the unit tests before every deploy.",
+            "Run the unit tests after each deploy.",
+            ("before", "after"),
+        ),
+        (
+            "Always use tabs in the Makefile.",
+            "Never use tabs in the Makefile.",
+            ("always", "never"),
+        ),
+        (
+            "The dev database is started by docker compose.",
+            "The dev database is started by podman compose.",
+            ("docker", "podman"),
+        ),
+    ],
+)
+def test_a_word_conflicts_values_are_the_content_words_that_differ(
+    older: str, newer: str, values: tuple[str, ...]
+) -> None:
+    a = entry("20261001-aaaa", older)
+    b = entry("20261002-bbbb", newer)
+    pairs = find_conflicts([a, b])
+    assert pairs == find_conflicts_bruteforce([a, b])
+    [pair] = pairs
+    assert (pair.values, pair.numeric) == (values, False)
 
 
 def test_an_addition_is_an_elaboration_not_a_conflict() -> None:

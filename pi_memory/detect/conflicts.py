@@ -9,16 +9,20 @@ A pair of live entries in one layer is a candidate when:
 - they share a keyword (canonical key) — templated rows about different
   subjects never do;
 - their bodies are not identical after normalisation (that is a duplicate);
-- they are about one subject: the Jaccard of their word tokens with every
-  number removed is at least :data:`MIN_SIMILARITY_NUMBERS` when both carry
-  numbers and the number sets differ (a diverged number — port, version,
-  timeout — is the strongest signal), otherwise at least
-  :data:`MIN_SIMILARITY_WORDS`;
-- and they diverged: the numbers differ, or a few words were replaced (each
-  side has between 1 and :data:`MAX_REPLACED_WORDS` words the other lacks; a
-  pure addition is an elaboration, not a change).
+- they are about one subject: when both carry numbers and the number sets
+  differ (a diverged number — port, version, timeout — is the strongest
+  signal), the Jaccard of their word tokens with every number removed is at
+  least :data:`MIN_SIMILARITY_NUMBERS`; otherwise the Jaccard of their
+  content words (function words dropped, inflections folded: see
+  :mod:`pi_memory.detect.similarity`) is at least :data:`MIN_SIMILARITY_WORDS`;
+- and they diverged: the numbers differ, or a few content words were
+  replaced (each side has between 1 and :data:`MAX_REPLACED_WORDS` content
+  words the other lacks; a pure addition is an elaboration, not a change,
+  and a rewording — ``every``/``each``, ``deploys``/``deploy``,
+  ``started by``/``that … starts`` — changes no content word).
 
-``values`` are the differing numbers (older's first), or the replaced words.
+``values`` are the differing numbers (older's first), or the replaced
+content words as each body spells them.
 ``confidence`` is ``0.5 + 0.5 * similarity`` for a number conflict and
 ``0.5 * similarity`` for a word conflict, ``similarity`` being the token
 Jaccard of the whole bodies; the ranking prefers diverging numbers, then
@@ -46,6 +50,7 @@ from pi_memory.detect.similarity import (
     rarity_ranks,
     self_join,
     size_allows,
+    spelled,
 )
 from pi_memory.entry import Entry
 
@@ -89,13 +94,13 @@ def _judge(x: Features, y: Features) -> ConflictPair | None:
             return None
         values = _differing(old.number_list, new.numbers) + _differing(new.number_list, old.numbers)
     else:
-        if words < MIN_SIMILARITY_WORDS:
+        if jaccard(old.content, new.content) < MIN_SIMILARITY_WORDS:
             return None
-        gone = _differing(old.word_list, new.words)
-        came = _differing(new.word_list, old.words)
+        gone = _differing(old.content_list, new.content)
+        came = _differing(new.content_list, old.content)
         if not (0 < len(gone) <= MAX_REPLACED_WORDS and 0 < len(came) <= MAX_REPLACED_WORDS):
             return None
-        values = gone + came
+        values = spelled(old.word_list, gone) + spelled(new.word_list, came)
     similarity = jaccard(old.tokens, new.tokens)
     return ConflictPair(
         older=old.entry.id,
@@ -140,14 +145,14 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 
     Two necessary conditions, one per kind of conflict, each with its own join:
 
-    - a word conflict needs word Jaccard >= 0.5 and at most 3 words missing on
-      each side, so the sets overlap in all but 3 of their words and their
-      sizes differ by at most 3: prefixes of at most 4 tokens;
+    - a word conflict needs content-word Jaccard >= 0.5 and at most 3 content
+      words missing on each side, so the sets overlap in all but 3 of their
+      words and their sizes differ by at most 3: prefixes of at most 4 tokens;
     - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
     """
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
-        if item.key and item.words:
+        if item.key and (item.words or item.content):
             by_keyword.setdefault(item.key, []).append(index)
     pairs: set[tuple[int, int]] = set()
     ranks: dict[str, int] | None = None
@@ -156,16 +161,19 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
             pairs.update(_plausible_pairs(group, members))
             continue
         if ranks is None:
-            ranks = rarity_ranks(item.words for item in group)
+            ranks = rarity_ranks(item.words | item.content for item in group)
         orders = {i: rank_order(group[i].words, ranks) for i in members}
+        contents = {i: rank_order(group[i].content, ranks) for i in members}
         numbered = [i for i in members if group[i].numbers]
         if _dense(members, numbered, orders):
-            words = [item.words for item in group]
-            pairs.update(dense_join(words, members, MIN_SIMILARITY_WORDS))
-            pairs.update(dense_join(words, numbered, MIN_SIMILARITY_NUMBERS))
+            content = [item.content for item in group]
+            pairs.update(dense_join(content, members, MIN_SIMILARITY_WORDS))
+            pairs.update(
+                dense_join([item.words for item in group], numbered, MIN_SIMILARITY_NUMBERS)
+            )
             continue
         words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
-        self_join(members, orders, words_index, pairs)
+        self_join(members, contents, words_index, pairs)
         self_join(
             numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True), pairs
         )
@@ -193,14 +201,17 @@ def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
     pair exactly at a gate despite float rounding.
     """
-    sized = [(i, len(group[i].words), bool(group[i].numbers)) for i in members]
-    for n, (i, size_i, numbered_i) in enumerate(sized):
-        for j, size_j, numbered_j in sized[n + 1 :]:
-            small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
-            if numbered_i and numbered_j:
-                if size_allows(small, large, MIN_SIMILARITY_NUMBERS):
-                    yield (i, j)
-            elif large - small <= MAX_REPLACED_WORDS and size_allows(
+    sized = [
+        (i, len(group[i].words), len(group[i].content), bool(group[i].numbers)) for i in members
+    ]
+    for n, (i, words_i, content_i, numbered_i) in enumerate(sized):
+        for j, words_j, content_j, numbered_j in sized[n + 1 :]:
+            small, large = sorted((words_i, words_j))
+            if numbered_i and numbered_j and size_allows(small, large, MIN_SIMILARITY_NUMBERS):
+                yield (i, j)
+                continue
+            small, large = sorted((content_i, content_j))
+            if large - small <= MAX_REPLACED_WORDS and size_allows(
                 small, large, MIN_SIMILARITY_WORDS
             ):
                 yield (i, j)

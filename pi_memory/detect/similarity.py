@@ -3,6 +3,13 @@
 Tokens are lowercased word runs. Han text has no word delimiters, so a Han
 run is cut into overlapping 2-character shingles instead: "部署脚本" and
 "部署流程" then share "部署" the way two English sentences share a word.
+
+A body's *content words* are its word tokens without numbers, without
+:data:`FUNCTION_WORDS`, each reduced to its :func:`lemma`: "Deploys go
+through rsync before each release" and "Deploy goes through rsync before
+every release" have the same content words. Negations, modals, quantities
+and directions (``not``, ``must``, ``all``, ``before``/``after``, ``on``/``off``)
+are not function words: changing one changes a requirement.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from itertools import chain
 from typing import Any, Final, NamedTuple, TypeVar
 
 from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
-from pi_memory.keywords import canonical_key
+from pi_memory.keywords import canonical_key, stem
 from pi_memory.text import HAN_CLASS
 
 _HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
@@ -26,6 +33,16 @@ _TOKEN_RE: Final = re.compile(f"[{HAN_CLASS}]+|(?:(?![{HAN_CLASS}])[^\\W_])+")
 _ASCII_TOKEN_RE: Final = re.compile(r"[a-z0-9]+")
 _NUMBER_RE: Final = re.compile(r"\d+(?:\.\d+)*")
 _DIGIT_RE: Final = re.compile(r"\d")
+#: Words whose change does not change what a memory requires: articles,
+#: determiners, pronouns, auxiliaries, relatives and the plainest prepositions.
+_FUNCTION_WORD_TEXT: Final = """
+    a an the this that these those it its they them their there here which who whom
+    whose what is are was were be been being am do does did has have had having
+    by of to for with from as at into onto each every also just then so very
+    """
+FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_TEXT.split())
+#: Lemmas by word: a store repeats its vocabulary, and most words are seen many times.
+_LEMMAS: dict[str, str] = {}
 
 
 def shingles(run: str, size: int = 2) -> list[str]:
@@ -49,6 +66,40 @@ def token_list(text: str) -> list[str]:
         else:
             seen.setdefault(piece, None)
     return list(seen)
+
+
+def lemma(word: str) -> str:
+    """``word`` without its inflection: :func:`~pi_memory.keywords.stem`, then a final ``e``.
+
+    ``goes``/``go``, ``released``/``release``, ``starts``/``started`` meet; a
+    Han shingle, a number or an identifier stays as it is.
+    """
+    found = _LEMMAS.get(word)
+    if found is None:
+        found = stem(word)
+        if len(found) >= 3 and found.endswith("e") and found.isascii() and found.isalpha():
+            found = found[:-1]
+        if len(_LEMMAS) < 100_000:
+            _LEMMAS[word] = found
+    return found
+
+
+def content_list(words: Iterable[str]) -> list[str]:
+    """The content words of ``words`` (tokens without numbers), as lemmas, each once, in order."""
+    return list(dict.fromkeys(lemma(w) for w in words if w not in FUNCTION_WORDS))
+
+
+def spelled(words: Iterable[str], lemmas: Iterable[str]) -> tuple[str, ...]:
+    """The first spelling in ``words`` of each of ``lemmas``, in the order of ``words``."""
+    wanted = set(lemmas)
+    found: dict[str, str] = {}
+    for word in words:
+        if word in FUNCTION_WORDS:
+            continue
+        key = lemma(word)
+        if key in wanted and key not in found:
+            found[key] = word
+    return tuple(found.values())
 
 
 def tokens(text: str) -> frozenset[str]:
@@ -349,6 +400,9 @@ class Features(NamedTuple):
     #: Word tokens of the body with every number removed, in order of first appearance.
     word_list: tuple[str, ...]
     words: frozenset[str]
+    #: The content words (see the module docstring), in order of first appearance.
+    content_list: tuple[str, ...]
+    content: frozenset[str]
 
 
 def age_key(entry: Entry) -> tuple[str, str]:
@@ -366,6 +420,7 @@ def _entry_features(entry: Entry, keys: dict[str, str]) -> Features:
     # Most bodies carry no number: one scan for a digit spares them the findall.
     numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
     words = token_list(_NUMBER_RE.sub(" ", body)) if numbers else all_tokens
+    content = content_list(words)
     token_set = frozenset(all_tokens)
     key = keys.get(entry.keyword)
     if key is None:
@@ -380,6 +435,8 @@ def _entry_features(entry: Entry, keys: dict[str, str]) -> Features:
         numbers=frozenset(numbers),
         word_list=tuple(words),
         words=frozenset(words) if numbers else token_set,
+        content_list=tuple(content),
+        content=frozenset(content),
     )
 
 
