@@ -45,7 +45,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 CLAUDE_CODE = "@anthropic-ai/claude-code"
 CLAUDE_CODE_VERSION = "2.1.332"
-DEFAULT_FAKE = ROOT.parent / "shared" / "hosts" / "fake_anthropic.py"
+#: The shared host tools sit beside the checkout (or beside a directory holding worktrees).
+FAKE_CANDIDATES = tuple(p / "shared" / "hosts" / "fake_anthropic.py" for p in ROOT.parents)
+DEFAULT_FAKE = next((p for p in FAKE_CANDIDATES if p.exists()), FAKE_CANDIDATES[0])
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
 FACT = "The staging database listens on port 5433, not the default 5432."
 #: What the fake answers to our review request (it carries ``<existing-memories>``).
