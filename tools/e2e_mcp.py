@@ -170,6 +170,24 @@ def main() -> int:
             search,
         )
         checks.check("--mcp-config serves memory_search", "Releases are tagged" in out, out)
+
+        # The project scope: .claude/settings.local.json and .mcp.json in the repository.
+        package("install", "claude-code", "--scope", "project", cwd=project, env=env)
+        fact = "The staging host is reached through the bastion."
+        prompt = "remember the staging rule"
+        fake.script(load_then_call(prompt, TOOL, {"body": fact, "keyword": "staging"}))
+        out = run("-p", prompt)
+        checks.check(
+            "a project-scope install serves the tools",
+            "TOOL_RESULT_SEEN: Saved [" in out and fact in stored.read_text("utf-8"),
+            out,
+        )
+        package("uninstall", "claude-code", "--scope", "project", cwd=project, env=env)
+        checks.check(
+            "a project-scope uninstall leaves no file behind",
+            not (project / ".mcp.json").exists()
+            and not (project / ".claude" / "settings.local.json").exists(),
+        )
     finally:
         fake.stop()
         if not args.keep:

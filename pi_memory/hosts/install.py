@@ -13,7 +13,8 @@ marked block of a TOML file, the extension file carrying our marker. So
 since, it puts back the very bytes the first install found (from the backup).
 
 - claude-code: ``~/.claude/settings.json`` (hooks, permission rules) and
-  ``~/.claude.json`` (MCP server); project: ``.claude/settings.json``, ``.mcp.json``.
+  ``~/.claude.json`` (MCP server); project: ``.claude/settings.local.json``
+  (this machine's: the commands name its interpreter), ``.mcp.json``.
 - codex: ``~/.codex/hooks.json`` and ``~/.codex/config.toml`` (MCP server, the
   hooks feature flag); project: the same names under ``.codex/``.
 - gemini: ``~/.gemini/settings.json`` (hooks, MCP server); project: ``.gemini/``.
@@ -297,8 +298,10 @@ def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edi
         else:
             mcp_file = loc.home / ".claude.json"
         return [
+            # A project's own settings.json is shared, and Claude Code does not honour its
+            # permission rules in an untrusted checkout; settings.local.json is this machine's.
             Edit(
-                (base if user else loc.root / ".claude") / "settings.json",
+                base / "settings.json" if user else loc.root / ".claude" / "settings.local.json",
                 "json",
                 settings,
                 unsettings,
