@@ -11,7 +11,92 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from pi_memory.entry import Entry
+from pi_memory.entry import Entry, is_id, normalize_memory_text
+from pi_memory.errors import EntryRejected
+
+
+class WriteRequest(NamedTuple):
+    """A memory to write, already checked: what :func:`plan_write` decides from."""
+
+    layer: str
+    #: Validated and redacted.
+    body: str
+    keyword: str
+    #: The file a new entry goes to (``""``: the layout names it).
+    file: str
+    #: Ids to retire, each once, in the order given.
+    supersedes: tuple[str, ...]
+    src: str
+    project: str
+    #: ``time`` of a new entry and ``last`` of a repeated one.
+    stamp: str
+
+
+class WritePlan(NamedTuple):
+    #: The entry to store: a repeated one with ``seen``/``last`` bumped, or a new one.
+    entry: Entry
+    #: ``entry`` repeats a live memory of the same body (update it, do not append).
+    deduped: bool
+    #: The live entries ``entry`` supersedes, each marked ``superseded_by`` it.
+    retire: tuple[Entry, ...]
+    #: Requested ids the layer does not have.
+    unknown: tuple[str, ...]
+
+
+def checked_supersedes(supersedes: Sequence[str]) -> tuple[str, ...]:
+    """The ids to supersede, each once; :class:`EntryRejected` for one that is not an id."""
+    bad = [s for s in supersedes if not is_id(s)]
+    if bad:
+        raise EntryRejected(f"supersedes takes entry ids like 20261011-a1b2, not {bad[0]!r}")
+    return tuple(dict.fromkeys(supersedes))
+
+
+def plan_write(entries: Sequence[Entry], request: WriteRequest, fresh_id: str) -> WritePlan:
+    """Seed 000's ``appendEntry`` decided on the layer's ``entries``.
+
+    A live memory whose body normalises the same is repeated (``seen`` + 1,
+    ``last`` = now, the new supersede links merged in); otherwise a new entry
+    with id ``fresh_id`` is appended. Then every requested id of a live memory
+    other than the stored one is retired in its favour.
+    """
+    norm = normalize_memory_text(request.body)
+    match = next((e for e in entries if e.live and normalize_memory_text(e.body) == norm), None)
+    if match is not None:
+        merged = tuple(dict.fromkeys(match.supersedes + request.supersedes))
+        entry = match._replace(
+            seen=match.seen + 1,
+            last=request.stamp,
+            supersedes=tuple(s for s in merged if s != match.id),
+        )
+    else:
+        entry = Entry(
+            id=fresh_id,
+            time=request.stamp,
+            project=request.project,
+            src=request.src,
+            keyword=request.keyword,
+            body=request.body,
+            layer=request.layer,
+            file=request.file,
+            supersedes=request.supersedes,
+        )
+    known = {e.id: e for e in entries}
+    retire = tuple(
+        known[s]._replace(superseded_by=entry.id)
+        for s in request.supersedes
+        if s in known and s != entry.id and known[s].live
+    )
+    unknown = tuple(s for s in request.supersedes if s not in known and s != entry.id)
+    return WritePlan(entry, match is not None, retire, unknown)
+
+
+def entries_after(
+    entries: Sequence[Entry], stored: Entry, deduped: bool, retired: Sequence[Entry]
+) -> list[Entry]:
+    """The layer's entries once ``stored`` and ``retired`` are written (for its index)."""
+    changed = {stored.id: stored, **{e.id: e for e in retired}}
+    after = [changed.get(e.id, e) for e in entries]
+    return after if deduped else [*after, changed.get(stored.id, stored)]
 
 
 class ImportPlan(NamedTuple):

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
 from pi_memory.config import defaults
-from pi_memory.entry import LAYERS, PROJECT, USER, Entry, is_id
+from pi_memory.entry import LAYERS, PROJECT, USER, Entry
 from pi_memory.errors import EntryRejected, UsageError
 
 if TYPE_CHECKING:
@@ -191,67 +191,49 @@ class Store:
         supersedes: Sequence[str] = (),
         src: str = "user",
     ) -> WriteOutcome:
-        """Seed 000's ``appendEntry``: validate, then de-duplicate or append, then supersede."""
-        from pi_memory.entry import format_time, new_id, normalize_memory_text
+        """Seed 000's ``appendEntry``: validate, then de-duplicate or append, then supersede.
+
+        What to write is decided by :func:`pi_memory.plan.plan_write` on the
+        layer as read under the lock; this method only checks and does it.
+        """
+        from pi_memory.entry import format_time, new_id
         from pi_memory.keywords import sanitize_keywords
+        from pi_memory.plan import WriteRequest, checked_supersedes, entries_after, plan_write
 
         body = self.redact(validate_body(body))
         pick = sanitize_keywords(keywords)
         if pick.keyword is None:
             reasons = "; ".join(pick.issues) or "none given"
             raise EntryRejected(f"no usable keyword ({reasons})")
-        bad = [s for s in supersedes if not is_id(s)]
-        if bad:
-            raise EntryRejected(f"supersedes takes entry ids like 20261011-a1b2, not {bad[0]!r}")
-        wanted = tuple(dict.fromkeys(supersedes))
+        wanted = checked_supersedes(supersedes)
         store = self.layer(layer)
-        target = store.target_file(file)
-        stamp = format_time(now)
-        norm = normalize_memory_text(body)
+        request = WriteRequest(
+            layer=layer,
+            body=body,
+            keyword=pick.keyword,
+            file=store.target_file(file),
+            supersedes=wanted,
+            src=src,
+            project=self.settings.project_name if layer == PROJECT else "",
+            stamp=format_time(now),
+        )
         with self.lock(layer, "add"):
             entries = store.read()
-            match = next(
-                (e for e in entries if e.live and normalize_memory_text(e.body) == norm), None
-            )
-            if match is not None:
-                merged = tuple(dict.fromkeys(match.supersedes + wanted))
-                stored = match._replace(
-                    seen=match.seen + 1,
-                    last=stamp,
-                    supersedes=tuple(s for s in merged if s != match.id),
-                )
-                store.update([stored])
-                entries = [stored if e.id == match.id else e for e in entries]
+            plan = plan_write(entries, request, new_id(now, {e.id for e in entries}))
+            if plan.deduped:
+                store.update([plan.entry])
+                stored = plan.entry
             else:
-                fresh = Entry(
-                    id=new_id(now, {e.id for e in entries}),
-                    time=stamp,
-                    project=self.settings.project_name if layer == PROJECT else "",
-                    src=src,
-                    keyword=pick.keyword,
-                    body=body,
-                    layer=layer,
-                    file=target,
-                    supersedes=wanted,
-                )
-                stored = store.append(fresh)
-                entries = [*entries, stored]
-            known = {e.id: e for e in entries}
-            retired = [
-                known[s]._replace(superseded_by=stored.id)
-                for s in wanted
-                if s in known and s != stored.id and known[s].live
-            ]
-            if retired:
-                store.update(retired)
-                by_id = {e.id: e for e in retired}
-                entries = [by_id.get(e.id, e) for e in entries]
-            store.refresh_index(entries, self.recalls(layer))
+                stored = store.append(plan.entry)
+            if plan.retire:
+                store.update(plan.retire)
+            after = entries_after(entries, stored, plan.deduped, plan.retire)
+            store.refresh_index(after, self.recalls(layer))
         return WriteOutcome(
             entry=stored,
-            deduped=match is not None,
-            superseded=tuple(e.id for e in retired),
-            unknown_supersedes=tuple(s for s in wanted if s not in known),
+            deduped=plan.deduped,
+            superseded=tuple(e.id for e in plan.retire),
+            unknown_supersedes=plan.unknown,
             dropped_keywords=pick.dropped,
         )
 
