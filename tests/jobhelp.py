@@ -66,7 +66,9 @@ def check_golden(name: str, data: bytes) -> None:
     if not path.exists():
         path.write_bytes(data + b"\n")
         pytest.fail(f"golden {name} was missing and has been written: read it, then rerun")
-    assert data == path.read_bytes().rstrip(b"\n"), name
+    golden = path.read_bytes()
+    assert golden.endswith(b"\n"), name
+    assert data == golden[:-1], name
 
 
 def check_golden_json(name: str, data: Any) -> None:

@@ -233,22 +233,18 @@ def apply_plan(
             stale.append(f"MERGE into {merge.keep}: a memory changed or vanished meanwhile")
             continue
         keep = now[merge.keep]
+        folded = [d for d in merge.drop if not ((d, keep.id) in conflicts and now[d].live)]
+        retiring = [d for d in merge.drop if d not in folded]
+        inherited = tuple(s for d in folded for s in now[d].supersedes)
         changed[keep.id] = keep._replace(
             keyword=merge.keyword or keep.keyword,
             body=merge.text or keep.body,
-            seen=keep.seen + sum(now[d].seen for d in merge.drop),
-            supersedes=tuple(
-                dict.fromkeys(
-                    keep.supersedes + tuple(s for d in merge.drop for s in now[d].supersedes)
-                )
-            ),
+            supersedes=tuple(dict.fromkeys(keep.supersedes + inherited + tuple(retiring))),
         )
-        for drop in merge.drop:
-            if (drop, keep.id) in conflicts and now[drop].live:
-                changed[drop] = now[drop]._replace(superseded_by=keep.id)
-                retired.append(drop)
-            else:
-                removals.append(drop)
+        for drop in retiring:
+            changed[drop] = now[drop]._replace(superseded_by=keep.id)
+            retired.append(drop)
+        removals.extend(folded)
     gone = set(removals)
     for merge in plan.merges:
         for drop in merge.drop:

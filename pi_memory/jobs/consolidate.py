@@ -1,0 +1,247 @@
+"""``compact``: seed 000's consolidation pass over one layer, and the automatic round.
+
+The layer is examined in pages of 120 memories, newest first, each memory
+once per pass, at most 12 rounds. Each page goes to the model with hints
+over the whole layer; the reply is validated (:mod:`~pi_memory.jobs.consolidate_plan`)
+and, under the store's lock, re-checked against the layer as it is now and
+applied: rewritten rows, removed duplicates, retired older versions. Every
+file of the categories layout that a round rewrites keeps a ``.bak`` of its
+previous bytes (the files layout leaves a rollback point in ``.backups/``
+instead). Merges remove ids, so the layer is re-read before the next page.
+
+A model that never answers ends the pass; what earlier rounds applied stays.
+A pass that changed something resets the layer's watermark; a pass that found
+nothing records ``attemptedAt`` so the automatic round does not ask again
+until new memories arrive.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pi_memory.entry import ALL_CATEGORY_FILES, Entry
+from pi_memory.jobs import CONSOLIDATE_TASK
+from pi_memory.jobs.consolidate_plan import MAX_ROUNDS, PAGE_SIZE
+from pi_memory.jobs.outcome import FAILED, NOTHING, STORED, JobOutcome
+
+if TYPE_CHECKING:
+    from pi_memory.config.config import Config
+    from pi_memory.jobs.consolidate_plan import Applied, Plan
+    from pi_memory.store import Store
+
+ATTEMPTS_FILE = "consolidation-attempts.json"
+INDEX_FILE = "MEMORY.md"
+
+
+def compact(
+    store: Store,
+    config: Config,
+    layer: str,
+    *,
+    dry_run: bool = False,
+    background: bool = False,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> JobOutcome:
+    """One consolidation pass over ``layer`` (see the module docstring)."""
+    from pi_memory.jobs import consolidate_plan as cp
+    from pi_memory.model.client import chat
+    from pi_memory.model.errors import ModelError, ModelNotConfigured
+    from pi_memory.model.types import Message
+
+    examined: set[str] = set()
+    changes: list[dict[str, object]] = []
+    rejected: list[str] = []
+    rounds = 0
+    failure = ""
+    system = cp.system_prompt(layer)
+    while rounds < MAX_ROUNDS:
+        pool = store.read(layer)
+        page = [e for e in cp.newest_first(pool) if e.id not in examined][:PAGE_SIZE]
+        if not page:
+            break
+        rounds += 1
+        examined.update(e.id for e in page)
+        try:
+            reply = chat(
+                config,
+                CONSOLIDATE_TASK,
+                [Message("user", cp.page_prompt(page, pool))],
+                system=system,
+                job="compact",
+                background=background,
+                timeout=timeout,
+                env=env,
+            )
+        except ModelNotConfigured:
+            raise
+        except ModelError as err:
+            failure = str(err)
+            break
+        plan = cp.parse_plan(reply.text, pool)
+        rejected.extend(f"round {rounds}: {r}" for r in plan.rejected)
+        if plan.empty:
+            continue
+        applied = _apply(store, layer, plan, pool, dry_run=dry_run)
+        rejected.extend(f"round {rounds}: {s}" for s in applied.stale)
+        changes.extend(_described(applied, {e.id: e for e in pool}))
+    counts = {"rounds": rounds, "examined": len(examined)}
+    if failure and not changes:
+        return JobOutcome("compact", FAILED, failure, (), tuple(rejected), dry_run, counts)
+    if not dry_run:
+        _finish(store, layer, changed=bool(changes))
+    detail = _summary(changes, rounds, dry_run)
+    if failure:
+        detail += f"; the pass ended early: {failure}"
+    status = STORED if changes else NOTHING
+    return JobOutcome("compact", status, detail, tuple(changes), tuple(rejected), dry_run, counts)
+
+
+def _apply(
+    store: Store, layer: str, plan: Plan, seen: Sequence[Entry], *, dry_run: bool
+) -> Applied:
+    from pi_memory.jobs import consolidate_plan as cp
+
+    seen_by_id = {e.id: e for e in seen}
+    if dry_run:
+        return cp.apply_plan(plan, seen, seen_by_id, cp.conflict_pairs(seen))
+    layer_store = store.layer(layer)
+    with store.lock(layer, "compact"):
+        entries = layer_store.read()
+        applied = cp.apply_plan(plan, entries, seen_by_id, cp.conflict_pairs(entries))
+        if applied.updates or applied.removals:
+            touched = {e.file for e in entries if e.id in {*applied.removals}}
+            touched |= {e.file for e in applied.updates}
+            keep_backups(layer_store.directory, touched)
+            if applied.updates:
+                layer_store.update(applied.updates)
+            if applied.removals:
+                layer_store.remove(applied.removals)
+    return applied
+
+
+def keep_backups(directory: Path, files: Sequence[str] | set[str]) -> None:
+    """Seed 000: ``<FILE>.md.bak`` holds a category file's bytes before a rewrite."""
+    from pi_memory.fs.atomic import atomic_write_bytes
+
+    for name in sorted(files):
+        if name not in ALL_CATEGORY_FILES:
+            continue  # the files layout keeps its own rollback points in .backups/
+        try:
+            data = (directory / name).read_bytes()
+        except FileNotFoundError:
+            continue
+        atomic_write_bytes(directory / f"{name}.bak", data)
+
+
+def _described(applied: Applied, before: Mapping[str, Entry]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for entry in applied.updates:
+        old = before.get(entry.id)
+        if entry.id in applied.retired:
+            line = f"retired [{entry.id}] (superseded by [{entry.superseded_by}])"
+        elif old is None or old.body != entry.body:
+            line = f"rewrote [{entry.id}] #{entry.keyword}: {' '.join(entry.body.split())}"
+        elif old.keyword != entry.keyword:
+            line = f"renamed [{entry.id}] #{old.keyword} → #{entry.keyword}"
+        else:
+            line = f"kept [{entry.id}] #{entry.keyword}, the others folded into it"
+        out.append({"id": entry.id, "action": "update", "line": line})
+    for entry_id in applied.removals:
+        out.append({"id": entry_id, "action": "remove", "line": f"removed [{entry_id}] (merged)"})
+    return out
+
+
+def _summary(changes: Sequence[Mapping[str, object]], rounds: int, dry_run: bool) -> str:
+    if not changes:
+        return f"nothing to merge ({rounds} round{'s' if rounds != 1 else ''})"
+    removed = sum(1 for c in changes if c["action"] == "remove")
+    updated = len(changes) - removed
+    verb = "would change" if dry_run else "changed"
+    return (
+        f"{verb} {updated} memor{'y' if updated == 1 else 'ies'}, removed {removed} "
+        f"in {rounds} round{'s' if rounds != 1 else ''}"
+    )
+
+
+def _finish(store: Store, layer: str, *, changed: bool) -> None:
+    """Reset the watermark after a pass that changed something; else note the attempt."""
+    from pi_memory.index import parse_stats, refresh_memory_md
+
+    directory = store.directory(layer)
+    with store.lock(layer, "compact"):
+        entries = store.layer(layer).read()
+        if store.settings.layout == "categories":
+            if changed:
+                refresh_memory_md(directory, entries, store.recalls(layer), reset=True)
+            else:
+                try:
+                    stats = parse_stats((directory / INDEX_FILE).read_text("utf-8"))
+                except OSError:
+                    stats = None
+                record_attempt(directory, stats.since_last if stats else 0)
+        else:
+            store.layer(layer).refresh_index(entries, store.recalls(layer))
+
+
+def _attempts_path() -> Path:
+    from pi_memory.fs.parse_cache import cache_dir
+
+    return cache_dir() / ATTEMPTS_FILE
+
+
+def attempted(directory: Path) -> int:
+    """``attemptedAt`` of a layer: its watermark when a pass last found nothing (-1: never)."""
+    try:
+        data = json.loads(_attempts_path().read_text("utf-8"))
+    except (OSError, ValueError):
+        return -1
+    value = data.get(str(directory)) if isinstance(data, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
+
+
+def record_attempt(directory: Path, since_last: int) -> None:
+    from pi_memory.fs.atomic import atomic_write_text
+
+    path = _attempts_path()
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    data[str(directory)] = since_last
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(data, sort_keys=True) + "\n", durable=False)
+
+
+def due_layers(store: Store, every: int) -> list[str]:
+    """Layers whose watermark reached ``every`` and passed their ``attemptedAt``."""
+    from pi_memory.entry import LAYERS
+    from pi_memory.index import parse_stats
+
+    if store.settings.layout != "categories":
+        return []  # the files layout is consolidated by the dream, on its nudge
+    due: list[str] = []
+    for layer in LAYERS:
+        directory = store.directory(layer)
+        try:
+            stats = parse_stats((directory / INDEX_FILE).read_text("utf-8"))
+        except OSError:
+            continue
+        if stats and stats.since_last >= every and stats.since_last > attempted(directory):
+            due.append(layer)
+    return due
+
+
+def maybe_consolidate(
+    store: Store, config: Config, *, env: Mapping[str, str] | None = None
+) -> list[JobOutcome]:
+    """The automatic round: a background pass over each layer that is due (hooks call this)."""
+    return [
+        compact(store, config, layer, background=True, env=env)
+        for layer in due_layers(store, config.consolidate_every)
+    ]
