@@ -176,11 +176,13 @@ def render_injection(blocks: Sequence[str]) -> str:
 
 
 def refresh_memory_md(
-    directory: Path, entries: Sequence[Entry], recalls: Mapping[str, int]
+    directory: Path, entries: Sequence[Entry], recalls: Mapping[str, int], *, reset: bool = False
 ) -> None:
     """Rewrite ``directory/MEMORY.md`` from ``entries`` (only when its bytes change).
 
-    A layer with no entries loses its ``MEMORY.md``. Call with the store lock held.
+    ``reset`` marks a completed consolidation pass (``compact``): the watermark
+    goes back to 0 and ``lastConsolidated`` to now. A layer with no entries
+    loses its ``MEMORY.md``. Call with the store lock held.
     """
     path = directory / INDEX_FILE
     try:
@@ -192,6 +194,11 @@ def refresh_memory_md(
             path.unlink()
         return
     stats = advance_watermark(parse_stats(old) if old is not None else None, len(entries))
+    if reset:
+        from datetime import datetime, timezone
+
+        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        stats = Stats(stats.entries, 0, now)
     text = render_memory_md(keyword_rows(entries, recalls), stats)
     if text != old:
         from pi_memory.fs.atomic import atomic_write_text
