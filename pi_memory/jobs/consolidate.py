@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_memory.entry import ALL_CATEGORY_FILES, Entry
+from pi_memory.entry import Entry
 from pi_memory.jobs import CONSOLIDATE_TASK
 from pi_memory.jobs.consolidate_plan import MAX_ROUNDS, PAGE_SIZE
 from pi_memory.jobs.outcome import FAILED, NOTHING, STORED, JobOutcome
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     from pi_memory.store import Store
 
 ATTEMPTS_FILE = "consolidation-attempts.json"
-INDEX_FILE = "MEMORY.md"
 
 
 def compact(
@@ -115,26 +114,12 @@ def _apply(
         if applied.updates or applied.removals:
             touched = {e.file for e in entries if e.id in {*applied.removals}}
             touched |= {e.file for e in applied.updates}
-            keep_backups(layer_store.directory, touched)
+            layer_store.keep_backups(touched)
             if applied.updates:
                 layer_store.update(applied.updates)
             if applied.removals:
                 layer_store.remove(applied.removals)
     return applied
-
-
-def keep_backups(directory: Path, files: Sequence[str] | set[str]) -> None:
-    """Seed 000: ``<FILE>.md.bak`` holds a category file's bytes before a rewrite."""
-    from pi_memory.fs.atomic import atomic_write_bytes
-
-    for name in sorted(files):
-        if name not in ALL_CATEGORY_FILES:
-            continue  # the files layout keeps its own rollback points in .backups/
-        try:
-            data = (directory / name).read_bytes()
-        except FileNotFoundError:
-            continue
-        atomic_write_bytes(directory / f"{name}.bak", data)
 
 
 def _described(applied: Applied, before: Mapping[str, Entry]) -> list[dict[str, object]]:
@@ -169,22 +154,12 @@ def _summary(changes: Sequence[Mapping[str, object]], rounds: int, dry_run: bool
 
 def _finish(store: Store, layer: str, *, changed: bool) -> None:
     """Reset the watermark after a pass that changed something; else note the attempt."""
-    from pi_memory.index import parse_stats, refresh_memory_md
-
-    directory = store.directory(layer)
-    with store.lock(layer, "compact"):
-        entries = store.layer(layer).read()
-        if store.settings.layout == "categories":
-            if changed:
-                refresh_memory_md(directory, entries, store.recalls(layer), reset=True)
-            else:
-                try:
-                    stats = parse_stats((directory / INDEX_FILE).read_text("utf-8"))
-                except OSError:
-                    stats = None
-                record_attempt(directory, stats.since_last if stats else 0)
-        else:
-            store.layer(layer).refresh_index(entries, store.recalls(layer))
+    layer_store = store.layer(layer)
+    if changed:
+        with store.lock(layer, "compact"):
+            layer_store.finish_consolidation(layer_store.read(), store.recalls(layer))
+    else:
+        record_attempt(layer_store.directory, layer_store.watermark()[0])
 
 
 def _attempts_path() -> Path:
@@ -219,20 +194,18 @@ def record_attempt(directory: Path, since_last: int) -> None:
 
 
 def due_layers(store: Store, every: int) -> list[str]:
-    """Layers whose watermark reached ``every`` and passed their ``attemptedAt``."""
-    from pi_memory.entry import LAYERS
-    from pi_memory.index import parse_stats
+    """Layers whose watermark reached ``every`` and passed their ``attemptedAt``.
 
-    if store.settings.layout != "categories":
-        return []  # the files layout is consolidated by the dream, on its nudge
+    A layout without a watermark (``files``) is never due: the dream's nudge
+    consolidates it.
+    """
+    from pi_memory.entry import LAYERS
+
     due: list[str] = []
     for layer in LAYERS:
-        directory = store.directory(layer)
-        try:
-            stats = parse_stats((directory / INDEX_FILE).read_text("utf-8"))
-        except OSError:
-            continue
-        if stats and stats.since_last >= every and stats.since_last > attempted(directory):
+        layer_store = store.layer(layer)
+        since_last = layer_store.watermark()[0]
+        if since_last >= every and since_last > attempted(layer_store.directory):
             due.append(layer)
     return due
 

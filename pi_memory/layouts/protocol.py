@@ -158,6 +158,14 @@ class LayerStore(Protocol):
     def watermark(self) -> tuple[int, str]:
         """``(memories since the last consolidation, when that was)`` from the index."""
 
+    def keep_backups(self, files: Collection[str]) -> None:
+        """Before a consolidation rewrites ``files``: seed 000 keeps a ``.bak`` of each
+        (a layout that leaves rollback points on every change does nothing more)."""
+
+    def finish_consolidation(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        """Bring ``MEMORY.md`` up to date after a consolidation pass that changed
+        something, resetting the watermark where the layout keeps one."""
+
     def status(
         self,
         config: Config,

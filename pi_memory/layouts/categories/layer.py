@@ -217,6 +217,18 @@ class CategoriesLayer:
                 return text
             budget = max(200, budget * max_chars // len(text) - 100)
 
+    def keep_backups(self, files: Collection[str]) -> None:
+        """``<FILE>.md.bak``: each category file's bytes before a consolidation rewrites it."""
+        for file in sorted(set(files) & set(self.files)):
+            text = self._read_text(file)
+            if text:
+                self._write_text(file + ".bak", text)
+
+    def finish_consolidation(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        from pi_memory.layouts.categories.index import refresh_memory_md
+
+        refresh_memory_md(self.directory, entries, recalls, reset=True)
+
     def watermark(self) -> tuple[int, str]:
         """The consolidation watermark from the stats line of ``MEMORY.md``."""
         from pi_memory.layouts.categories.index import parse_stats

@@ -521,6 +521,13 @@ class FilesLayer:
         """The files layout keeps no consolidation watermark in its index."""
         return 0, "never"
 
+    def keep_backups(self, files: Collection[str]) -> None:
+        """Nothing more: every change already leaves a rollback point in ``.backups/``."""
+        del files
+
+    def finish_consolidation(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
+        self.refresh_index(entries, recalls)
+
     def status(
         self,
         config: Config,
