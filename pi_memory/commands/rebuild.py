@@ -6,28 +6,47 @@ collapse to their first valid keyword (reported as ``collapsed``), with a
 ``.bak`` of every rewritten file. The index is then written afresh from what
 is on disk: the categories layout's keyword table, or the files layout's one
 line per memory under its handwritten header (seed 004's ``rebuild_index``).
+
+With a model (``defaults.model``), each memory's one keyword is re-derived
+first (:mod:`pi_memory.jobs.rekey`), 12 memories per call.
 """
 
 from __future__ import annotations
 
 
 def run_rebuild(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
-    del dry_run, as_json  # used once the model-driven rebuild lands
-    from pi_memory.open_store import open_store
+    import json
+
+    from pi_memory.jobs import CONSOLIDATE_TASK
+    from pi_memory.model.client import model_name
+    from pi_memory.open_store import open_job
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer
 
     name = parse_layer(layer)
-    store = open_store()
+    store, config = open_job()
+    if model_name(config, CONSOLIDATE_TASK):
+        from pi_memory.commands.job_output import report as report_outcome
+        from pi_memory.jobs.rekey import rekey
+
+        return report_outcome(rekey(store, config, name, dry_run=dry_run), as_json=as_json)
+    if dry_run:
+        from pi_memory.errors import UsageError
+
+        raise UsageError("rebuild --dry-run needs a model: without one it only repairs tags")
     report = store.rebuild(name)
     # Counted as show counts them: live memories, the superseded ones said apart.
     entries = store.read(name)
     live = sum(1 for entry in entries if entry.live)
     retired = f" (+{len(entries) - live} superseded)" if len(entries) > live else ""
-    write_line(
+    line = (
         f"rebuilt {name} layer: {live} memories{retired} · collapsed {report.collapsed} · "
         f"repaired {report.repaired} · {describe_index_change(*report.index_change)}"
     )
+    if as_json:
+        counts = {"collapsed": report.collapsed, "repaired": report.repaired, "memories": live}
+        line = json.dumps({"job": "rebuild", "ok": True, "detail": line, "counts": counts})
+    write_line(line)
     return 0
 
 
