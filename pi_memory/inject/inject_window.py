@@ -24,7 +24,7 @@ from typing import Final, NamedTuple, Protocol
 
 from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.naming.layer_files import INDEX_FILE
-from pi_memory.text import cut_utf8, utf8_len
+from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
 
 #: First line of the index window when older lines were left out.
 INDEX_TRUNCATION_MARKER: Final = (
