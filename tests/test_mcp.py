@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from pi_memory.hosts.mcp import PROTOCOL_VERSIONS, answer, negotiate
+from tests.conftest import REPO
 from tests.mcpclient import McpClient
 
 
@@ -220,3 +223,22 @@ def test_answer_ignores_notifications_and_client_responses() -> None:
         "id": None,
         "error": {"code": -32600, "message": "Invalid Request: id must be a string or a number"},
     }
+
+
+def test_only_the_protocol_reaches_stdout(tmp_path: Path) -> None:
+    # Stray prints, and children writing to fd 1, land on stderr once the server owns stdout.
+    code = (
+        "import os\n"
+        "from pi_memory.hosts.mcp import protocol_stdout\n"
+        "out = protocol_stdout()\n"
+        "print('stray print', flush=True)\n"
+        "os.system('echo from a child')\n"
+        "out.write(b'{}\\n')\n"
+        "out.flush()\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, check=True
+    )
+    assert proc.stdout == b"{}\n"
+    assert proc.stderr.splitlines() == [b"stray print", b"from a child"]

@@ -63,6 +63,9 @@ def test_the_archive_runs_anywhere_and_writes_nothing_beside_it(
     assert "pi_memory/cli.py" in sources
     assert all(n[:-3] + ".pyc" in names for n in sources)
     assert not [n for n in names if "__pycache__" in n]
+    # Package data travels too: the pi extension, the model prompts.
+    assert "pi_memory/hosts/pi/extension.ts" in names
+    assert any(n.startswith("pi_memory/model/prompts/") and n.endswith(".txt") for n in names)
     project = tmp_path / "project"
     project.mkdir()
     env = python_env(hermetic_home)
@@ -72,6 +75,10 @@ def test_the_archive_runs_anywhere_and_writes_nothing_beside_it(
     out = run_read_only(shelf, [sys.executable, "-S", str(pyz), "search", "ship"], project, env)
     assert "Ship on Fridays." in out
     assert sorted(shelf.iterdir()) == before
+    # Run from the archive, install points at the archive and copies pi's extension out of it.
+    argv = [sys.executable, "-S", str(pyz), "install", "pi", "--dry-run"]
+    out = run_read_only(shelf, argv, project, env)
+    assert f'"-S", "{pyz}"];' in out
 
 
 def test_a_read_only_package_keeps_its_bytecode_in_the_cache(

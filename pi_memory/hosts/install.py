@@ -83,8 +83,8 @@ def current_launcher(pyz: str | None = None) -> Launcher:
     else:
         here = Path(__file__).resolve().parent.parent  # the pi_memory directory, or inside a zip
         target = here
-        while not target.is_dir() and target != target.parent:
-            target = target.parent  # a zipapp: the archive itself
+        while not target.exists() and target != target.parent:
+            target = target.parent  # a zipapp: up to the archive file itself
     python = Path(sys.executable).resolve() if sys.executable else Path("python3")
     return Launcher((str(python), "-S", str(target)))
 
