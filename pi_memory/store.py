@@ -139,6 +139,10 @@ class Store:
 
         directory = self.directory(layer)
         directory.mkdir(parents=True, exist_ok=True)
+        if layer == PROJECT:
+            from pi_memory.fs.layer_gitignore import ensure_gitignore
+
+            ensure_gitignore(directory)
         self._read_cache.pop(layer, None)  # whatever happens under the lock, read afresh
         return StoreLock(directory, op, self.settings.lock_timeout_ms)
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from pi_memory.entry import LAYERS, USER, Entry
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pi_memory.detect.health import LayerHealth
     from pi_memory.keywords import KeywordRow
     from pi_memory.store import Store
@@ -32,6 +34,8 @@ class LayerView:
     #: The lock is held by nobody who will ever release it (see ``lock.is_abandoned``).
     abandoned: bool
     health: LayerHealth
+    #: Temp files interrupted writes left behind (see :mod:`pi_memory.fs.leftovers`).
+    leftovers: str | None = None
 
 
 def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
@@ -61,6 +65,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         last_consolidated=last_consolidated,
         lock=describe_status(lock),
         abandoned=is_abandoned(lock),
+        leftovers=_leftovers(directory),
         health=health,
     )
 
@@ -129,11 +134,21 @@ def status_block(store: Store, config: Any, view: LayerView) -> tuple[list[str],
     return lines, status
 
 
+def _leftovers(directory: Path) -> str | None:
+    import time
+
+    from pi_memory.fs.leftovers import describe, leftovers
+
+    return describe(leftovers(directory, time.time()))
+
+
 def abandoned_lines(view: LayerView) -> list[str]:
+    """What a person must know about the layer's directory: an abandoned lock, leftovers."""
+    lines = [f"  {view.leftovers}"] if view.leftovers else []
     if not view.abandoned:
-        return []
+        return lines
     command = unlock_command(view.layer)
-    return [f"  the lock is abandoned: writes to this layer fail until {command}"]
+    return [*lines, f"  the lock is abandoned: writes to this layer fail until {command}"]
 
 
 def _count(n: int, one: str, many: str = "") -> str:

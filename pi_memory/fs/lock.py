@@ -372,6 +372,8 @@ class StoreLock:
             self._process.release()
             raise
         gate.file_depth += 1
+        if blocking and gate.file_depth == 1:
+            _sweep(self.directory)
         return True
 
     def release(self) -> None:
@@ -394,6 +396,16 @@ class StoreLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _sweep(directory: Path) -> None:
+    """With the lock just taken, remove the temp files interrupted writes left behind."""
+    from pi_memory.fs.leftovers import sweep
+
+    try:
+        sweep(directory, time.time())
+    except OSError:
+        pass
 
 
 def acquire_lock_file(

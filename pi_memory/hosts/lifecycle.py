@@ -23,7 +23,7 @@ Nothing here waits for a lock or a model beyond the prompt's side-query budget.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -150,7 +150,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
 
     config, store, notes = open_context_warned(event.cwd)
     directories = [store.directory(layer) for layer in LAYERS]
-    warning = abandoned_lock_warning(directories)
+    warning = lock_warning(dict(zip(LAYERS, directories)))
     if warning is None and refresh:
         try:
             store.refresh_indexes(wait=False)
@@ -244,15 +244,36 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
         log_line("hook session-start: jobs", f"{type(exc).__name__}: {exc}")
 
 
-def abandoned_lock_warning(directories: Iterable[Path]) -> str | None:
-    from pi_memory.fs.lock import UNLOCK_COMMAND, is_abandoned, read_lock_status, status_line
+def lock_warning(directories: Mapping[str, Path]) -> str | None:
+    """What a person must hear about a layer's lock at session start, or None.
 
-    for directory in directories:
+    An abandoned lock blocks every write until someone clears it; a lock held
+    from another host (a shared disk, a committed ``.lock``) is never judged
+    dead, so every write would wait it out. Hooks run silently: both are said.
+    """
+    from pi_memory.entry import USER
+    from pi_memory.fs.lock import (
+        HELD,
+        UNLOCK_COMMAND,
+        is_abandoned,
+        read_lock_status,
+        status_line,
+        this_host,
+    )
+
+    for layer, directory in directories.items():
         status = read_lock_status(directory)
+        command = UNLOCK_COMMAND + (" user" if layer == USER else "")
         if is_abandoned(status):
             return (
                 f"pi_memory: memory writes are blocked by an abandoned lock in {directory} "
-                f"({status_line(status)}); run: {UNLOCK_COMMAND}"
+                f"({status_line(status)}); run: {command}"
+            )
+        if status.kind == HELD and status.hostname != this_host():
+            return (
+                f"pi_memory: memory writes wait for a lock held from another host in "
+                f"{directory} ({status_line(status)}); if nothing there is writing, run: "
+                f"{command}"
             )
     return None
 

@@ -1,0 +1,45 @@
+"""The project layer's own ``.gitignore``: what a committed layer must never carry.
+
+The project layer lives in the repository and is meant to be committed, but
+its directory also holds the write lock, temp files of writes in progress (or
+interrupted), the usage log, rebuild's ``.bak`` copies and snapshots. The file
+is created by a write when it is missing; one that exists, whatever it says,
+is the user's and is never changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+NAME: Final = ".gitignore"
+TEXT: Final = "\n".join(
+    [
+        "# Written by pi_memory: what in this memory directory must never be committed.",
+        "# Commit the category files and this file.",
+        ".lock",
+        ".lock.*",
+        ".*.tmp",
+        "usage.json",
+        "*.bak",
+        ".backups/",
+        "",
+    ]
+)
+
+
+def ensure_gitignore(directory: Path) -> None:
+    """Create ``directory/.gitignore`` if there is none; never change an existing one."""
+    import os
+
+    path = directory / NAME
+    if os.path.lexists(path):
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError:
+        return  # created meanwhile, or a directory we cannot write: writes report that
+    try:
+        os.write(fd, TEXT.encode("ascii"))
+    finally:
+        os.close(fd)

@@ -1,0 +1,80 @@
+"""Temp files an interrupted write left behind (``.NAME.<12 hex>.tmp``, see :mod:`atomic`).
+
+A write killed between creating its temp file and renaming it leaves the temp
+file; nothing else ever will. One is provably abandoned when the directory's
+write lock is held by us (every writer of a layer holds it while its temp file
+exists) and it is older than :data:`ABANDONED_AFTER_S` (a margin for a writer
+that does not take the lock). Such files are removed by the next write; the
+others are reported by ``show``. Names this package does not make are never
+touched.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Final, NamedTuple
+
+from pi_memory.fs.atomic import TEMP_SUFFIX
+
+#: Seconds after which a temp file under our own lock is abandoned.
+ABANDONED_AFTER_S: Final = 600
+_TEMP_RE: Final = re.compile(r"^\..+\.[0-9a-f]{12}" + re.escape(TEMP_SUFFIX) + "$")
+
+
+class Leftover(NamedTuple):
+    name: str
+    #: Seconds since it was last written.
+    age: float
+
+
+def leftovers(directory: Path, now: float) -> list[Leftover]:
+    """The temp files of interrupted writes in ``directory``, oldest first."""
+    found: list[Leftover] = []
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name.endswith(TEMP_SUFFIX) and _TEMP_RE.match(entry.name):
+                    try:
+                        found.append(Leftover(entry.name, now - entry.stat().st_mtime))
+                    except OSError:
+                        continue
+    except OSError:
+        return []
+    return sorted(found, key=lambda item: (-item.age, item.name))
+
+
+def sweep(directory: Path, now: float, min_age: float = ABANDONED_AFTER_S) -> int:
+    """Remove the abandoned temp files; call with ``directory``'s write lock held."""
+    removed = 0
+    for item in leftovers(directory, now):
+        if item.age < min_age:
+            continue
+        try:
+            os.unlink(directory / item.name)
+        except OSError:
+            continue
+        removed += 1
+    return removed
+
+
+def describe(items: list[Leftover]) -> str | None:
+    """``show``'s line about them, or None when there are none."""
+    if not items:
+        return None
+    many = "s" if len(items) != 1 else ""
+    names = ", ".join(f"{item.name} ({_age(item.age)} old)" for item in items[:3])
+    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+    return (
+        f"{len(items)} temp file{many} left by an interrupted write: {names}{more}; the next "
+        f"write removes each once it is {ABANDONED_AFTER_S // 60} minutes old"
+    )
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{max(0, int(seconds))} s"
+    if seconds < 7200:
+        return f"{int(seconds // 60)} min"
+    return f"{int(seconds // 3600)} h"
