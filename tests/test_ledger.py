@@ -43,6 +43,12 @@ def test_spend_over_a_damaged_ledger(tmp_path: Path) -> None:
     assert spend.month["dream"] == ledger.JobSpend(1, 1, 30120, 1790)
     assert (spend.tokens_today(), spend.tokens_month()) == (5520, 37430)
     assert (spend.redactions_today, spend.redactions_month) == (3, 3)
+    assert spend.stopped_today == 1
+    assert ledger.render(spend, 5000)[-2:] == [
+        "  background calls stopped by the daily cap today: 1"
+        ' (raise "dailyTokenCap" in memory.json to allow more)',
+        "  secrets redacted: 3 today · 3 this month",
+    ]
 
 
 def test_concurrent_writers_never_tear_a_line(tmp_path: Path) -> None:

@@ -58,6 +58,8 @@ class Spend(NamedTuple):
     month: Mapping[str, JobSpend]
     redactions_today: int = 0
     redactions_month: int = 0
+    #: Background calls the daily cap refused today.
+    stopped_today: int = 0
 
     def tokens_today(self) -> int:
         return sum(s.tokens for s in self.today.values())
@@ -156,17 +158,18 @@ def spend(directory: Path, when: datetime | None = None) -> Spend:
     day = f"{when:%Y-%m-%d}"
     today: dict[str, JobSpend] = {}
     month: dict[str, JobSpend] = {}
-    red_today = red_month = 0
+    red_today = red_month = stopped = 0
     for usage in read_month(directory, when):
         red_month += usage.redactions
         if usage.at[:10] == day:
             red_today += usage.redactions
+            stopped += usage.outcome == OVER_CAP
         if usage.outcome in (REDACTED, OVER_CAP):
             continue
         _add(month, usage)
         if usage.at[:10] == day:
             _add(today, usage)
-    return Spend(today, month, red_today, red_month)
+    return Spend(today, month, red_today, red_month, stopped)
 
 
 def _add(table: dict[str, JobSpend], usage: Usage) -> None:
@@ -181,7 +184,7 @@ def _add(table: dict[str, JobSpend], usage: Usage) -> None:
 
 def render(spend: Spend, cap: int) -> list[str]:
     """``show``'s model block: tokens today and this month per job, and redactions."""
-    if not spend.month and not spend.redactions_month:
+    if not spend.month and not spend.redactions_month and not spend.stopped_today:
         return []
     limit = f" of the {cap:,} daily cap for background jobs" if cap else " (no daily cap)"
     lines = [
@@ -194,6 +197,11 @@ def render(spend: Spend, cap: int) -> list[str]:
         lines.append(
             f"  {job}: today {_calls(day.calls)}, {day.tokens:,} tokens · "
             f"month {_calls(month.calls)}, {month.tokens:,} tokens{failed}"
+        )
+    if spend.stopped_today:
+        lines.append(
+            f"  background calls stopped by the daily cap today: {spend.stopped_today}"
+            ' (raise "dailyTokenCap" in memory.json to allow more)'
         )
     if spend.redactions_month:
         lines.append(
@@ -227,4 +235,5 @@ def to_json(spend: Spend, cap: int) -> dict[str, object]:
         "month": table(spend.month),
         "redactions_today": spend.redactions_today,
         "redactions_month": spend.redactions_month,
+        "stopped_today": spend.stopped_today,
     }
