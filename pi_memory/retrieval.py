@@ -234,8 +234,24 @@ def _saturated(hits: int, length_ratio: float) -> float:
     return hits * (SATURATION + 1) / (hits + SATURATION * norm)
 
 
+class Corpus(NamedTuple):
+    """What content match is measured against, when the entries searched are not all
+    there are (a search index hands over only the entries that can match)."""
+
+    #: Every entry of the store.
+    size: int
+    #: The sum of ``len(body.lower())`` over every entry.
+    total_length: int
+
+
 def _score_entries(
-    entries: Sequence[Entry], tokens: Sequence[str], query: str, clock: _Clock, *, every: bool
+    entries: Sequence[Entry],
+    tokens: Sequence[str],
+    query: str,
+    clock: _Clock,
+    *,
+    every: bool,
+    corpus: Corpus | None = None,
 ) -> list[_Row]:
     """Scored rows; the matching is substring counting, which runs in C.
 
@@ -272,6 +288,8 @@ def _score_entries(
                 containing[position] += 1
         matched.append((index, counts, in_keyword, tag, body))
     size = len(entries)
+    if corpus is not None:
+        size, total_length = corpus
     weights = [idf(size, found) for found in containing]
     weight = sum(weights)
     mean_length = total_length / size if size else 1.0
@@ -323,6 +341,22 @@ def _literal(query: str) -> list[str]:
     return []
 
 
+def index_terms(query: str, mode: str) -> tuple[list[str], list[str]] | None:
+    """What a search index must find for ``query``: (body patterns, keyword tokens).
+
+    An entry matches when its lowercased body holds a pattern or its lowercased
+    keyword a token, exactly as the scorer decides. ``None`` when the search is
+    not a scored keyword search (another mode, an id, nothing asked) or a
+    token holds whitespace: then every entry is needed.
+    """
+    if mode != KEYWORD or _id_query(query) is not None:
+        return None
+    tokens = tokenize(query) or _literal(query)
+    if not tokens or any(len(token.split()) != 1 for token in tokens):
+        return None
+    return [stem(token) for token in tokens], tokens
+
+
 def _tag_keys(query: str) -> list[str]:
     """The canonical keys a ``tag`` query may mean: as typed, then without the count of an
     index line it was copied from (``#deploy (2)`` means ``deploy``)."""
@@ -334,7 +368,7 @@ def _tag_keys(query: str) -> list[str]:
 
 
 def _run(
-    entries: Sequence[Entry], query: str, mode: str, clock: _Clock
+    entries: Sequence[Entry], query: str, mode: str, clock: _Clock, corpus: Corpus | None = None
 ) -> tuple[str, bool, list[_Row]]:
     """(the mode that ran, fallback, unordered rows)."""
     everything = range(len(entries))
@@ -362,7 +396,7 @@ def _run(
     if mode == ALL:
         clock.recency_boost = ALL_RECENCY_BOOST
         return ALL, False, _score_entries(entries, tokens, query, clock, every=True)
-    scored = _score_entries(entries, tokens, query, clock, every=False)
+    scored = _score_entries(entries, tokens, query, clock, every=False, corpus=corpus)
     if scored:
         return KEYWORD, False, scored
     return KEYWORD, True, _listing(entries, clock, everything)
@@ -376,15 +410,18 @@ def search(
     page: int = 1,
     now: datetime,
     review_months: int = 0,
+    corpus: Corpus | None = None,
 ) -> SearchResult:
     """Rank ``entries`` for ``query`` and return one page of hits.
 
+    ``corpus``: the whole store's size and body length, when ``entries`` are
+    only the ones that can match (found through :func:`index_terms`).
     Raises ``ValueError`` for an unknown mode (the caller's input, not the store's).
     """
     if mode not in MODES:
         raise ValueError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
     clock = _Clock(now, review_months)
-    ran, fallback, rows = _run(entries, query, mode, clock)
+    ran, fallback, rows = _run(entries, query, mode, clock, corpus)
     page = max(1, page)
     total = len(rows)
     pages = max(1, -(-total // PAGE_SIZE))

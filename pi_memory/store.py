@@ -340,16 +340,54 @@ class Store:
     ) -> SearchResult:
         from pi_memory.retrieval import search
 
-        result = search(
-            self.read_all(),
+        result = self._indexed_search(query, page, now) if mode == "keyword" else None
+        if result is None:
+            result = search(
+                self.read_all(),
+                query,
+                mode=mode,
+                page=page,
+                now=now,
+                review_months=self.settings.review_months,
+            )
+        self._credit(query, result)
+        return result
+
+    def _indexed_search(self, query: str, page: int, now: datetime) -> SearchResult | None:
+        """A keyword search that reads only the entries that can match, through each
+        file's search index; ``None`` when it cannot answer (nothing matched, so the
+        newest entries are listed, or a layout without files to index)."""
+        from pi_memory import search_index
+        from pi_memory.retrieval import Corpus, index_terms, search
+
+        terms = index_terms(query, "keyword")
+        if terms is None:
+            return None
+        patterns, tokens = terms
+        found: list[Entry] = []
+        size = total_length = 0
+        for layer in LAYERS:
+            sources = self.layer(layer).search_sources()
+            if sources is None:
+                return None
+            for path, entries_of in sources:
+                index = search_index.file_index(path, entries_of)
+                if index is None:
+                    continue
+                size += index.size
+                total_length += index.total_length
+                positions = search_index.matching(index, patterns, tokens)
+                found.extend(search_index.entries_at(index, positions))
+        if not found:
+            return None
+        return search(
+            found,
             query,
-            mode=mode,
             page=page,
             now=now,
             review_months=self.settings.review_months,
+            corpus=Corpus(size, total_length),
         )
-        self._credit(query, result)
-        return result
 
     def _credit(self, query: str, result: SearchResult) -> None:
         """Credit the keywords that found something; a failure here never fails a search."""

@@ -72,13 +72,13 @@ def cached_entries(
     entries = lookup(path, identity, make)
     if entries is None:
         entries = parse()
-        if not _racy(identity[0]):
+        if not racy(identity[0]):
             target, name = _cache_file(path)
             _store(target, (VERSION, name, *identity), entries)
     return entries
 
 
-def _racy(mtime_ns: int) -> bool:
+def racy(mtime_ns: int) -> bool:
     """Modified in the last two seconds: another same-size edit could still land in
     the same timestamp tick unseen, so such a file is not cached (git's "racy clean")."""
     import time

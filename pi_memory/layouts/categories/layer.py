@@ -6,6 +6,7 @@ The row format is :mod:`pi_memory.layouts.categories.format`; the keyword table
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
@@ -113,6 +114,11 @@ class CategoriesLayer:
         for file in self.files:
             out.extend(self.read_file(file))
         return out
+
+    def search_sources(self) -> list[tuple[Path, Callable[[], list[Entry]]]]:
+        return [
+            (self.directory / file, functools.partial(self.read_file, file)) for file in self.files
+        ]
 
     def append(self, entry: Entry) -> Entry:
         """Store a new row; a memory from the files layout goes to its category's file."""

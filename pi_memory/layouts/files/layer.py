@@ -138,6 +138,10 @@ class FilesLayer:
             and not (self.platform == WIN32 and is_reserved_windows_name(n))
         )
 
+    def search_sources(self) -> None:
+        """One file per memory: statting them all would cost what the index saves."""
+        return None
+
     def read(self) -> list[Entry]:
         """Every memory of the layer, oldest ``modified`` first; damaged files are skipped."""
         entries: list[Entry] = []

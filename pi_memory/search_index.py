@@ -1,0 +1,228 @@
+"""A disposable inverted index of one memory file, so a search reads only what it scores.
+
+``search`` in its default mode scores only the entries that contain a query
+token in the body (as a substring of the lowercased text) or in the keyword.
+At 100,000 memories, loading every entry to find those costs more than the
+rest of the command. This index answers "which entries could match" from a
+file's *chunks*: the distinct whitespace-separated pieces of each lowercased
+body. A query token never holds whitespace, so it occurs in a body exactly
+when it occurs inside one of the body's chunks, and the entries found through
+the chunks are exactly the entries the scorer would keep. Only those rows are
+decoded.
+
+One index per source file, kept in the user's cache directory beside the parse
+cache and keyed, like it, by the file's ``(mtime_ns, size, inode)``: a write
+changes one file, so the next search rebuilds that file's index alone. A
+stale, foreign or damaged index is rebuilt, never believed; deleting it costs
+one rebuild, never a memory.
+"""
+
+from __future__ import annotations
+
+import marshal
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from pi_memory.entry import Entry
+
+VERSION: Final = 2
+_FIELDS: Final = len(Entry._fields)
+#: Positions are stored as unsigned 32-bit integers.
+_TYPECODE: Final = "I"
+
+
+class FileIndex(NamedTuple):
+    """The searchable facts of one memory file."""
+
+    #: Entries in the file, in file order.
+    size: int
+    #: The sum of ``len(body.lower())`` over its entries (length normalisation needs it).
+    total_length: int
+    #: The distinct chunks of the lowercased bodies, sorted, one per line: a pattern is
+    #: looked for in all of them at once, by ``str.find``.
+    vocabulary: str
+    #: Where each chunk starts in ``vocabulary``; one more offset marks the end.
+    chunk_starts: bytes
+    #: Per chunk, the positions of the entries holding it, one list after the other.
+    postings: bytes
+    #: Where each chunk's positions start in ``postings`` (counted in positions).
+    posting_starts: bytes
+    #: lowercased keyword -> positions of the entries carrying it.
+    keywords: dict[str, bytes]
+    #: Where each entry's row starts in ``rows`` (one more offset marks the end).
+    offsets: bytes
+    #: The entries, each a marshalled tuple, one after the other.
+    rows: bytes | memoryview
+
+
+def build(entries: Sequence[Entry]) -> FileIndex:
+    """The index of one file's ``entries``."""
+    chunks: dict[str, list[int]] = {}
+    keywords: dict[str, list[int]] = {}
+    total_length = 0
+    offsets = array(_TYPECODE, [0])
+    rows = bytearray()
+    for position, entry in enumerate(entries):
+        body = entry.body.lower()
+        total_length += len(body)
+        for chunk in set(body.split()):
+            chunks.setdefault(chunk, []).append(position)
+        keywords.setdefault(entry.keyword.lower(), []).append(position)
+        rows += marshal.dumps(tuple(entry))
+        offsets.append(len(rows))
+    vocabulary = sorted(chunks)
+    chunk_starts = array(_TYPECODE, [0])
+    postings = array(_TYPECODE)
+    posting_starts = array(_TYPECODE, [0])
+    for chunk in vocabulary:
+        chunk_starts.append(chunk_starts[-1] + len(chunk) + 1)
+        postings.extend(chunks[chunk])
+        posting_starts.append(len(postings))
+    return FileIndex(
+        size=len(entries),
+        total_length=total_length,
+        vocabulary="\n".join(vocabulary),
+        chunk_starts=chunk_starts.tobytes(),
+        postings=postings.tobytes(),
+        posting_starts=posting_starts.tobytes(),
+        keywords={keyword: _packed(found) for keyword, found in keywords.items()},
+        offsets=offsets.tobytes(),
+        rows=bytes(rows),
+    )
+
+
+def _packed(positions: list[int]) -> bytes:
+    return array(_TYPECODE, positions).tobytes()
+
+
+def _unpacked(data: bytes) -> array[int]:
+    found = array(_TYPECODE)
+    found.frombytes(data)
+    return found
+
+
+def matching(index: FileIndex, patterns: Iterable[str], tokens: Iterable[str]) -> list[int]:
+    """Positions, ascending, of the entries whose body holds a pattern or keyword a token."""
+    found: set[int] = set()
+    wanted = [pattern for pattern in patterns if pattern]
+    if wanted and index.vocabulary:
+        vocabulary = index.vocabulary
+        starts = _unpacked(index.chunk_starts)
+        postings = _unpacked(index.postings)
+        posting_starts = _unpacked(index.posting_starts)
+        hit: set[int] = set()
+        for pattern in wanted:
+            at = vocabulary.find(pattern)
+            while at != -1:
+                chunk = bisect_right(starts, at) - 1
+                hit.add(chunk)
+                at = vocabulary.find(pattern, starts[chunk + 1])
+        for chunk in hit:
+            found.update(postings[posting_starts[chunk] : posting_starts[chunk + 1]])
+    named = [token for token in tokens if token]
+    if named:
+        for keyword, positions in index.keywords.items():
+            if any(token in keyword for token in named):
+                found.update(_unpacked(positions))
+    return sorted(found)
+
+
+def entries_at(index: FileIndex, positions: Iterable[int]) -> list[Entry]:
+    """The entries at ``positions``, decoded from their rows alone."""
+    offsets = _unpacked(index.offsets)
+    rows = index.rows
+    return [
+        Entry._make(marshal.loads(rows[offsets[i] : offsets[i + 1]]))  # noqa: S302 - our cache
+        for i in positions
+    ]
+
+
+# -- the cache file ------------------------------------------------------------
+
+
+def _cache_file(path: Path) -> tuple[Path, str]:
+    import zlib
+
+    from pi_memory.fs.parse_cache import cache_dir
+
+    name = str(path.resolve())
+    raw = name.encode("utf-8", "surrogateescape")
+    return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.search", name
+
+
+def load(path: Path, identity: tuple[int, int, int]) -> FileIndex | None:
+    """The stored index of ``path`` if it was built from the file as it is now."""
+    target, name = _cache_file(path)
+    try:
+        data = memoryview(target.read_bytes())
+        head = int.from_bytes(data[:4], "little")
+        if marshal.loads(data[4 : 4 + head]) != (VERSION, name, *identity):  # noqa: S302
+            return None
+        start = 4 + head
+        size = int.from_bytes(data[start : start + 4], "little")
+        facts = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302 - our cache
+        index = FileIndex._make((*facts, data[start + 4 + size :]))
+        if len(_unpacked(index.offsets)) != index.size + 1:
+            return None
+        return index
+    except Exception:  # a damaged or foreign index is a miss
+        return None
+
+
+def store(path: Path, identity: tuple[int, int, int], index: FileIndex) -> None:
+    """Keep ``index`` for ``path`` as it is now; a failure only costs a rebuild later."""
+    from pi_memory.fs.atomic import atomic_write_bytes
+
+    target, name = _cache_file(path)
+    head = marshal.dumps((VERSION, name, *identity))
+    facts: tuple[Any, ...] = tuple(index)[:-1]
+    body = marshal.dumps(facts)
+    data = b"".join(
+        [
+            len(head).to_bytes(4, "little"),
+            head,
+            len(body).to_bytes(4, "little"),
+            body,
+            bytes(index.rows),
+        ]
+    )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, data, durable=False)
+    except OSError:
+        pass
+
+
+def file_index(path: Path, entries_of: Callable[[], list[Entry]]) -> FileIndex | None:
+    """The index of ``path``: the stored one while the file is unchanged, else built anew.
+
+    ``None`` when the file does not exist. A file modified in the last two
+    seconds is indexed but not stored (see the parse cache's racy rule).
+    """
+    import os
+
+    from pi_memory.fs.parse_cache import racy
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    index = load(path, identity)
+    if index is not None:
+        return index
+    entries = entries_of()
+    if any(len(entry) != _FIELDS for entry in entries):
+        return None
+    index = build(entries)
+    try:
+        after = os.stat(path)
+    except FileNotFoundError:
+        return index
+    # Stored only when the file did not change while it was read.
+    if (after.st_mtime_ns, after.st_size, after.st_ino) == identity and not racy(identity[0]):
+        store(path, identity, index)
+    return index

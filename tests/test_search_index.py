@@ -1,0 +1,171 @@
+"""The search index finds exactly the entries the scorer keeps, and is never believed stale."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import time
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pi_memory import search_index
+from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry
+from pi_memory.layouts.categories import format_entry
+from pi_memory.open_store import open_store
+from pi_memory.retrieval import SearchResult, index_terms, search, stem, tokenize
+from pi_memory.store import Store
+
+NOW = datetime(2026, 11, 30, 12, 0, 0)
+WORDS = [
+    "deploy", "deployment", "rsync", "staging", "node.js", "src/store.ts", "--delete", "port",
+    "5433", "redis", "cache", "painted", "painting", "部署", "备份", "部署前备份", "c++", "c#",
+    "the", "with", "Use", "DEPLOYS", "café", "naïve", "x-ray", "e2e", "ports,", "(redis)",
+]  # fmt: skip
+KEYWORDS = ["deploy", "redis-cache", "部署", "c++", "ports", "misc", "Node.js"]
+
+
+def random_entries(rng: random.Random, layer: str, size: int) -> list[Entry]:
+    files = CATEGORY_FILES[layer]
+    entries = []
+    for i in range(size):
+        body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+        day = rng.randint(1, 28)
+        entries.append(
+            Entry(
+                id=f"202610{day:02d}-{layer[0]}{i:03x}",
+                time=f"2026-10-{day:02d} 10:00:00",
+                project="p",
+                src="auto",
+                keyword=rng.choice(KEYWORDS),
+                body=body,
+                layer=layer,
+                file=rng.choice(files),
+                superseded_by="20260101-dead" if rng.random() < 0.1 else "",
+            )
+        )
+    return entries
+
+
+def write_layer(directory: Path, entries: list[Entry]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    rows: dict[str, list[str]] = {}
+    for entry in entries:
+        rows.setdefault(entry.file, []).append(format_entry(entry))
+    an_hour_ago = time.time() - 3600  # written earlier, so the index may be kept
+    for name, lines in rows.items():
+        path = directory / name
+        path.write_bytes("".join(lines).encode("utf-8"))
+        os.utime(path, (an_hour_ago, an_hour_ago))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def seeded_store(project: Path, home: Path, seed: int) -> Store:
+    rng = random.Random(seed)
+    write_layer(home / ".pi/agent/memory-auto", random_entries(rng, USER, rng.randint(0, 60)))
+    write_layer(project / ".pi/agent/memory-auto", random_entries(rng, PROJECT, 120))
+    return open_store(project)
+
+
+def full(store: Store, query: str) -> SearchResult:
+    return search(store.read_all(), query, now=NOW, review_months=store.settings.review_months)
+
+
+def test_matching_is_exactly_what_the_scorer_keeps() -> None:
+    rng = random.Random(7)
+    entries = random_entries(rng, PROJECT, 300)
+    index = search_index.build(entries)
+    for _ in range(300):
+        query = " ".join(rng.sample([*WORDS, "ploy", "dis", "ca", "部", "nothing"], 2))
+        terms = index_terms(query, "keyword")
+        if terms is None:
+            continue
+        patterns, tokens = terms
+        expected = [
+            i
+            for i, entry in enumerate(entries)
+            if any(p in entry.body.lower() for p in patterns)
+            or any(t in entry.keyword.lower() for t in tokens)
+        ]
+        assert search_index.matching(index, patterns, tokens) == expected
+        assert search_index.entries_at(index, expected) == [entries[i] for i in expected]
+
+
+def test_index_terms() -> None:
+    assert index_terms("Painted the deploy", "keyword") == (
+        [stem("painted"), "deploy"],
+        tokenize("Painted the deploy"),
+    )
+    assert index_terms("c++", "keyword") == (["c++"], ["c++"])
+    for query, mode in [("deploy", "all"), ("deploy", "tag"), ("20261001-ab12", "keyword")]:
+        assert index_terms(query, mode) is None
+    assert index_terms("the of", "keyword") is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_indexed_search_equals_the_full_search(
+    project: Path, hermetic_home: Path, seed: int
+) -> None:
+    store = seeded_store(project, hermetic_home, seed)
+    rng = random.Random(seed)
+    for _ in range(40):
+        query = " ".join(rng.sample(WORDS, rng.randint(1, 3)))
+        for page in (1, 2):
+            assert store.search(query, page=page, now=NOW) == (
+                search(
+                    store.read_all(),
+                    query,
+                    page=page,
+                    now=NOW,
+                    review_months=store.settings.review_months,
+                )
+            )
+
+
+def test_the_index_is_kept_and_used(project: Path, hermetic_home: Path) -> None:
+    store = seeded_store(project, hermetic_home, 1)
+    store.search("deploy", now=NOW)
+    kept = sorted((hermetic_home / ".cache/pi_memory").glob("*.search"))
+    assert len(kept) == len(CATEGORY_FILES[PROJECT]) + len(CATEGORY_FILES[USER])
+    # Damaged: rebuilt, not believed.
+    for path in kept:
+        path.write_bytes(path.read_bytes()[:40] + b"garbage")
+    again = open_store(project)
+    assert again.search("deploy rsync", now=NOW) == full(again, "deploy rsync")
+
+
+def test_a_changed_file_is_indexed_again(project: Path, hermetic_home: Path) -> None:
+    store = seeded_store(project, hermetic_home, 2)
+    assert store.search("kubernetes", now=NOW).fallback
+    written = store.write(PROJECT, "Deploy to kubernetes with helm.", ["kubernetes"], now=NOW)
+    hits = open_store(project).search("kubernetes", now=NOW).hits
+    assert [hit.entry.id for hit in hits] == [written.entry.id]
+
+
+def test_a_file_edited_behind_its_back_is_indexed_again(project: Path, hermetic_home: Path) -> None:
+    store = seeded_store(project, hermetic_home, 3)
+    store.search("deploy", now=NOW)
+    path = project / ".pi/agent/memory-auto/CONVENTIONS.md"
+    entry = Entry(
+        id="20261101-beef",
+        time="2026-11-01 10:00:00",
+        project="p",
+        src="user",
+        keyword="zebra",
+        body="A zebra crossing near the office.",
+        layer=PROJECT,
+        file="CONVENTIONS.md",
+    )
+    with path.open("ab") as handle:
+        handle.write(format_entry(entry).encode("utf-8"))
+    hits = open_store(project).search("zebra", now=NOW).hits
+    assert [hit.entry.id for hit in hits] == ["20261101-beef"]
