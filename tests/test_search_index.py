@@ -13,7 +13,7 @@ import pytest
 
 from pi_memory import search_index
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry
-from pi_memory.layouts.categories import format_entry
+from pi_memory.layouts.categories.format import format_entry
 from pi_memory.open_store import open_store
 from pi_memory.retrieval import SearchResult, index_terms, search, stem, tokenize
 from pi_memory.store import Store
