@@ -33,6 +33,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model",
             "transcripts",
             "retrieval",
+            "search_index",
             "detect",
             "inject",
             "keywords",
