@@ -82,7 +82,8 @@ def _quoted_secret(value: str) -> bool:
 
 _KEY_NAMES: Final = (
     r"[A-Za-z0-9_-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey"
-    r"|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?)"
+    r"|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
+    r"|account[_-]?key|shared[_-]?access[_-]?key|sas[_-]?token)"
     r"(?:[_-]?(?:key|value|string))?"
 )
 _BOUNDARY: Final = r"(?<![A-Za-z0-9])"
@@ -129,6 +130,10 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule("pypi-token", c(_BOUNDARY + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}")),
         _Rule("huggingface-token", c(_BOUNDARY + r"hf_[A-Za-z0-9]{34,}\b")),
         _Rule("sendgrid-key", c(_BOUNDARY + r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}")),
+        _Rule("shopify-token", c(_BOUNDARY + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
+        _Rule("digitalocean-token", c(_BOUNDARY + r"do[opr]_v1_[a-f0-9]{64}\b")),
+        _Rule("databricks-token", c(_BOUNDARY + r"dapi[a-f0-9]{32}(?:-\d)?\b")),
+        _Rule("twilio-key", c(_BOUNDARY + r"SK[0-9a-f]{32}\b")),
         _Rule(
             "jwt",
             c(_BOUNDARY + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
