@@ -53,3 +53,11 @@ def test_the_extension_has_the_line_install_fills_in() -> None:
     assert source.count("const INSTALLED_COMMAND: string[] | null = null;") == 1
     for event in ("before_agent_start", "turn_end", "session_before_compact", "session_shutdown"):
         assert f'pi.on("{event}"' in source
+
+
+def test_the_memory_tool_takes_the_command_lines_layer(tmp_path: Path, hermetic_home: Path) -> None:
+    config = hermetic_home / ".pi" / "agent" / "memory.json"
+    config.parent.mkdir(parents=True)
+    config.write_text('{"layout": "files"}')
+    result = call("tool", "memory", cwd=tmp_path, stdin='{"action": "list", "layer": "user"}')
+    assert json.loads(result.out) == {"ok": True, "text": "No memories yet."}

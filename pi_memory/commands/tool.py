@@ -87,6 +87,7 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
         if key in ("content", "description") and isinstance(value, str)
         else value
         for key, value in args.items()
+        if key != "layer"  # chosen above; the tool itself knows one layer
     }
     result = run_memory_tool(store, layer, clean, datetime.now())
     return result.ok, result.text
