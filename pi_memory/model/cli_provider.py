@@ -181,7 +181,12 @@ def _kill(proc: Any, posix: bool) -> None:
     try:
         if posix:
             os.killpg(proc.pid, signal.SIGKILL)
-        else:
+        else:  # the whole tree: a CLI is often a launcher with a child doing the work
+            import subprocess
+
+            subprocess.run(
+                ["taskkill", "/F", "/T", "/PID", str(proc.pid)], capture_output=True, check=False
+            )
             proc.kill()
     except OSError:
         pass
