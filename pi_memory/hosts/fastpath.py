@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.jobs.surfacing import Corpus, Limits
+    from pi_memory.jobs.surfacing import Corpus, Item, Limits
 
 VERSION: Final = 1
 DIRECTORY: Final = "hooks"
@@ -135,14 +135,44 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
     return note, corpus_file if with_corpus else None
 
 
-def load_corpus(path: Path) -> Corpus | None:
-    import marshal
+class _Items(Sequence["Item"]):
+    """The corpus's memories, each unmarshalled only when asked for."""
 
-    from pi_memory.jobs.surfacing import Corpus, Item
+    def __init__(self, data: bytes, offsets: Sequence[int], base: int) -> None:
+        self._data = data
+        self._offsets = offsets
+        self._base = base
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def __getitem__(self, index: int) -> Item:  # type: ignore[override]  # no slices here
+        import marshal
+
+        from pi_memory.jobs.surfacing import Item
+
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        start = self._base + self._offsets[index]
+        end = self._base + self._offsets[index + 1]
+        return Item._make(marshal.loads(self._data[start:end]))  # noqa: S302 - our own cache
+
+
+def load_corpus(path: Path) -> Corpus | None:
+    """The scorer's corpus: the text to search now, each memory only when picked."""
+    import marshal
+    from array import array
+
+    from pi_memory.jobs.surfacing import Corpus
 
     try:
-        blob, starts, keys, rows = marshal.loads(path.read_bytes())  # noqa: S302 - our own cache
-        return Corpus(blob, starts, keys, tuple(map(Item._make, rows)))
+        data = path.read_bytes()
+        size = int.from_bytes(data[:4], "little")
+        blob, starts, keys, offsets = marshal.loads(data[4 : 4 + size])  # noqa: S302 - ours
+        where, at = array("q"), array("q")
+        where.frombytes(starts)
+        at.frombytes(offsets)
+        return Corpus(blob, where, keys, _Items(data, at, 4 + size))
     except Exception:  # any unreadable cache is a miss
         return None
 
@@ -208,10 +238,17 @@ def add_corpus(cwd: Path, corpus: Corpus) -> None:
 
 
 def _pack(corpus: Corpus) -> bytes:
+    """Head (blob, starts, keys, item offsets) behind its length, then each item."""
     import marshal
+    from array import array
 
-    rows = [tuple(i) for i in corpus.items]
-    return marshal.dumps((corpus.blob, corpus.starts, corpus.keys, rows))
+    rows = [marshal.dumps(tuple(i)) for i in corpus.items]
+    offsets = array("q", [0])
+    for row in rows:
+        offsets.append(offsets[-1] + len(row))
+    starts = array("q", corpus.starts).tobytes()
+    head = marshal.dumps((corpus.blob, starts, tuple(corpus.keys), offsets.tobytes()))
+    return len(head).to_bytes(4, "little") + head + b"".join(rows)
 
 
 def limits_of(note: Note) -> Limits:

@@ -116,10 +116,11 @@ class Corpus(NamedTuple):
     """
 
     blob: str
-    starts: tuple[int, ...]
+    starts: Sequence[int]
     #: Canonical keyword per memory ("" when it has none).
-    keys: tuple[str, ...]
-    items: tuple[Item, ...]
+    keys: Sequence[str]
+    #: Read on demand from the cache: most prompts need none of them.
+    items: Sequence[Item]
 
 
 def corpus(entries: Iterable[Entry]) -> Corpus:
