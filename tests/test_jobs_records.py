@@ -149,7 +149,14 @@ def configure_model(home: Path) -> None:
     """A model that resolves (nobody listens there: a job that calls it fails)."""
     config = {
         "defaults": {"model": "fake/some-model"},
-        "providers": {"fake": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai"}},
+        "providers": {
+            "fake": {
+                "baseUrl": "http://127.0.0.1:9/v1",
+                "api": "openai",
+                "maxRetries": 0,
+                "retryBackoffMs": 10,
+            }
+        },
     }
     path = home / ".pi/agent/memory.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -210,3 +217,23 @@ def test_no_model_no_background_work(tmp_path: Path, hook: Hook, hermetic_home: 
     time.sleep(0.3)
     assert records.pending("waiting")[0].attempts == 0
     assert not (session.session_dir("waiting") / worker.LOG_FILE).exists()
+
+
+def test_a_due_consolidation_is_caught_up_in_the_background(
+    tmp_path: Path, hook: Hook, hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PI_MEMORY_AUTO_CONSOLIDATE_EVERY", "2")
+    root = make_project(tmp_path)
+    for n in range(3):
+        code, _, err = hook("write", "--keyword", f"k{n}", f"Fact number {n}.", stdin="", cwd=root)
+        assert code == 0, err
+    start = payload("claude-code", "SessionStart.startup", root)
+    assert hook("hook", "SessionStart", stdin=start, cwd=root)[0] == 0
+    assert records.pending(records.CONSOLIDATE) == []  # no model: nothing starts
+    configure_model(hermetic_home)
+    assert hook("hook", "SessionStart", stdin=start, cwd=root)[0] == 0
+    log_file = hermetic_home / ".pi/agent/memory-auto/pi_memory.log"
+    # The worker ran the round (the model is unreachable, so it failed and is kept).
+    wait_for(lambda: log_file.exists() and "job consolidate-project" in log_file.read_text("utf-8"))
+    wait_for(lambda: not records.claim_path(records.CONSOLIDATE).exists())
+    assert [(r.layer, r.attempts) for r in records.pending(records.CONSOLIDATE)] == [("project", 1)]

@@ -1,6 +1,7 @@
 """One background job, by kind: the single place the worker meets the model jobs.
 
-A review, a handoff and the quit flush are one extraction over the session's
+A consolidation is seed 000's automatic round over one layer. A review, a
+handoff and the quit flush are one extraction over the session's
 transcript: the extraction's review gate knows how far earlier reviews reached
 (its cursor), so each covers only what is new, and two of them in a row cost
 one model call. The hook already decided that this turn is due, so the turn
@@ -20,24 +21,28 @@ def run_job(record: JobRecord) -> str:
     from datetime import datetime
     from pathlib import Path
 
-    from pi_memory.jobs.extract import extract
     from pi_memory.jobs.records import CONSOLIDATE, HANDOFF
     from pi_memory.open_store import open_job
 
-    if record.kind == CONSOLIDATE:
-        raise RuntimeError("consolidation is not run in the background yet")
     store, config = open_job(Path(record.cwd))
-    outcome = extract(
-        store,
-        config,
-        Path(record.transcript),
-        now=datetime.now(),
-        fmt=record.host or "auto",
-        session=record.session,
-        handoff=record.kind == HANDOFF,
-        background=True,
-        check_turn=False,
-    )
+    if record.kind == CONSOLIDATE:
+        from pi_memory.jobs.consolidate import compact
+
+        outcome = compact(store, config, record.layer, background=True)
+    else:
+        from pi_memory.jobs.extract import extract
+
+        outcome = extract(
+            store,
+            config,
+            Path(record.transcript),
+            now=datetime.now(),
+            fmt=record.host or "auto",
+            session=record.session,
+            handoff=record.kind == HANDOFF,
+            background=True,
+            check_turn=False,
+        )
     if not outcome.ok:
         raise RuntimeError(f"{outcome.job}: {outcome.detail}")
     return f"{outcome.job}: {outcome.status} — {outcome.detail}"
