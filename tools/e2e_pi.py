@@ -9,7 +9,8 @@
    (``<memory-auto>`` …), not a JSON envelope.
 3. A second session sees the new memory in its index; continuing it injects
    nothing again (the prompt prefix stays byte-identical).
-4. ``uninstall pi`` removes the extension.
+4. The ``session_search`` tool finds the first session by its content.
+5. ``uninstall pi`` removes the extension.
 """
 
 from __future__ import annotations
@@ -170,6 +171,14 @@ def main() -> int:
         third = chat_requests(fake)[before]
         count = sum(t.startswith("<memory-auto>") for role, t in texts(third))
         checks.check("a continued session is not injected twice", count == 1, str(count))
+
+        query = json.dumps({"query": "rsync --delete"})
+        out = pi("-p", f"CALL_TOOL session_search {query}")
+        checks.check(
+            "session_search finds the first session",
+            "TOOL_RESULT_SEEN: " in out and "past session" in out and "pi  " in out,
+            out,
+        )
 
         package("uninstall", "pi", cwd=project, env=env)
         checks.check("uninstall pi removes the extension", not extension.exists())
