@@ -2,45 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import sys
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pi_memory.cli import main
+from tests.clihelp import Run, run_cli
 
 
-@dataclass(frozen=True)
-class Result:
-    code: int
-    out: str
-    err: str
-
-
-def call(*args: str, cwd: Path, stdin: str | bytes = "") -> Result:
-    """``python -m pi_memory ARGS`` run from ``cwd`` with ``stdin``, streams captured.
-
-    ``stdin`` given as bytes arrives as a byte stream, as a pipe delivers it.
-    """
-    old_cwd, old_stdin = os.getcwd(), sys.stdin
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        os.chdir(cwd)
-        sys.stdin = (
-            io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
-            if isinstance(stdin, bytes)
-            else io.StringIO(stdin)
-        )
-        with redirect_stdout(out), redirect_stderr(err):
-            code = main(list(args))
-    finally:
-        os.chdir(old_cwd)
-        sys.stdin = old_stdin
-    return Result(code, out.getvalue(), err.getvalue())
+def call(*args: str, cwd: Path, stdin: str | bytes = "") -> Run:
+    """``python -m pi_memory ARGS`` run from ``cwd`` with ``stdin``, streams captured."""
+    return run_cli(*args, cwd=cwd, stdin=stdin)
 
 
 def tool(tool_name: str, cwd: Path, /, **arguments: Any) -> dict[str, Any]:

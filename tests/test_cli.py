@@ -1,4 +1,7 @@
-"""The command line as a person types it (subprocesses, real files)."""
+"""The command line as a person types it: ``main`` in this process, real files.
+
+Only what a process alone shows runs one: its exit status and a closed pipe.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clihelp import REPO, run_cli
+from tests.clihelp import REPO, run_cli, run_process
 
 
 @pytest.fixture
@@ -218,6 +221,17 @@ def test_unresolvable_model_is_reported_as_misconfigured(
     lines = run_cli("show", cwd=project).out.splitlines()
     assert lines[:2] == ["Memory: misconfigured", "Dir: not initialized"]
     assert all(line.startswith(("Memory:", "Dir:", "- ")) for line in lines)
+
+
+def test_a_real_process_exits_with_the_commands_status(project: Path) -> None:
+    stored = run_process("write", "--keyword", "deploy", "Ship on Fridays.", cwd=project)
+    assert (stored.code, stored.err) == (0, "")
+    refused = run_process("write", "--layer", "glob", "--keyword", "k", "A fact.", cwd=project)
+    assert refused.code == 1
+    assert refused.out == ""
+    assert refused.err.startswith("pi_memory: unknown layer 'glob'")
+    assert refused.err.count("\n") == 1
+    assert run_process("search", "fridays", cwd=project).out.count("Ship on Fridays.") == 1
 
 
 def test_a_closed_pipe_is_not_an_error(project: Path) -> None:

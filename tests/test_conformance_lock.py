@@ -18,7 +18,8 @@ from pi_memory.errors import LockError, PiMemoryError
 from pi_memory.fs import lock
 from pi_memory.fs.lock import MemoryLockedError, ProcessLockTimeoutError, StoreLock
 from tests.conftest import DATA
-from tests.test_lock import Holder, dead_pid, thread_holding_process_lock
+from tests.lockholder import Holder
+from tests.test_lock import dead_pid, thread_holding_process_lock
 
 VECTORS: list[dict[str, Any]] = json.loads(
     (DATA / "conformance" / "lock.json").read_text(encoding="utf-8")

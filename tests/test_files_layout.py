@@ -39,6 +39,7 @@ from pi_memory.memory_tool import list_text, run_memory_tool, search_text
 from pi_memory.store import Store
 from pi_memory.text import iso_timestamp
 from tests.conftest import DATA, REPO, files_store
+from tests.lockholder import Holder
 
 GOLDEN = DATA / "files_layout" / "entries"
 CASES = sorted(p.stem for p in GOLDEN.glob("*.json"))
@@ -411,15 +412,8 @@ def test_a_held_lock_stops_the_write_and_names_the_holder(tmp_path: Path) -> Non
     store = files_store(tmp_path / "store", lock_timeout_ms=200)
     layer = _layer(tmp_path)
     _tool(store, action="add", name="A", content="alpha.")
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLDER, str(layer.directory), "3"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = Holder(layer.directory, "dream")
     try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline() == "held\n"
         with pytest.raises(LockError) as caught:
             store.write("project", "changed.", ["deploy"], now=LATER)
         result = run_memory_tool(
@@ -428,9 +422,7 @@ def test_a_held_lock_stops_the_write_and_names_the_holder(tmp_path: Path) -> Non
         assert not result.ok and "dream" in result.text
         assert "dream" in str(caught.value)
     finally:
-        holder.wait(timeout=10)
-        assert holder.stdout is not None
-        holder.stdout.close()
+        holder.release()
     assert [e.body for e in layer.read()] == ["alpha."]
 
 

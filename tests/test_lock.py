@@ -5,14 +5,12 @@ import errno
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, cast
 
 import pytest
 
@@ -27,17 +25,7 @@ from pi_memory.fs.lock import (
     StoreLock,
 )
 from tests.conftest import REPO
-
-# Holds the lock of argv[1] for op argv[2] until its stdin is closed.
-HOLD = """
-import sys
-from pathlib import Path
-from pi_memory.fs.lock import StoreLock
-with StoreLock(Path(sys.argv[1]), sys.argv[2]):
-    print("held", flush=True)
-    sys.stdin.read()
-print("released", flush=True)
-"""
+from tests.lockholder import Holder
 
 # Increments the counter file argv[1] argv[2] times, each under the lock.
 INCREMENT = """
@@ -52,43 +40,6 @@ for _ in range(int(sys.argv[2])):
         value = int(counter.read_text())
         atomic_write_text(counter, str(value + 1))
 """
-
-
-class Holder:
-    """A real process holding the store lock."""
-
-    def __init__(self, directory: Path, op: str = "add") -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", HOLD, str(directory), op],
-            cwd=REPO,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-        )
-        assert self.stdout.readline() == b"held\n"
-        self.pid = self.proc.pid
-
-    @property
-    def stdout(self) -> IO[bytes]:
-        return cast("IO[bytes]", self.proc.stdout)
-
-    def release(self) -> None:
-        cast("IO[bytes]", self.proc.stdin).close()
-        assert self.stdout.readline() == b"released\n"
-        self.proc.wait()
-        self.stdout.close()
-
-    def kill(self, *, reap: bool = True) -> None:
-        self.proc.send_signal(signal.SIGKILL if os.name == "posix" else signal.SIGTERM)
-        if reap:
-            self.close()
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        for pipe in (self.proc.stdin, self.proc.stdout):
-            if pipe is not None:
-                pipe.close()
 
 
 @pytest.fixture

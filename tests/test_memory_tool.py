@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -14,8 +12,9 @@ import pytest
 from pi_memory.layouts.files.layer import FilesLayer
 from pi_memory.memory_tool import ToolResult, parse_arguments, run_memory_tool
 from pi_memory.store import Store
-from tests.conftest import REPO, files_store
+from tests.conftest import files_store
 from tests.inproc import call, tool, user_config
+from tests.lockholder import Holder
 
 NOW = datetime(2026, 10, 2, 8, 14, 3, 120000, tzinfo=timezone.utc)
 
@@ -169,27 +168,11 @@ def test_null_counts_as_absent() -> None:
 def test_a_held_lock_is_a_failed_result(store: Store) -> None:
     slow = files_store(layer_of(store).directory, lock_timeout_ms=100)
     assert run(slow, action="add", name="A", content="a.").ok
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys, time\nfrom pathlib import Path\nfrom pi_memory.fs.lock import StoreLock\n"
-            "with StoreLock(Path(sys.argv[1]), 'add'):\n"
-            "    print('held', flush=True)\n    time.sleep(2)\n",
-            str(layer_of(store).directory),
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = Holder(layer_of(store).directory, "add")
     try:
-        assert holder.stdout is not None
-        assert holder.stdout.readline() == "held\n"
         result = run(slow, action="remove", name="A")
     finally:
-        holder.wait(timeout=10)
-        assert holder.stdout is not None
-        holder.stdout.close()
+        holder.release()
     assert not result.ok
     assert result.text.startswith("Memory is locked by add (pid ")
     assert [e.name for e in layer_of(store).read()] == ["A"]
