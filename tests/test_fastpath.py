@@ -61,7 +61,7 @@ def test_a_repeated_hook_answers_without_the_configuration_or_the_store(tmp_path
     )
     answer, fast = imports_of("UserPromptSubmit", ask, root)
     assert "port 5433" in answer
-    assert not fast & {"pi_memory.config.config", "pi_memory.store", "pi_memory.resolve"}
+    assert not fast & {"pi_memory.config.config", "pi_memory.store", "pi_memory.open_store"}
 
 
 def start_text(hook: Hook, root: Path, **changes: str) -> str:
