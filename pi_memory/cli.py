@@ -21,6 +21,7 @@ COMMANDS = (
     ("rebuild", "repair keywords and regenerate MEMORY.md of one layer"),
     ("compact", "merge duplicate memories of one layer (needs a model)"),
     ("extract", "learn memories from an agent transcript (needs a model)"),
+    ("dream", "let a model tidy one layer with the memory tools (needs a model)"),
     ("import", "copy a layer from one layout to the other"),
     ("unlock", "remove an abandoned write lock"),
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
@@ -145,10 +146,17 @@ def _build_parser() -> argparse.ArgumentParser:
         cmd[name].add_argument(
             "layer", nargs="?", metavar="LAYER", help="user|project: the one layer to work on"
         )
-    for name in ("rebuild", "compact", "extract"):
+    for name in ("rebuild", "compact", "extract", "dream"):
         cmd[name].add_argument("--dry-run", action="store_true", help="ask, but write nothing")
         cmd[name].add_argument("--json", action="store_true", help="print one JSON object")
 
+    cmd["dream"].add_argument(
+        "layer",
+        nargs="?",
+        default="project",
+        metavar="LAYER",
+        help="user|project (default: project)",
+    )
     x = cmd["extract"]
     x.add_argument("--transcript", required=True, metavar="FILE", help="the session's transcript")
     x.add_argument(
@@ -265,6 +273,10 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.compact import run_compact
 
         return run_compact(layer=ns.layer, dry_run=ns.dry_run, as_json=ns.json)
+    if command == "dream":
+        from pi_memory.commands.dream import run_dream
+
+        return run_dream(layer=ns.layer, dry_run=ns.dry_run, as_json=ns.json)
     if command == "extract":
         from pi_memory.commands.extract import run_extract
 

@@ -159,6 +159,19 @@ class Store:
 
         return rollback_point
 
+    def one_rollback_point(self, layer: str, label: str) -> None:
+        """Seed 004's dream: one copy of the whole directory, then no point per change
+        until :meth:`end_rollback_point`. Call with the layer's lock held."""
+        from pi_memory.fs.snapshot import memory_files, whole_dir_snapshot
+
+        directory = self.directory(layer)
+        if self.layer(layer).snapshot_on_write and memory_files(directory):
+            whole_dir_snapshot(directory, label, self.settings.snapshot_keep)
+        self._rollback_paused = True
+
+    def end_rollback_point(self) -> None:
+        self._rollback_paused = False
+
     def redact(self, text: str) -> str:
         """``text`` with its secrets as ``[REDACTED:kind]``, counted in the usage ledger.
 

@@ -111,13 +111,13 @@ def parse_plan(text: str, pool: Sequence[Entry]) -> Plan:
     for n, (kind, block) in enumerate(zip(parts[1::2], parts[2::2]), start=1):
         fields, body = split_block(block)
         if kind == "MERGE":
-            merge, why = _merge(fields, body, by_id, used)
+            merge, why = check_merge(fields, body, by_id, used)
             rejected.extend(f"block {n} (MERGE): {reason}" for reason in why)
             if merge is not None:
                 used.update((merge.keep, *merge.drop))
                 merges.append(merge)
         else:
-            rename, reason = _rename(fields, pool, renamed)
+            rename, reason = check_rename(fields, pool, renamed)
             if rename is None:
                 rejected.append(f"block {n} (RENAME): {reason}")
             else:
@@ -132,7 +132,7 @@ def _key(keyword: str) -> str:
     return canonical_key(keyword)
 
 
-def _merge(
+def check_merge(
     fields: Mapping[str, str], body: str, by_id: Mapping[str, Entry], used: Collection[str]
 ) -> tuple[Merge | None, list[str]]:
     from pi_memory.errors import EntryRejected
@@ -180,7 +180,7 @@ def _merge(
     return Merge(keep, tuple(drops), keyword, text), why
 
 
-def _rename(
+def check_rename(
     fields: Mapping[str, str], pool: Sequence[Entry], renamed: Collection[str]
 ) -> tuple[Rename | None, str]:
     from pi_memory.keywords import sanitize_keywords

@@ -68,18 +68,33 @@ def extract(
         # Seed 000: the turn is marked before the model is asked, so a repeated
         # delivery of the same turn can never start a second review.
         review_gate.save_state(state_file, state._replace(last_turn=decision.turn))
-    outcome = _review(
-        store,
-        config,
-        new,
-        now=now,
-        layer=layer,
-        handoff=handoff,
-        dry_run=dry_run,
-        background=background,
-        timeout=timeout,
-        env=env,
-    )
+    if store.layer(layer or "project").agent_tools == ("memory",) and not handoff:
+        from pi_memory.jobs.extract_agent import run_extract_agent
+
+        outcome = run_extract_agent(
+            store,
+            config,
+            new,
+            now=now,
+            layer=layer,
+            dry_run=dry_run,
+            background=background,
+            timeout=timeout,
+            env=env,
+        )
+    else:
+        outcome = _review(
+            store,
+            config,
+            new,
+            now=now,
+            layer=layer,
+            handoff=handoff,
+            dry_run=dry_run,
+            background=background,
+            timeout=timeout,
+            env=env,
+        )
     if outcome.ok and not dry_run:
         last = state.last_turn if handoff else decision.turn
         review_gate.save_state(state_file, review_gate.GateState(last, len(turns)))

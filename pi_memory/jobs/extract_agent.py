@@ -1,0 +1,96 @@
+"""Seed 004's extract-memories agent, for the ``files`` layout.
+
+The agent gets a structured rendering of the turn (user messages whole,
+assistant text and tool calls, shortened tool results), the main agent's five
+``memory`` actions, at most 5 rounds of tool calls and 120 seconds. It never
+waits for a dream: while one holds the layer the turn is skipped, not queued.
+Its writes are staged and committed only once it finished (see
+:mod:`pi_memory.jobs.staging`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.entry import PROJECT
+from pi_memory.jobs import EXTRACT_TASK
+from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
+
+if TYPE_CHECKING:
+    from pi_memory.config.config import Config
+    from pi_memory.store import Store
+    from pi_memory.transcripts import Turn
+
+#: Seed 004: at most 5 rounds of tool calls, 120 seconds.
+MAX_ROUNDS: Final = 5
+SECONDS: Final = 120.0
+
+
+def run_extract_agent(
+    store: Store,
+    config: Config,
+    turns: Sequence[Turn],
+    *,
+    now: datetime,
+    layer: str | None,
+    dry_run: bool,
+    background: bool,
+    timeout: float | None,
+    env: Mapping[str, str] | None,
+) -> JobOutcome:
+    from pi_memory.jobs.agent import run_agent
+    from pi_memory.jobs.dream_lock import dream_running
+    from pi_memory.jobs.staging import MAIN_ACTIONS, Staging, describe, tool_spec
+    from pi_memory.model.errors import ModelError, ModelNotConfigured
+    from pi_memory.model.prompts import fill, load
+    from pi_memory.transcripts.render import structured
+
+    target = layer or PROJECT
+    if dream_running(store.directory(target)):
+        return JobOutcome("extract", SKIPPED, "a dream holds this layer", dry_run=dry_run)
+    settings = config.extract_memories
+    prompt = structured(
+        turns,
+        max_chars=settings.max_context_tokens * 4,
+        max_tool_result_chars=settings.max_tool_result_chars,
+        max_assistant_chars=settings.max_assistant_chars,
+    )
+    staging = Staging(store.layer(target).read(), MAIN_ACTIONS, now)
+    try:
+        run = run_agent(
+            config,
+            EXTRACT_TASK,
+            job="extract",
+            system=fill(load("extract_agent"), max_turns=str(MAX_ROUNDS)),
+            prompt=prompt,
+            tools=[tool_spec(MAIN_ACTIONS)],
+            answer=staging.answer,
+            max_rounds=MAX_ROUNDS,
+            seconds=timeout or SECONDS,
+            background=background,
+            env=env,
+        )
+    except ModelNotConfigured:
+        raise
+    except ModelError as err:
+        return JobOutcome("extract", FAILED, str(err), dry_run=dry_run)
+    refused = list(staging.refused)
+    if dry_run:
+        done = [describe(step) for step in staging.staged]
+    else:
+        with store.lock(target, "extract"):
+            done, more = staging.commit(store, target)
+        refused += more
+    changes = tuple({"line": line} for line in done)
+    counts = {"rounds": run.rounds}
+    if not done:
+        return JobOutcome(
+            "extract", NOTHING, "nothing worth storing", (), tuple(refused), dry_run, counts
+        )
+    verb = "would make" if dry_run else "made"
+    detail = (
+        f"{verb} {len(done)} change{'s' if len(done) != 1 else ''} · {run.text or 'no summary'}"
+    )
+    return JobOutcome("extract", STORED, detail, changes, tuple(refused), dry_run, counts)
