@@ -300,3 +300,57 @@ def test_a_real_hook_process_exits_zero_with_json_on_stdout(tmp_path: Path) -> N
     )
     assert (run.code, run.err) == (0, "")
     assert "#deploy" in context_of(run.out, "SessionStart")
+
+
+def test_gemini_gets_the_index_back_with_the_first_prompt_after_a_compression(
+    tmp_path: Path, hook: Hook
+) -> None:
+    root = make_project(tmp_path)
+    write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
+    start = hook(
+        "hook", "SessionStart", stdin=payload("gemini", "SessionStart.startup", root), cwd=root
+    )
+    index = context_of(start[1], "SessionStart")
+    ask = payload("gemini", "BeforeAgent", root)
+    assert "port 5433" in context_of(
+        hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent"
+    )
+    assert hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root), cwd=root) == (
+        0,
+        "",
+        "",
+    )
+    # No SessionStart follows a compression in Gemini CLI: the next prompt carries
+    # the index again, and what was surfaced before may surface again.
+    again = context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent")
+    assert again.startswith(index) and "port 5433" in again
+    after = hook(
+        "hook",
+        "BeforeAgent",
+        stdin=payload("gemini", "BeforeAgent", root, prompt="thanks"),
+        cwd=root,
+    )
+    assert after == (0, "", "")
+
+
+def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(
+    tmp_path: Path, hook: Hook
+) -> None:
+    root = make_project(tmp_path)
+    write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
+    start = payload("codex", "SessionStart.startup", root)
+    assert hook("hook", "--host", "codex", "SessionStart", stdin=start, cwd=root)[0] == 0
+    ask = payload("codex", "UserPromptSubmit", root)
+    assert (
+        "port 5433" in hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root)[1]
+    )
+    assert hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root) == (0, "", "")
+    write(hook, root, "deploy", "Deploy with rsync.")
+    post = payload("codex", "PostCompact", root)
+    assert hook("hook", "--host", "codex", "PostCompact", stdin=post, cwd=root) == (0, "", "")
+    assert (
+        "port 5433" in hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root)[1]
+    )
+    resume = payload("codex", "SessionStart.startup", root, source="resume")
+    resumed = hook("hook", "--host", "codex", "SessionStart", stdin=resume, cwd=root)[1]
+    assert "#deploy" in context_of(resumed, "SessionStart")  # nothing frozen any more
