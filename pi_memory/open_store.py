@@ -55,13 +55,9 @@ def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
 
 
 def settings_from(cfg: Config, cwd: Path) -> Settings:
-    from pi_memory.config.config import CATEGORIES
-    from pi_memory.naming.layer_dirs import categories_layer_dirs, files_layer_dirs
+    from pi_memory.config.config import layer_dirs
 
-    if cfg.layout == CATEGORIES:
-        where = categories_layer_dirs(Path(cfg.auto_dir), cwd)
-    else:
-        where = files_layer_dirs(Path(cfg.memory_dir), cwd)
+    where = layer_dirs(cfg, cwd)
     return Settings(
         layout=cfg.layout,
         dirs={USER: where.user, PROJECT: where.project},

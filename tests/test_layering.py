@@ -243,13 +243,27 @@ def test_fs_imports_only_fs_and_the_leaves() -> None:
     assert bad == []
 
 
+#: Names of the layout-name constants (``config.CATEGORIES``) and of the setting.
+LAYOUT_WORDS: frozenset[str] = frozenset({"CATEGORIES", "FILES", "layout"})
+
+
+def _layout_word(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in LAYOUT_WORDS
+    return isinstance(node, ast.Attribute) and node.attr in LAYOUT_WORDS
+
+
 def layout_names_in(path: Path) -> list[int]:
-    """Lines where a string constant is exactly a layout's name."""
-    return [
-        node.lineno
-        for node in ast.walk(ast.parse(path.read_text("utf-8")))
-        if isinstance(node, ast.Constant) and node.value in LAYOUT_NAMES
-    ]
+    """Lines where a string constant is exactly a layout's name, or where code
+    compares with a layout constant or the ``layout`` setting (a branch on the layout)."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if (isinstance(node, ast.Constant) and node.value in LAYOUT_NAMES) or (
+            isinstance(node, ast.Compare)
+            and any(_layout_word(side) for side in [node.left, *node.comparators])
+        ):
+            lines.append(node.lineno)
+    return lines
 
 
 def test_only_the_layouts_and_config_name_a_layout() -> None:
@@ -263,7 +277,15 @@ def test_only_the_layouts_and_config_name_a_layout() -> None:
     assert named == {}
 
 
-@pytest.mark.parametrize("source", ['x = "files"\n', 'if layout == "categories":\n    pass\n'])
+@pytest.mark.parametrize(
+    "source",
+    [
+        'x = "files"\n',
+        'if layout == "categories":\n    pass\n',
+        "if config.layout != CATEGORIES:\n    pass\n",
+        "same = settings.layout == other.layout\n",
+    ],
+)
 def test_the_name_check_sees_a_layout_name(tmp_path: Path, source: str) -> None:
     path = tmp_path / "m.py"
     path.write_text(source, "utf-8")

@@ -24,9 +24,12 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pi_memory.config import defaults as d
+
+if TYPE_CHECKING:
+    from pi_memory.naming.layer_dirs import LayerDirs
 
 USER_CONFIG: Final = Path(".pi", "agent", "memory.json")
 PROJECT_CONFIG: Final = Path(".pi", "memory.json")
@@ -717,3 +720,27 @@ def _provider_dict(p: Provider) -> dict[str, Any]:
         "retryBackoffMs": p.retry_backoff_ms,
         "command": p.command,
     }
+
+
+# -- what the layout setting decides outside the layouts (which open_layer opens) --
+
+
+def layer_dirs(config: Config, cwd: Path) -> LayerDirs:
+    """Where the user and project layers of the store for ``cwd`` live."""
+    from pi_memory.naming.layer_dirs import categories_layer_dirs, files_layer_dirs
+
+    if config.layout == CATEGORIES:
+        return categories_layer_dirs(Path(config.auto_dir), cwd)
+    return files_layer_dirs(Path(config.memory_dir), cwd)
+
+
+def user_layer_dir(config: Config) -> Path:
+    """The user layer's directory (it needs no working directory)."""
+    if config.layout == CATEGORIES:
+        return Path(config.auto_dir)
+    return Path(config.memory_dir) / "user"
+
+
+def extraction_enabled(config: Config) -> bool:
+    """Whether extraction runs: always with seed 000's layout, seed 004's only when enabled."""
+    return config.layout == CATEGORIES or config.extract_memories.enabled

@@ -37,12 +37,12 @@ CHILD_ENV: Final = "PI_MEMORY_WORKER"
 
 def background_ready(config: Config, env: Mapping[str, str]) -> bool:
     """A model resolves for extraction: without one no background job ever starts."""
-    from pi_memory.config.config import CATEGORIES
+    from pi_memory.config.config import extraction_enabled
     from pi_memory.config.models import model_resolves, task_model
 
     if env.get(CHILD_ENV):
         return False  # inside a worker's own model session: no recursion
-    if config.layout != CATEGORIES and not config.extract_memories.enabled:
+    if not extraction_enabled(config):
         return False  # seed 004: extraction is off until enabled
     name = task_model(config, "extractMemories")
     return bool(name) and model_resolves(config, name or "", env)

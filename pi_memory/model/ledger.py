@@ -70,11 +70,9 @@ class Spend(NamedTuple):
 
 def directory(config: Config) -> Path:
     """The user layer's directory, where the ledger lives."""
-    from pi_memory.config.config import FILES
+    from pi_memory.config.config import user_layer_dir
 
-    if config.layout == FILES:
-        return Path(config.memory_dir) / "user"
-    return Path(config.auto_dir)
+    return user_layer_dir(config)
 
 
 def now_local() -> datetime:
