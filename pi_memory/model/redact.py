@@ -14,7 +14,7 @@ Pure functions; the patterns compile on first use.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Final, NamedTuple
 
 PLACEHOLDER: Final = "[REDACTED:{}]"
@@ -226,14 +226,3 @@ def _apply(rule: _Rule, text: str) -> tuple[str, int]:
         return text, 0
     out.append(text[pos:])
     return "".join(out), hits
-
-
-def redact_all(texts: Iterable[str], extra: Mapping[str, str] | None = None) -> Redaction:
-    """Every text redacted, joined by nothing: only the total count is of interest here."""
-    total = 0
-    parts = []
-    for text in texts:
-        done = redact(text, extra)
-        parts.append(done.text)
-        total += done.hits
-    return Redaction("".join(parts), total)
