@@ -352,6 +352,19 @@ def test_an_unusable_reply_is_never_parsed(
         assert line["out"] == 50  # a cut reply still cost its tokens
 
 
+def test_inline_thinking_of_a_local_model_is_not_the_answer(
+    fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    cfg = config(fake_provider, hermetic_home, "openai")
+    fake_provider.script(
+        Say("<think>\nThe user wants NONE.\n</think>\n\nNONE"),
+        Say("<think>still thinking when the tokens ran out"),
+    )
+    assert ask(cfg).text == "NONE"
+    with pytest.raises(ModelUnavailable, match="the reply was empty"):
+        ask(cfg)
+
+
 def test_an_error_inside_a_200_is_the_providers_word(
     fake_provider: FakeProvider, hermetic_home: Path
 ) -> None:

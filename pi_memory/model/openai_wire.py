@@ -96,7 +96,7 @@ def parse_reply(data: object) -> Parsed:
     if not isinstance(message, Mapping):
         return malformed("the reply's choice has no message", tin, tout)
     finish = choice.get("finish_reason")
-    text = _text(message.get("content"))
+    text = _without_thinking(_text(message.get("content")))
     calls: list[ToolCall] = []
     for raw in message.get("tool_calls") or ():
         call = _tool_call(raw)
@@ -124,6 +124,16 @@ def _text(content: object) -> str:
             if isinstance(part, Mapping) and part.get("type") in ("text", "output_text")
         )
     return ""
+
+
+def _without_thinking(text: str) -> str:
+    """Local reasoning models (Qwen3, DeepSeek-R1 on Ollama, llama.cpp) may put their
+    thinking inline as a leading ``<think>…</think>``; the answer is what follows."""
+    stripped = text.lstrip()
+    if not stripped.startswith("<think>"):
+        return text
+    end = stripped.find("</think>")
+    return "" if end < 0 else stripped[end + len("</think>") :].lstrip()
 
 
 def _tool_call(raw: object) -> ToolCall | None:
