@@ -76,7 +76,24 @@ def test_old_sessions_are_pruned_but_not_those_with_jobs() -> None:
     assert session.session_dir("busy").exists() and session.session_dir("new").exists()
     session.freeze_injection("old", "x")
     os.utime(session.session_dir("old"), (long_ago, long_ago))
-    assert session.prune(14, time.time()) == []  # at most once a day
+    assert session.prune(14, time.time()) is None  # at most once a day
+
+
+def test_notes_of_directories_no_hook_visited_are_pruned(
+    tmp_path: Path, hook: Hook, hermetic_home: Path
+) -> None:
+    from pi_memory.hosts import fastpath
+
+    root = make_project(tmp_path)
+    code, _, err = hook("write", "--keyword", "k", "A fact.", stdin="", cwd=root)
+    assert code == 0, err
+    start = payload("claude-code", "SessionStart.startup", root)
+    assert hook("hook", "SessionStart", stdin=start, cwd=root)[0] == 0
+    notes = hermetic_home / ".cache/pi_memory/hooks"
+    assert len(list(notes.iterdir())) == 1
+    assert fastpath.prune(14, time.time()) == 0
+    assert fastpath.prune(14, time.time() + 15 * 86_400) == 1
+    assert list(notes.iterdir()) == []
 
 
 def test_a_record_is_named_by_its_range_and_damage_is_ignored() -> None:

@@ -251,6 +251,26 @@ def _pack(corpus: Corpus) -> bytes:
     return len(head).to_bytes(4, "little") + head + b"".join(rows)
 
 
+def prune(max_age_days: int, now: float) -> int:
+    """Delete notes (and corpora) of working directories no hook visited for
+    ``max_age_days``: each corpus is as large as the store. Returns how many."""
+    note_file, _ = _files(Path("."))
+    removed = 0
+    try:
+        children = list(os.scandir(note_file.parent))
+    except OSError:
+        return 0
+    for child in children:
+        try:
+            st = child.stat()
+            if now - max(st.st_atime, st.st_mtime) > max_age_days * 86_400 and child.is_file():
+                os.unlink(child.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
 def limits_of(note: Note) -> Limits:
     from pi_memory.jobs.surfacing import Limits
 

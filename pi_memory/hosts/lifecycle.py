@@ -252,7 +252,10 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
     from pi_memory.jobs import records, session, worker
 
     try:
-        session.prune(note.session_days, time.time())
+        if session.prune(note.session_days, time.time()) is not None:
+            from pi_memory.hosts import fastpath
+
+            fastpath.prune(note.session_days, time.time())
         if not note.background:
             return
         for key in records.sessions_with_jobs():

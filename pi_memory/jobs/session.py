@@ -180,17 +180,17 @@ def review_due(gate: Gate, every: int) -> bool:
     return gate.turns > gate.reviewed_at and gate.turns - gate.reviewed_at >= every
 
 
-def prune(max_age_days: int, now: float) -> list[str]:
+def prune(max_age_days: int, now: float) -> list[str] | None:
     """Remove session directories untouched for ``max_age_days``; at most once a day.
 
     A directory holding a job record is kept: the job owns it until it ends.
-    Returns the keys removed.
+    Returns the keys removed, ``None`` when it was not time to look.
     """
     root = sessions_root()
     mark = root / PRUNED_MARK
     try:
         if now - mark.stat().st_mtime < 86_400:
-            return []
+            return None
     except OSError:
         pass
     try:
