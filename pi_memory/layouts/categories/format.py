@@ -19,6 +19,17 @@ it: ``name``, ``description``, ``type``, ``created``, ``modified``, ``file``
 (``%``, ``|``, ``>``), and so are the upper-case letters of an ``x-`` key,
 since header keys are read case-insensitively. A legacy ``tags`` text that is
 not the keyword is kept in ``Entry.extra`` on read and written back as it was.
+
+Teams commit the project layer, so it merges with plain git. The layout
+writes a ``.gitattributes`` into the project layer (once, never over a
+user's) that merges its Markdown files by union: two branches that each
+append a row merge without a conflict, and ``MEMORY.md``, derived, is
+rebuilt from the rows on the next write or session start. What a union can
+produce is folded on read and repaired by the next write to that layer: rows
+of one id whose bodies say the same (or are empty, a header left over from
+the other side) become one memory with the larger ``seen``, the later
+``last``, the earliest ``t`` and every supersede link. Rows of one id with
+different bodies are both kept, as after any conflict.
 """
 
 from __future__ import annotations
@@ -431,4 +442,72 @@ def remove_rows(text: str, ids: Collection[str], layer: str, file: str) -> str:
     for row in reversed(parsed.rows):
         if row.entry.id in ids:
             del lines[row.start : row.end]
+    return "".join(lines)
+
+
+def _folded(rows: list[Entry]) -> Entry | None:
+    """One memory for the rows of one id, or None when their bodies really differ."""
+    from pi_memory.entry import normalize_memory_text
+
+    bodies = {normalize_memory_text(e.body) for e in rows if e.body.strip()}
+    if len(bodies) > 1:
+        return None
+    base = next((e for e in rows if e.body.strip()), rows[0])
+    supersedes = tuple(dict.fromkeys(s for e in rows for s in e.supersedes))
+    times = [e.time for e in rows if e.time]
+    return base._replace(
+        time=min(times) if times else base.time,
+        seen=max(e.seen for e in rows),
+        last=max(e.last for e in rows),
+        supersedes=supersedes,
+        superseded_by=next((e.superseded_by for e in rows if e.superseded_by), ""),
+    )
+
+
+def fold_merged(entries: list[Entry]) -> list[Entry]:
+    """``entries`` with the rows a git union merge duplicated folded into one (see above).
+
+    The folded memory takes the place of the id's first row.
+    """
+    by_id: dict[tuple[str, str], list[Entry]] = {}
+    for entry in entries:
+        by_id.setdefault((entry.file, entry.id), []).append(entry)
+    if len(by_id) == len(entries):
+        return entries
+    out: list[Entry] = []
+    done: set[tuple[str, str]] = set()
+    for entry in entries:
+        key = (entry.file, entry.id)
+        rows = by_id[key]
+        if len(rows) == 1:
+            out.append(entry)
+            continue
+        folded = _folded(rows)
+        if folded is None:
+            out.append(entry)
+        elif key not in done:
+            done.add(key)
+            out.append(folded)
+    return out
+
+
+def fold_text(text: str, layer: str, file: str) -> str:
+    """``text`` with every foldable id down to one row (the first), its header rewritten."""
+    parsed = parse_category_text(text, layer, file)
+    groups: dict[str, list[Row]] = {}
+    for row in parsed.rows:
+        groups.setdefault(row.entry.id, []).append(row)
+    lines = list(parsed.lines)
+    edits: list[tuple[int, int, list[str]]] = []
+    for rows in groups.values():
+        folded = _folded([row.entry for row in rows]) if len(rows) > 1 else None
+        if folded is None:
+            continue
+        keep = next((row for row in rows if row.entry.body.strip()), rows[0])
+        header = _rewrite_header(keep, folded, lines[keep.start])
+        # The id keeps its first row's place, with the body of the row that has one.
+        edits.append((rows[0].start, rows[0].end, [header, *lines[keep.start + 1 : keep.end]]))
+        edits.extend((row.start, row.end, []) for row in rows[1:])
+    for start, end, replacement in sorted(edits, key=lambda edit: -edit[0]):
+        lines[start:end] = replacement
     return "".join(lines)

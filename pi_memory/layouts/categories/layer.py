@@ -10,7 +10,7 @@ import functools
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Final
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -19,6 +19,8 @@ from pi_memory.layouts.categories.format import (
     body_problem,
     decode,
     encode,
+    fold_merged,
+    fold_text,
     format_entry,
     parse_entries,
     remove_rows,
@@ -30,6 +32,15 @@ from pi_memory.layouts.protocol import IndexChange, Injected, no_rollback
 if TYPE_CHECKING:
     from pi_memory.config.config import Config
     from pi_memory.layouts.protocol import MemoryTool
+
+GITATTRIBUTES: Final = ".gitattributes"
+GITATTRIBUTES_TEXT: Final = (
+    "# Written by pi_memory. Memories are appended at the end of a category file, so\n"
+    "# two branches that each add one merge by union instead of conflicting; pi_memory\n"
+    "# folds what such a merge leaves (a row twice, two seen counts) on its next write,\n"
+    "# and rebuilds MEMORY.md, which is derived, from the rows.\n"
+    "*.md merge=union\n"
+)
 
 #: The categories layout's injected keyword table, in characters per layer.
 DEFAULT_INDEX_BUDGET = 3000
@@ -113,7 +124,35 @@ class CategoriesLayer:
         out: list[Entry] = []
         for file in self.files:
             out.extend(self.read_file(file))
-        return out
+        return fold_merged(out)
+
+    def _repair_merged(self) -> None:
+        """Rewrite each file a git union merge left rows to fold in (before any write)."""
+        for file in self.files:
+            entries = self.read_file(file)
+            if len({e.id for e in entries}) == len(entries):
+                continue
+            text = self._read_text(file)
+            new = fold_text(text, self.layer, file)
+            if new != text:
+                self._write_text(file, new)
+
+    def _write_gitattributes(self) -> None:
+        """The project layer's merge rules, written once; a user's own file is left alone."""
+        from pi_memory.entry import PROJECT
+
+        if self.layer != PROJECT:
+            return
+        path = self.directory / GITATTRIBUTES
+        if path.exists() or path.is_symlink():
+            return
+        from pi_memory.fs.atomic import atomic_write_text
+
+        atomic_write_text(path, GITATTRIBUTES_TEXT)
+
+    def _before_write(self) -> None:
+        self._repair_merged()
+        self._write_gitattributes()
 
     def search_sources(self) -> list[tuple[Path, Callable[[], list[Entry]]]]:
         return [
@@ -133,6 +172,7 @@ class CategoriesLayer:
         if problem:
             raise EntryRejected(problem)
         stored = entry._replace(layer=self.layer, file=file)
+        self._before_write()
         text, before = self._load(file)
         row = format_entry(stored)
         self._write_text(
@@ -141,6 +181,7 @@ class CategoriesLayer:
         return stored
 
     def update(self, entries: Collection[Entry]) -> None:
+        self._before_write()
         for file in self.files:
             mine = {e.id: e for e in entries if e.file == file}
             if mine:
@@ -156,6 +197,7 @@ class CategoriesLayer:
                     self._write_text(file, new, now_holds)
 
     def remove(self, ids: Collection[str]) -> None:
+        self._before_write()
         for file in self.files:
             text = self._read_text(file)
             new = remove_rows(text, ids, self.layer, file)
