@@ -145,9 +145,8 @@ def test_derived_values_are_not_written_back() -> None:
     parsed = parse_entry_file(raw)
     assert parsed is not None
     entry = entry_from_file(parsed, "SSH-port-on-staging.md", "project")
-    # Only the id is added: everything else follows from the five fields.
-    expected = raw.replace("---\n\n", f"id: {entry.id}\n---\n\n", 1)
-    assert entry_to_text(entry) == expected
+    # Everything, the id included, follows from the five fields: nothing is added.
+    assert entry_to_text(entry) == raw
 
 
 def test_garbage_extras_fall_back_to_derived_values() -> None:
@@ -216,11 +215,17 @@ def test_add_writes_the_seed_file_and_index_line(tmp_path: Path) -> None:
     assert result.file == "SSH-port-on-staging.md"
     assert result.capacity_warning is None
     reference = (GOLDEN / "reference.md").read_text(encoding="utf-8")
-    entry = layer.read()[0]
     written = (layer.directory / result.file).read_text(encoding="utf-8")
-    assert written == reference.replace("2026-07-13", "2026-10-02").replace(
-        "---\n\n", f"id: {entry.id}\n---\n\n", 1
+    # The seed's five fields and nothing else: byte for byte what the reference writes.
+    assert written == reference.replace("2026-07-13", "2026-10-02")
+    # Replacing it keeps it so (the id still derives from name and creation day).
+    entry_id = layer.read()[0].id
+    layer.replace("SSH port on staging", None, type="reference", now=LATER)
+    rewritten = (layer.directory / result.file).read_text(encoding="utf-8")
+    assert rewritten == written.replace("type: project", "type: reference").replace(
+        "2026-10-02T08:14:03.120Z", "2026-10-03T09:00:00.005Z"
     )
+    assert layer.read()[0].id == entry_id
     assert layer.read_index() == (
         "- [SSH port on staging](SSH-port-on-staging.md) — "
         "staging SSH listens on 2222, not 22; key at ~/.ssh/staging\n"

@@ -33,7 +33,7 @@ memory; it maps to an :class:`~pi_memory.entry.Entry` like this:
 ==========  ==============================================================
 ``id``      ``created`` as ``YYYYMMDD`` + ``-`` + the first 4 hex digits of
             sha256(name) — stable across reads, so search, usage and
-            supersede links work; stored in the file on its next write
+            supersede links work without storing it
 ``time``    ``modified`` converted to local ``YYYY-MM-DD HH:MM:SS``
 ``keyword`` derived from the name (``keywords.coerce_keywords(name, body)``)
 ``src``     ``user``
@@ -43,7 +43,13 @@ memory; it maps to an :class:`~pi_memory.entry.Entry` like this:
 ==========  ==============================================================
 
 A key is written only when its value differs from what the rules above
-would derive, except ``id``, which every write stores.
+would derive, ``id`` included: a memory written through the ``memory`` tool
+is the seed's five fields and nothing else, byte for byte what the reference
+extension writes. An id travels as an ``id`` key only when the name and the
+creation day cannot give it back: a memory imported from the categories
+layout or written by ``write`` (time-based ids), or one whose derived id was
+taken. The reference reads such a file as the same memory (it ignores keys
+it does not know); a supersede link names ids, so both ends keep theirs.
 
 The type ↔ category table and the fields a row carries are in
 :mod:`pi_memory.layouts.carry`.
@@ -219,7 +225,10 @@ def entry_extra(entry: Entry) -> list[tuple[str, str]]:
     """The extra frontmatter of ``entry``: ours in fixed order, then unknown keys as they were."""
     unknown = dict(entry.extra)
     candidates = (
-        ("id", entry.id),
+        (
+            "id",
+            "" if entry.id == derived_id(entry.name, entry.created, entry.modified) else entry.id,
+        ),
         (
             "keyword",
             "" if entry.keyword == derived_keyword(entry.name, entry.body) else entry.keyword,
