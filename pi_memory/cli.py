@@ -24,6 +24,7 @@ COMMANDS = (
     ("dream", "let a model tidy one layer with the memory tools (needs a model)"),
     ("import", "copy a layer from one layout to the other"),
     ("unlock", "remove an abandoned write lock"),
+    ("restore", "bring back a memory the files layout's memory tool removed or replaced"),
     ("tool", "run an agent tool: JSON arguments on stdin, one JSON result on stdout"),
     ("hook", "handle an agent event: event JSON on stdin"),
     ("mcp", "serve the memory tools to an MCP client (JSON-RPC over stdio)"),
@@ -210,6 +211,12 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     found.add_argument("--json", action="store_true", help="print one JSON object")
 
+    r = cmd["restore"]
+    r.add_argument("--layer", default="project", help="user|project (default: project)")
+    r.add_argument(
+        "name", nargs="?", metavar="NAME", help="the memory's name or file; without it, list"
+    )
+
     for name in ("install", "uninstall"):
         c = cmd[name]
         c.add_argument("host", metavar="HOST", choices=("claude-code", "codex", "gemini", "pi"))
@@ -300,6 +307,10 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from pi_memory.commands.unlock import run_unlock
 
         return run_unlock(layer=ns.layer, yes=ns.yes, force=ns.force)
+    if command == "restore":
+        from pi_memory.commands.restore import run_restore
+
+        return run_restore(layer=ns.layer, name=ns.name)
     if command == "surface":
         from pi_memory.commands.surface import run_surface
 

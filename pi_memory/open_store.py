@@ -64,6 +64,7 @@ def settings_from(cfg: Config, cwd: Path) -> Settings:
         project_name=where.project_name,
         lock_timeout_ms=cfg.lock.timeout_ms,
         snapshot_keep=cfg.lock.snapshot_keep,
+        keep_removed_days=cfg.keep_removed_days,
         review_months=cfg.review_months,
         index_budget=cfg.index_budget,
         inject_max_lines=cfg.mem_index_inject_max_lines,

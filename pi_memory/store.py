@@ -52,6 +52,7 @@ class Settings(NamedTuple):
     project_name: str
     lock_timeout_ms: int = defaults.LOCK_TIMEOUT_MS
     snapshot_keep: int = defaults.SNAPSHOT_KEEP
+    keep_removed_days: int = defaults.KEEP_REMOVED_DAYS
     review_months: int = defaults.REVIEW_MONTHS
     index_budget: int = defaults.INDEX_BUDGET
     inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES
@@ -107,6 +108,7 @@ class Store:
                 index_budget=s.index_budget,
                 inject_max_lines=s.inject_max_lines,
                 inject_max_bytes=s.inject_max_bytes,
+                keep_removed_days=s.keep_removed_days,
             )
             if opened.snapshot_on_write:
                 opened.before_change = self._rollback_point_of(opened.directory)

@@ -179,6 +179,8 @@ class Config(NamedTuple):
     daily_token_cap: int = d.DAILY_TOKEN_CAP
     #: Extra secret patterns from ``redactPatterns``: placeholder label → regular expression.
     redact_patterns: Mapping[str, str] = MappingProxyType({})
+    #: Days the files layout keeps what the memory tool removed or replaced.
+    keep_removed_days: int = d.KEEP_REMOVED_DAYS
 
 
 class LoadedConfig(NamedTuple):
@@ -455,6 +457,7 @@ def parse_config(
         models_configured=any(key in raw for key in TASKS) or r.get("defaults.model") is not None,
         daily_token_cap=r.integer("dailyTokenCap", d.DAILY_TOKEN_CAP),
         redact_patterns=_redact_patterns(r),
+        keep_removed_days=r.integer("keepRemovedDays", d.KEEP_REMOVED_DAYS),
     )
     knobs: dict[str, Any] = {
         _KNOB_FIELDS[key]: r.integer(key, default, low, high)
@@ -705,6 +708,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "sessionDays": config.session_days,
             "dailyTokenCap": config.daily_token_cap,
             "redactPatterns": dict(config.redact_patterns),
+            "keepRemovedDays": config.keep_removed_days,
         }
     )
     return out

@@ -21,6 +21,8 @@ MEM_INDEX_INJECT_MAX_BYTES: Final = 16384
 LOCK_TIMEOUT_MS: Final = 5000
 #: Snapshots kept under ``.backups/`` (``migrate-*`` never pruned).
 SNAPSHOT_KEEP: Final = 5
+#: Days the files layout keeps what the memory tool removed or replaced (``.removed/``).
+KEEP_REMOVED_DAYS: Final = 30
 
 DREAM_NUDGE_AFTER_SESSIONS: Final = 5
 DREAM_NUDGE_AFTER_HOURS: Final = 24

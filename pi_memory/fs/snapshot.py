@@ -72,7 +72,7 @@ def take_snapshot(
     root = directory / BACKUPS_DIR
     # A regular file in the way raises here, and the write is not made.
     root.mkdir(exist_ok=True)
-    target = _claim(root, snapshot_dir_name(_now(now), label))
+    target = claim_directory(root, snapshot_dir_name(_now(now), label))
     for source in files:
         _copy_one(directory, Path(source), target, copy or shutil.copy2, platform)
     try:
@@ -157,7 +157,7 @@ def remove_tree(
         sleep(RM_RETRY_DELAY_MS * (attempt + 1) / 1000)
 
 
-def _claim(root: Path, base: str) -> Path:
+def claim_directory(root: Path, base: str) -> Path:
     """Create the snapshot directory; the same millisecond again gets ``-2``, ``-3``, ….
 
     Counting on from the highest suffix present (not the first free one) keeps

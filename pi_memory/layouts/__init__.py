@@ -29,6 +29,7 @@ def open_layer(
     index_budget: int = defaults.INDEX_BUDGET,
     inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES,
     inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES,
+    keep_removed_days: int = defaults.KEEP_REMOVED_DAYS,
 ) -> LayerStore:
     if layout == "categories":
         from pi_memory.layouts.categories.layer import CategoriesLayer
@@ -44,5 +45,6 @@ def open_layer(
             index_max_bytes=index_max_bytes,
             inject_max_lines=inject_max_lines,
             inject_max_bytes=inject_max_bytes,
+            keep_removed_days=keep_removed_days,
         )
     raise ValueError(f"unknown layout {layout!r}")

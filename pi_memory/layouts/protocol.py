@@ -24,6 +24,17 @@ if TYPE_CHECKING:
     from pi_memory.config.config import Config
     from pi_memory.entry import Entry
 
+
+class Kept(NamedTuple):
+    """A copy of a memory's file that the ``memory`` tool deleted or overwrote."""
+
+    path: Path
+    #: When it was removed or replaced (UTC).
+    when: datetime
+    #: ``remove`` or ``replace``.
+    action: str
+
+
 #: ``(label, file names)``: called just before a layout changes those files of its directory.
 BeforeChange = Callable[[str, Sequence[str]], None]
 
@@ -84,6 +95,15 @@ class MemoryTool(Protocol):
 
     def remove_by_name(self, ref: str) -> str:
         """Delete the memory ``ref`` (file name or name); returns its file."""
+
+    #: Days a removed or replaced memory stays recoverable.
+    keep_removed_days: int
+
+    def kept(self) -> list[tuple[Kept, Entry | None]]:
+        """Copies of what ``remove`` and ``replace`` deleted or overwrote, newest first."""
+
+    def restore(self, ref: str) -> tuple[Entry, Kept, str]:
+        """Bring back the newest kept copy of ``ref``: (memory, copy, file it is in now)."""
 
 
 class LayerStore(Protocol):

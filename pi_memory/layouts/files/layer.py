@@ -52,9 +52,17 @@ from pi_memory.layouts.files.index import (
     remove_index_line,
     upsert_index_line,
 )
+from pi_memory.layouts.files.recovery import (
+    REMOVE,
+    REPLACE,
+    keep_copy,
+    kept_copies,
+    prune_kept,
+)
 from pi_memory.layouts.protocol import (
     IndexChange,
     Injected,
+    Kept,
     ToolWrite,
     line_change,
     no_rollback,
@@ -93,6 +101,7 @@ class FilesLayer:
         index_max_bytes: int = defaults.MEM_INDEX_MAX_BYTES,
         inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES,
         inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES,
+        keep_removed_days: int = defaults.KEEP_REMOVED_DAYS,
         clock: Callable[[], datetime] = _utc_now,
         platform: str | None = None,
     ) -> None:
@@ -102,6 +111,7 @@ class FilesLayer:
         self.index_max_bytes = index_max_bytes
         self.inject_max_lines = inject_max_lines
         self.inject_max_bytes = inject_max_bytes
+        self.keep_removed_days = keep_removed_days
         self._clock = clock
         self.platform = platform or current_platform()
         self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
@@ -479,6 +489,7 @@ class FilesLayer:
         text = entry_to_text(entry)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, entry.file])
+        self._keep(entry.file, REPLACE)
         self._write(entry.file, text)
         before = self.read_index()
         after = upsert_index_line(before, entry.name, entry.file, entry.description)
@@ -491,10 +502,67 @@ class FilesLayer:
         if current is None:
             raise EntryRejected(f'Entry "{ref}" not found')
         self._changing("write", [INDEX_FILE, current.file])
+        self._keep(current.file, REMOVE)
         self._unlink(current.file)
         before = self.read_index()
         self._write_index(before, remove_index_line(before, current.file))
         return current.file
+
+    # ------------------------------------------------ what the tool removed or replaced
+
+    def _keep(self, file: str, action: str) -> None:
+        """Keep the file about to be deleted or overwritten (fails closed), prune old copies."""
+        now = self._clock()
+        keep_copy(self.directory, file, action, now)
+        prune_kept(self.directory, self.keep_removed_days, now)
+
+    def kept(self) -> list[tuple[Kept, Entry | None]]:
+        """The kept copies, newest first, each with the memory it holds (None if unreadable)."""
+        out: list[tuple[Kept, Entry | None]] = []
+        for kept in kept_copies(self.directory):
+            try:
+                raw = kept.path.read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                out.append((kept, None))
+                continue
+            parsed = parse_entry_file(raw)
+            entry = None if parsed is None else entry_from_file(parsed, kept.path.name, self.layer)
+            out.append((kept, entry))
+        return out
+
+    def restore(self, ref: str) -> tuple[Entry, Kept, str]:
+        """Bring back the newest kept copy of the memory ``ref`` (name or file name).
+
+        A memory of that name that exists now is replaced, and is kept itself
+        first, so a restore can be undone the same way. Returns the restored
+        memory, the copy it came from, and the file it is in now.
+        """
+        found = next(
+            (
+                (kept, entry)
+                for kept, entry in self.kept()
+                if entry is not None and ref in (entry.name, kept.path.name)
+            ),
+            None,
+        )
+        if found is None:
+            raise EntryRejected(f'no removed or replaced memory "{ref}" is kept')
+        kept, entry = found
+        entries = self.read()
+        current = next((e for e in entries if e.name == entry.name), None)
+        if current is not None:
+            file = current.file
+        elif self._reusable(kept.path.name, [e.file for e in entries]):
+            file = kept.path.name
+        else:
+            file = self._free_file_name(entry.name, [e.file for e in entries])
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._changing("write", [INDEX_FILE, file])
+        self._keep(file, REPLACE)
+        self._write(file, kept.path.read_bytes().decode("utf-8", errors="replace"))
+        before = self.read_index()
+        self._write_index(before, upsert_index_line(before, entry.name, file, entry.description))
+        return entry, kept, file
 
     def memory_tool(self) -> FilesLayer:
         return self
@@ -553,7 +621,17 @@ class FilesLayer:
             "lock": lock,
         }
         shown = {**facts, "lock": lock_shown or lock}
-        return [f"{label}:", *status_lines(config, **shown)], status_json(config, **facts)
+        lines = [f"{label}:", *status_lines(config, **shown)]
+        recoverable = len(kept_copies(self.directory))
+        if recoverable:
+            lines.append(
+                f"  Recoverable: {recoverable} removed or replaced in the last "
+                f"{self.keep_removed_days} days "
+                f"(python -m pi_memory restore --layer {self.layer})"
+            )
+        data = status_json(config, **facts)
+        data["recoverable"] = recoverable
+        return lines, data
 
 
 def _read_bytes(path: Path) -> bytes | None:
