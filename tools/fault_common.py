@@ -91,8 +91,8 @@ def unreadable_files(directory: Path) -> list[str]:
     A category file must hold only well-formed row headers where a line reads
     as one; an entry file must be a memory; ``MEMORY.md`` must decode.
     """
-    from pi_memory.layouts.categories import decode, parse_category_text, parse_header_fields
-    from pi_memory.layouts.files import parse_entry_file
+    from pi_memory.layouts.categories.format import decode, parse_category_text, parse_header_fields
+    from pi_memory.layouts.files.format import parse_entry_file
 
     bad: list[str] = []
     if not directory.is_dir():

@@ -127,7 +127,7 @@ def one_case(n: int, seed: int, root: Path) -> list[str]:
         problems.append(f"traceback: {where}: logged: {log.read_text('utf-8', 'replace')[-300:]}")
     after = target.read_bytes() if target.exists() else b""
     if layout == "categories":
-        from pi_memory.layouts.categories import decode, encode, fold_text
+        from pi_memory.layouts.categories.format import decode, encode, fold_text
 
         kept = encode(fold_text(decode(mutated), "user", "USER.md"))
         if not after.startswith(kept):
