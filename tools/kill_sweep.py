@@ -1,6 +1,6 @@
 """Kill sweep: SIGKILL a writer at random points of write, rebuild and import, then check.
 
-    python tools/kill_sweep.py [--kills 400] [--max-delay-ms 400] [--seed 1] [--json]
+    python tools/kill_sweep.py [--kills 400] [--max-delay-ms 800] [--seed 1] [--json]
 
 A store has both layouts side by side: a categories project layer (written by
 ``write`` and rewritten by ``rebuild``) and a files project layer (written by
@@ -8,7 +8,8 @@ A store has both layouts side by side: a categories project layer (written by
 starts one child process that loops over one operation — write then write,
 write then rebuild, or write then import, on either layout — printing an
 acknowledgement after every write that exited 0, and kills it with SIGKILL
-after a random delay. Then:
+after a random delay counted from when its interpreter is up (so the kill
+lands in the work, not in start-up). Then:
 
 - every file of every layer still parses (``torn``);
 - every acknowledged fact is still stored (``lost``);
@@ -55,6 +56,8 @@ sys.path.insert(0, sys.argv[1])
 from fault_common import private_env, run
 home, project, layout, op, tag = sys.argv[2:7]
 private_env(Path(home))
+import pi_memory.cli  # noqa: F401 -- loaded before READY, so the kill lands in the work
+print("READY", flush=True)
 i = 0
 while True:
     i += 1
@@ -86,7 +89,9 @@ def one_round(
         env=env,
         text=True,
     )  # fmt: skip
-    time.sleep(rng.uniform(0.03, max_delay_ms / 1000))
+    if child.stdout is not None:
+        child.stdout.readline()  # READY: the interpreter is up, the operations start now
+    time.sleep(rng.uniform(0, max_delay_ms / 1000))
     child.send_signal(signal.SIGKILL)
     out, _ = child.communicate(timeout=30)
     acked = [line[4:] for line in out.splitlines() if line.startswith("ACK ")]
@@ -151,7 +156,7 @@ def sweep(kills: int, max_delay_ms: int, seed: int, root: Path) -> dict[str, Any
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=400)
-    parser.add_argument("--max-delay-ms", type=int, default=400)
+    parser.add_argument("--max-delay-ms", type=int, default=800)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
