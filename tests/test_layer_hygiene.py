@@ -67,7 +67,12 @@ def test_what_must_never_be_committed_is_ignored(repo: Path) -> None:
     (layer / ".backups" / "20260101" / "CONVENTIONS.md").write_text("x", "utf-8")
     listed = git_status(repo)
     prefix = str(LAYER) + "/"
-    assert listed == [prefix + ".gitignore", prefix + "CONVENTIONS.md", prefix + "MEMORY.md"]
+    assert listed == [
+        prefix + ".gitattributes",
+        prefix + ".gitignore",
+        prefix + "CONVENTIONS.md",
+        prefix + "MEMORY.md",
+    ]
 
 
 def test_a_gitignore_the_user_edited_is_left_alone(repo: Path) -> None:
