@@ -354,3 +354,20 @@ def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(
     resume = payload("codex", "SessionStart.startup", root, source="resume")
     resumed = hook("hook", "--host", "codex", "SessionStart", stdin=resume, cwd=root)[1]
     assert "#deploy" in context_of(resumed, "SessionStart")  # nothing frozen any more
+
+
+def test_a_payload_that_is_not_utf8_never_fails_the_hook(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    root = make_project(tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pi_memory", "hook", "UserPromptSubmit"],
+        input=b'{"prompt": "\xff\xfe"}',
+        capture_output=True,
+        env=env,
+        cwd=root,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    assert "Traceback" not in log_text(hermetic_home)
