@@ -58,6 +58,7 @@ class Raw(NamedTuple):
     body: bytes
     status: int = 200
     content_type: str = "application/json"
+    headers: Mapping[str, str] = {}
 
 
 class Hang(NamedTuple):
@@ -253,7 +254,7 @@ def _handler(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 return
             if isinstance(step, Raw):
-                self._send(step.status, step.body, step.content_type)
+                self._send(step.status, step.body, step.content_type, step.headers)
                 return
             if isinstance(step, Fail):
                 self._fail(anthropic, step)

@@ -378,6 +378,15 @@ def test_an_error_inside_a_200_is_the_providers_word(
     )
 
 
+def test_a_redirect_is_not_followed(fake_provider: FakeProvider, hermetic_home: Path) -> None:
+    cfg = config(fake_provider, hermetic_home, "anthropic", key_env="FAKE_KEY")
+    elsewhere = {"Location": fake_provider.url + "/elsewhere/v1/messages"}
+    fake_provider.script(Raw(b"", status=302, headers=elsewhere), Say("followed"))
+    with pytest.raises(ModelUnavailable, match=r"HTTP 302"):
+        ask(cfg, env={"FAKE_KEY": "k-9"})
+    assert len(fake_provider.requests) == 1  # the key went to one place only
+
+
 def test_plain_http_is_only_for_loopback(hermetic_home: Path) -> None:
     data = {
         "providers": {"lan": {"baseUrl": "http://192.0.2.10:11434/v1", "api": "openai"}},
