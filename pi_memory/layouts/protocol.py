@@ -2,12 +2,13 @@
 
 A layout is a persistence adapter for one layer directory. It is the only code
 that knows a file format; everything above it works on :class:`Entry` records.
-A layout knows nothing of locks, rollback points or tools: the engine
-(:mod:`pi_memory.store`) takes the store's write lock before calling any method
-that writes, and decides from :attr:`LayerStore.snapshot_on_write` whether a
-rollback point is taken before each change (the layout announces the files it
-is about to change through :attr:`LayerStore.before_change`). Every method that
-writes does so atomically.
+A layout knows nothing of locks or rollback points, nor of a tool's
+arguments: the engine (:mod:`pi_memory.store`, :mod:`pi_memory.memory_tool`)
+takes the store's write lock before calling any method that writes, and
+decides from :attr:`LayerStore.snapshot_on_write` whether a rollback point is
+taken before each change (such a layout announces the files it is about to
+change through :attr:`LayerStore.before_change`). Every method that writes
+does so atomically.
 
 A layout is opened by :func:`pi_memory.layouts.open_layer`.
 """
@@ -111,7 +112,8 @@ class LayerStore(Protocol):
 
     layer: str
     directory: Path
-    #: Set by the engine; the layout calls it before it changes files (see :data:`BeforeChange`).
+    #: Set by the engine; a layout with ``snapshot_on_write`` calls it before it changes
+    #: files (see :data:`BeforeChange`).
     before_change: BeforeChange
 
     @property
