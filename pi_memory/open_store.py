@@ -72,11 +72,27 @@ def settings_from(cfg: Config, cwd: Path) -> Settings:
         index_max_lines=cfg.mem_index_max_lines,
         index_max_bytes=cfg.mem_index_max_bytes,
         redact_patterns=cfg.redact_patterns,
+        unavailable=_unavailable(cwd),
     )
 
 
+def _unavailable(cwd: Path) -> dict[str, str]:
+    """The project layer is out of reach from a working directory that was deleted."""
+    from pi_memory.naming.workdir import GONE
+
+    if cwd.is_dir():
+        return {}
+    return {PROJECT: GONE.format(path=cwd)}
+
+
+def _here() -> Path:
+    from pi_memory.naming.workdir import working_dir
+
+    return working_dir()
+
+
 def open_store(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Store:
-    return Store(load_settings(cwd or Path(os.getcwd()), os.environ if env is None else env))
+    return Store(load_settings(cwd or _here(), os.environ if env is None else env))
 
 
 def load_for_show() -> tuple[LoadedConfig, Store]:
@@ -84,7 +100,7 @@ def load_for_show() -> tuple[LoadedConfig, Store]:
     not use as notes)."""
     from pi_memory.config.config import load_for
 
-    cwd = Path(os.getcwd())
+    cwd = _here()
     loaded = load_for(cwd, os.environ)
     return loaded, Store(settings_from(loaded.config, cwd))
 
@@ -93,7 +109,7 @@ def open_job(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> t
     """The store and the configuration a model job needs (its models and providers)."""
     from pi_memory.config.config import load_for
 
-    here = cwd or Path(os.getcwd())
+    here = cwd or _here()
     loaded = load_for(here, os.environ if env is None else env)
     warn_once(loaded)
     return Store(settings_from(loaded.config, here)), loaded.config

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
 from pi_memory.config import defaults
 from pi_memory.entry import LAYERS, PROJECT, USER, Entry
-from pi_memory.errors import EntryRejected, UsageError
+from pi_memory.errors import ConfigError, EntryRejected, UsageError
 
 if TYPE_CHECKING:
     from pi_memory.fs.lock import StoreLock
@@ -61,6 +61,8 @@ class Settings(NamedTuple):
     inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES
     #: Extra secret patterns (``redactPatterns``): label → regular expression.
     redact_patterns: Mapping[str, str] = MappingProxyType({})
+    #: Layers that cannot be used from here, with the reason (a deleted working directory).
+    unavailable: Mapping[str, str] = MappingProxyType({})
 
 
 class WriteOutcome(NamedTuple):
@@ -118,8 +120,20 @@ class Store:
     def read(self, layer: str) -> list[Entry]:
         """Every entry of ``layer``, read once per process until a write; do not mutate it."""
         if layer not in self._read_cache:
+            if layer in self.settings.unavailable:
+                return []
+            self._check_directory(layer)
             self._read_cache[layer] = self.layer(layer).read()
         return self._read_cache[layer]
+
+    def _check_directory(self, layer: str) -> None:
+        """A layer directory that is a file is a person's mistake: say which, and how out."""
+        directory = self.directory(layer)
+        if directory.exists() and not directory.is_dir():
+            raise ConfigError(
+                f"the {layer} memory directory {directory} is a file, not a directory: "
+                "move it away or configure another directory"
+            )
 
     def read_all(self) -> list[Entry]:
         return [entry for layer in LAYERS for entry in self.read(layer)]
@@ -139,6 +153,9 @@ class Store:
     def lock(self, layer: str, op: str) -> StoreLock:
         from pi_memory.fs.lock import StoreLock
 
+        if layer in self.settings.unavailable:
+            raise UsageError(self.settings.unavailable[layer])
+        self._check_directory(layer)
         directory = self.directory(layer)
         directory.mkdir(parents=True, exist_ok=True)
         if layer == PROJECT:

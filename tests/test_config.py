@@ -339,10 +339,13 @@ def test_unset_or_bad_environment_values_leave_the_file_value() -> None:
 
 
 def test_load_config_reads_the_environment(hermetic_home: Path, project: Path) -> None:
-    env = {"PI_MEMORY_AUTO_DIR": "relative"}
-    assert cfg.load_config(project, env, home=hermetic_home).config.auto_dir == str(
-        project / "relative"
-    )
+    env = {"PI_MEMORY_AUTO_DIR": "~/elsewhere"}
+    loaded = cfg.load_config(project, env, home=hermetic_home)
+    assert loaded.config.auto_dir == str(hermetic_home / "elsewhere")
+    # A relative directory would depend on where each command runs: ignored, and said.
+    loaded = cfg.load_config(project, {"PI_MEMORY_AUTO_DIR": "relative"}, home=hermetic_home)
+    assert loaded.config.auto_dir == str(hermetic_home / ".pi" / "agent" / "memory-auto")
+    assert loaded.warnings == ("PI_MEMORY_AUTO_DIR='relative' is not an absolute path; ignored",)
 
 
 # -- providers and models ------------------------------------------------------------------

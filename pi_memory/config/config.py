@@ -492,7 +492,13 @@ def _apply_env(
         changes[_KNOB_FIELDS[key]] = _clamp(value, low, high)
     auto_dir = env.get(AUTO_DIR_ENV, "").strip()
     if auto_dir:
-        changes["auto_dir"] = resolve_path(auto_dir, cwd, home, platform)
+        from pi_memory.naming.home import expand_tilde, is_absolute
+
+        if is_absolute(expand_tilde(auto_dir, home, platform), platform):
+            changes["auto_dir"] = resolve_path(auto_dir, cwd, home, platform)
+        else:
+            # Relative to what? Each command's directory would give another store.
+            warnings.append(f"{AUTO_DIR_ENV}={auto_dir!r} is not an absolute path; ignored")
     return config._replace(**changes) if changes else config
 
 

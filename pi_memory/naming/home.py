@@ -14,11 +14,22 @@ if TYPE_CHECKING:
 
 
 def home_dir(env: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
-    """The user's home: ``HOME`` (``USERPROFILE`` on Windows), else what Python finds."""
+    """The user's home: ``HOME`` (``USERPROFILE`` on Windows), else the account's home
+    directory (an empty ``HOME`` counts as unset)."""
     env = os.environ if env is None else env
     platform = platform or current_platform()
-    value = env.get("USERPROFILE" if platform == WIN32 else "HOME", "")
-    return Path(value) if value else Path.home()
+    value = env.get("USERPROFILE" if platform == WIN32 else "HOME")
+    if value and value.strip():
+        return Path(value)
+    if value is not None and platform != WIN32:
+        # An empty HOME is no home: Path.home() would answer "/" for it.
+        try:
+            import pwd
+
+            return Path(pwd.getpwuid(os.getuid()).pw_dir)
+        except (ImportError, KeyError, AttributeError):
+            pass
+    return Path.home()
 
 
 def _pathmod(platform: str) -> types.ModuleType:
@@ -40,6 +51,11 @@ def expand_tilde(value: str, home: str, platform: str) -> str:
         rest = value[2:]
         return str(pathmod.normpath(pathmod.join(home, rest))) if rest else home
     return value
+
+
+def is_absolute(path: str, platform: str) -> bool:
+    """Whether ``path`` is absolute on ``platform`` (``C:\\x`` is not, on POSIX)."""
+    return bool(_pathmod(platform).isabs(path))
 
 
 def expand_user_path(value: str, cwd: Path, platform: str, home: str) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.naming.git_repo import project_root
-from pi_memory.naming.home import expand_user_path, home_dir
+from pi_memory.naming.home import expand_tilde, expand_user_path, home_dir, is_absolute
 from pi_memory.naming.platforms import current_platform
 
 if TYPE_CHECKING:
@@ -32,13 +32,13 @@ class LayerDirs(NamedTuple):
 def categories_user_dir(env: Mapping[str, str]) -> Path:
     """The categories layout's user layer: ``$PI_MEMORY_AUTO_DIR`` or ``~/.pi/agent/memory-auto``.
 
-    A relative override resolves against the working directory.
+    A relative override is ignored, as the configuration ignores it (with a warning).
     """
     platform = current_platform()
     home = str(home_dir(env, platform))
     override = env.get("PI_MEMORY_AUTO_DIR", "").strip()
-    if override:
-        return expand_user_path(override, Path.cwd(), platform, home)
+    if override and is_absolute(expand_tilde(override, home, platform), platform):
+        return expand_user_path(override, Path(home), platform, home)
     return Path(home) / AUTO_DIR
 
 
