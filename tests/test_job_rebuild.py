@@ -76,3 +76,39 @@ def test_without_a_model_rebuild_repairs_deterministically(
     assert out.startswith("rebuilt project layer: 14 memories · collapsed 1 · repaired 0")
     assert fake_provider.posts() == []
     assert "tags: deploy -->" in (project / "DECISIONS.md").read_text()
+
+
+def test_the_files_layout_stores_the_new_keyword_in_the_frontmatter(
+    tmp_path: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.jobhelp import files_entry
+
+    memory_dir = tmp_path / "mem"
+    configure(fake_provider, hermetic_home, "anthropic", layout="files", memoryDir=str(memory_dir))
+    root = tmp_path / "proj"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    from pi_memory.open_store import open_job
+
+    store, _ = open_job()
+    directory = store.directory("project")
+    directory.mkdir(parents=True)
+    (directory / "Port.md").write_text(
+        files_entry(
+            "20261001-aaaa",
+            "Port",
+            description="the dev server port",
+            kind="project",
+            modified="2026-10-01T10:00:00.000Z",
+            body="The dev server listens on 8080.",
+        )
+    )
+    fake_provider.script(Say("20261001-aaaa: dev server port\n"))
+    code, out, _ = cli("rebuild", "project")
+    assert code == 0, out
+    assert out.startswith("rebuild: rebuilt project layer: 1 memory · 1 keyword re-derived")
+    assert "keyword: dev server port" in (directory / "Port.md").read_text()
+    assert list((directory / ".backups").iterdir())

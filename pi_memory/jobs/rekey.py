@@ -141,8 +141,10 @@ def rekey(
         )
     collapsed, repaired, written = _write(store, layer, wanted, by_id)
     counts.update(collapsed=collapsed, repaired=repaired)
+    memories = f"{len(seen)} memor{'y' if len(seen) == 1 else 'ies'}"
+    keywords = f"{len(written)} keyword{'' if len(written) == 1 else 's'}"
     detail = (
-        f"rebuilt {layer} layer: {len(seen)} memories · {len(written)} keywords re-derived · "
+        f"rebuilt {layer} layer: {memories} · {keywords} re-derived · "
         f"collapsed {collapsed} · repaired {repaired} · MEMORY.md regenerated"
     )
     kept = tuple(c for c in changes if c["id"] in written)
