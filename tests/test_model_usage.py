@@ -94,3 +94,26 @@ def test_show_reports_tokens_per_job_today_and_this_month(
         "tokens_in": 1010,
         "tokens_out": 205,
     }
+
+
+def test_an_agents_staged_writes_are_redacted_when_committed(tmp_path: Path) -> None:
+    from datetime import datetime
+
+    from pi_memory.jobs.staging import Staging
+    from pi_memory.model.types import ToolCall
+    from tests.conftest import files_store
+
+    store = files_store(tmp_path / "project")
+    staging = Staging([], ("add", "replace"), datetime(2026, 12, 1, 9, 0))
+    args = {
+        "action": "add",
+        "name": "Deploy",
+        "content": f"deploy with {SECRET}",
+        "description": "how deploys authenticate",
+    }
+    staging.answer(ToolCall("t1", "memory", args))
+    with store.lock("project", "dream"):
+        done, refused = staging.commit(store, "project")
+    assert (len(done), refused) == (1, [])
+    stored = "".join(p.read_text() for p in (tmp_path / "project").glob("*.md"))
+    assert SECRET not in stored and "deploy with [REDACTED:aws-key]" in stored

@@ -182,7 +182,10 @@ class Staging:
         done: list[str] = []
         refused: list[str] = []
         for step in self.staged:
-            a = step.args
+            a = dict(step.args)
+            for key in ("content", "description"):  # no secret reaches a file (store.redact)
+                if isinstance(a.get(key), str):
+                    a[key] = store.redact(a[key])
             try:
                 if step.action == "add":
                     tool.add(a["name"], a["content"], a.get("description"), a.get("type"), self.now)
