@@ -399,6 +399,9 @@ class Store:
         found: list[Entry] = []
         size = total_length = 0
         for layer in LAYERS:
+            if layer in self.settings.unavailable:
+                continue
+            self._check_directory(layer)
             sources = self.layer(layer).search_sources()
             if sources is None:
                 return None
