@@ -169,3 +169,17 @@ def test_a_file_edited_behind_its_back_is_indexed_again(project: Path, hermetic_
         handle.write(format_entry(entry).encode("utf-8"))
     hits = open_store(project).search("zebra", now=NOW).hits
     assert [hit.entry.id for hit in hits] == ["20261101-beef"]
+
+
+def test_a_write_keeps_the_index_of_its_file_current(project: Path, hermetic_home: Path) -> None:
+    store = seeded_store(project, hermetic_home, 4)
+    store.search("deploy", now=NOW)
+    path = project / ".pi/agent/memory-auto/CONVENTIONS.md"
+    written = store.write(
+        PROJECT, "Deploy to kubernetes with helm.", ["kubernetes"], file="CONVENTIONS.md", now=NOW
+    )
+    st = path.stat()
+    index = search_index.load(path, (st.st_mtime_ns, st.st_size, st.st_ino))
+    assert index is not None  # written by the write itself, not by a later search
+    found = search_index.entries_at(index, search_index.matching(index, ["kubernetes"], []))
+    assert [entry.id for entry in found] == [written.entry.id]

@@ -79,9 +79,11 @@ class CategoriesLayer:
         data = encode(text)
         atomic_write_bytes(self.directory / file, data)
         if entries is not None:
+            from pi_memory import search_index
             from pi_memory.fs.parse_cache import remember
 
             remember(self.directory / file, data, entries)
+            search_index.remember(self.directory / file, data, entries)
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
