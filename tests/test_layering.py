@@ -52,6 +52,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
     "layouts": ("store", "plan", "commands", "hosts", "jobs", "cli", "hooks"),
+    # Each layout is its own room; what they share lives in layouts/carry.py.
+    "layouts.categories": ("layouts.files",),
+    "layouts.files": ("layouts.categories",),
 }
 #: Leaves: they import nothing of pi_memory, so every floor may read them
 #: (the text rules, the configuration defaults, the index file's name).
