@@ -80,3 +80,17 @@ def without_new_ids(data: Any, old: Sequence[str]) -> Any:
     text = json.dumps(data, ensure_ascii=False)
     text = NEW_ID_RE.sub(lambda m: m.group() if m.group() in old else "<new>", text)
     return json.loads(text)
+
+
+def files_project(
+    tmp_path: Path, home: Path, fake: FakeProvider, api: str = "openai", **settings: Any
+) -> Path:
+    """A project using the files layout with ``fake`` as its model; its project layer directory
+    (created, empty). The caller has changed into ``tmp_path / "proj"``."""
+    from pi_memory.open_store import open_job
+
+    configure(fake, home, api, layout="files", memoryDir=str(tmp_path / "mem"), **settings)
+    store, _ = open_job()
+    directory = store.directory("project")
+    directory.mkdir(parents=True)
+    return directory

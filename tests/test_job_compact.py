@@ -15,6 +15,7 @@ from tests.jobhelp import (
     cli,
     configure,
     files_entry,
+    files_project,
     picture,
 )
 
@@ -229,16 +230,9 @@ def test_the_files_layout_keeps_rollback_points_instead_of_bak(
     fake_provider: FakeProvider,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    memory_dir = tmp_path / "mem"
-    configure(fake_provider, hermetic_home, "openai", layout="files", memoryDir=str(memory_dir))
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    from pi_memory.open_store import open_job
-
-    store, _ = open_job()
-    directory = store.directory("project")
-    directory.mkdir(parents=True)
+    (tmp_path / "proj").mkdir()
+    monkeypatch.chdir(tmp_path / "proj")
+    directory = files_project(tmp_path, hermetic_home, fake_provider, "openai")
     for id_, name, body, modified in (
         (
             "20261003-cccc",

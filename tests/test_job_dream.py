@@ -18,6 +18,7 @@ from tests.jobhelp import (
     cli,
     configure,
     files_entry,
+    files_project,
     picture,
 )
 
@@ -67,16 +68,9 @@ def files_store(
     monkeypatch: pytest.MonkeyPatch,
     fake_provider: FakeProvider,
 ) -> Path:
-    memory_dir = tmp_path / "mem"
-    configure(fake_provider, hermetic_home, "openai", layout="files", memoryDir=str(memory_dir))
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    from pi_memory.open_store import open_job
-
-    store, _ = open_job()
-    directory = store.directory("project")
-    directory.mkdir(parents=True)
+    (tmp_path / "proj").mkdir()
+    monkeypatch.chdir(tmp_path / "proj")
+    directory = files_project(tmp_path, hermetic_home, fake_provider, "openai")
     index = ["# Memory Index", ""]
     for id_, name, body, modified in MEMORIES:
         file = f"{name.replace(' ', '-')}.md"

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from tests.fake_provider import Fail, FakeProvider, Say
-from tests.jobhelp import category_row, check_golden, check_golden_json, cli, configure, picture
+from tests.jobhelp import (
+    category_row,
+    check_golden,
+    check_golden_json,
+    cli,
+    configure,
+    files_project,
+    picture,
+)
 
 IDS = [f"202610{n + 1:02d}-{n:04x}" for n in range(14)]
 
@@ -86,16 +94,9 @@ def test_the_files_layout_stores_the_new_keyword_in_the_frontmatter(
 ) -> None:
     from tests.jobhelp import files_entry
 
-    memory_dir = tmp_path / "mem"
-    configure(fake_provider, hermetic_home, "anthropic", layout="files", memoryDir=str(memory_dir))
-    root = tmp_path / "proj"
-    root.mkdir()
-    monkeypatch.chdir(root)
-    from pi_memory.open_store import open_job
-
-    store, _ = open_job()
-    directory = store.directory("project")
-    directory.mkdir(parents=True)
+    (tmp_path / "proj").mkdir()
+    monkeypatch.chdir(tmp_path / "proj")
+    directory = files_project(tmp_path, hermetic_home, fake_provider, "anthropic")
     (directory / "Port.md").write_text(
         files_entry(
             "20261001-aaaa",

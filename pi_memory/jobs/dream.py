@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.jobs import DREAM_TASK
-from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
+from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
 if TYPE_CHECKING:
     from pi_memory.config.config import Config
@@ -197,7 +197,6 @@ def _round(
         planned = [describe(step) for step in staging.staged]
     else:
         planned = staging.staged_lines()
-    counts = {"rounds": run.rounds}
     if dry_run:
         done = planned
     elif not planned:
@@ -215,12 +214,12 @@ def _round(
         refused += more
     if not dry_run:
         write_meta(store.directory(layer), DreamMeta(_iso(now), 0, _iso(now)))
-    changes = tuple({"line": line} for line in done)
-    summary = run.text or "no summary"
-    if not done:
-        return JobOutcome(
-            "dream", NOTHING, f"nothing to change · {summary}", (), tuple(refused), dry_run, counts
-        )
-    verb = "would make" if dry_run else "made"
-    detail = f"{verb} {len(done)} change{'s' if len(done) != 1 else ''} · {summary}"
-    return JobOutcome("dream", STORED, detail, changes, tuple(refused), dry_run, counts)
+    return agent_outcome(
+        "dream",
+        done,
+        refused,
+        summary=run.text,
+        rounds=run.rounds,
+        dry_run=dry_run,
+        nothing=f"nothing to change · {run.text or 'no summary'}",
+    )

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from pi_memory.entry import PROJECT
 from pi_memory.jobs import EXTRACT_TASK
-from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
+from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
 if TYPE_CHECKING:
     from pi_memory.config.config import Config
@@ -83,14 +83,12 @@ def run_extract_agent(
         with store.lock(target, "extract"):
             done, more = staging.commit(store, target)
         refused += more
-    changes = tuple({"line": line} for line in done)
-    counts = {"rounds": run.rounds}
-    if not done:
-        return JobOutcome(
-            "extract", NOTHING, "nothing worth storing", (), tuple(refused), dry_run, counts
-        )
-    verb = "would make" if dry_run else "made"
-    detail = (
-        f"{verb} {len(done)} change{'s' if len(done) != 1 else ''} · {run.text or 'no summary'}"
+    return agent_outcome(
+        "extract",
+        done,
+        refused,
+        summary=run.text,
+        rounds=run.rounds,
+        dry_run=dry_run,
+        nothing="nothing worth storing",
     )
-    return JobOutcome("extract", STORED, detail, changes, tuple(refused), dry_run, counts)

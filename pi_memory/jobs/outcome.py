@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 #: Something was written.
@@ -43,3 +43,24 @@ class JobOutcome(NamedTuple):
             "rejected": list(self.rejected),
             **({"counts": dict(self.counts)} if self.counts else {}),
         }
+
+
+def agent_outcome(
+    job: str,
+    done: Sequence[str],
+    refused: Sequence[str],
+    *,
+    summary: str,
+    rounds: int,
+    dry_run: bool,
+    nothing: str,
+) -> JobOutcome:
+    """What a headless agent's run did (or, dry, would do), one line per change."""
+    changes = tuple({"line": line} for line in done)
+    counts = {"rounds": rounds}
+    if not done:
+        return JobOutcome(job, NOTHING, nothing, (), tuple(refused), dry_run, counts)
+    verb = "would make" if dry_run else "made"
+    n = len(done)
+    detail = f"{verb} {n} change{'s' if n != 1 else ''} · {summary or 'no summary'}"
+    return JobOutcome(job, STORED, detail, changes, tuple(refused), dry_run, counts)
