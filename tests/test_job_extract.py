@@ -209,3 +209,28 @@ def test_without_a_model_the_command_says_what_to_configure(
     assert code == 1
     assert "no model for extractMemories" in err
     assert fake_provider.posts() == []
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "codex_rollout.jsonl",
+        "gemini_session.json",
+        "pi_branches.jsonl",
+        "claude_code_branches.jsonl",
+    ],
+)
+def test_every_host_format_reaches_the_review_as_its_turns(
+    sample: str, project: Path, hermetic_home: Path, fake_provider: FakeProvider
+) -> None:
+    from pi_memory.transcripts.read import read_transcript
+    from pi_memory.transcripts.render import serialize
+
+    path = GOLDEN.parent / "transcripts" / sample
+    configure(fake_provider, hermetic_home, "openai")
+    fake_provider.script(Say("NONE"))
+    code, out, _ = cli("extract", "--transcript", str(path))
+    assert (code, out) == (0, "extract: nothing worth storing\n")
+    prompt = fake_provider.posts()[0].json["messages"][-1]["content"]
+    conversation = prompt.split("<conversation>\n", 1)[1].rsplit("\n</conversation>", 1)[0]
+    assert conversation == serialize(read_transcript(path)[1])
