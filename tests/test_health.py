@@ -93,6 +93,7 @@ def test_a_quiet_layer_says_ok_and_nothing_else() -> None:
         "never_recalled": 0,
         "merge_candidates": [],
         "conflicts": [],
+        "unreadable": [],
     }
 
 

@@ -53,7 +53,13 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     since_last, last_consolidated = store.layer(layer).watermark()
     lock = read_lock_status(directory)
     health = layer_health(
-        layer, entries, recalls, stale, find_duplicates(entries), find_conflicts(entries)
+        layer,
+        entries,
+        recalls,
+        stale,
+        find_duplicates(entries),
+        find_conflicts(entries),
+        store.layer(layer).unreadable() if directory.is_dir() else (),
     )
     return LayerView(
         layer=layer,
@@ -81,7 +87,8 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     lines.append(f"  dir: {view.directory}")
     if not view.entries:
         lines.append("  (no memories yet)")
-        return lines
+        # A file with text but no memory in it is not "no memories yet" and fine.
+        return lines + (_health(view) if view.health.unreadable else [])
     counts: dict[str, int] = {}
     for entry in view.entries:
         counts[entry.file] = counts.get(entry.file, 0) + 1

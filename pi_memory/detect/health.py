@@ -43,6 +43,8 @@ from pi_memory.entry import Entry
 
 MIN_RECALLS: Final = 5
 SHOWN_PAIRS: Final = 5
+#: Places of unread lines named on the health line (``show --json`` has them all).
+SHOWN_PLACES: Final = 5
 #: Characters of each body quoted in a merge candidate line (two share one line).
 MERGE_BODY_CHARS: Final = 80
 #: Characters of the body quoted in a conflict row.
@@ -65,6 +67,8 @@ class LayerHealth:
     conflicts: tuple[ConflictPair, ...]
     #: The layer's entries by id, for the quoted bodies.
     entries: Mapping[str, Entry] = field(default_factory=dict, compare=False, repr=False)
+    #: ``FILE:LINE`` of text no memory was read from (damaged or stray lines).
+    unreadable: tuple[str, ...] = ()
 
 
 def layer_health(  # noqa: PLR0917 - the inputs are six distinct plain values
@@ -74,6 +78,7 @@ def layer_health(  # noqa: PLR0917 - the inputs are six distinct plain values
     stale_counts: Mapping[str, int],
     duplicates: Sequence[DuplicatePair],
     conflicts: Sequence[ConflictPair],
+    unreadable: Sequence[str] = (),
 ) -> LayerHealth:
     """The health of ``layer`` from its entries and the store-wide detector output.
 
@@ -104,6 +109,7 @@ def layer_health(  # noqa: PLR0917 - the inputs are six distinct plain values
         ),
         conflicts=tuple(mine),
         entries={entry.id: entry for entry in rows},
+        unreadable=tuple(unreadable),
     )
 
 
@@ -155,6 +161,11 @@ def render_health(h: LayerHealth, layer_label: str, *, compact_ready: bool = Fal
 
 def _health_parts(h: LayerHealth) -> list[str]:
     parts: list[str] = []
+    if h.unreadable:
+        n = len(h.unreadable)
+        places = ", ".join(h.unreadable[:SHOWN_PLACES])
+        more = f", +{n - SHOWN_PLACES} more" if n > SHOWN_PLACES else ""
+        parts.append(f"{n} line{'s' if n != 1 else ''} not read as memories ({places}{more})")
     if h.superseded:
         parts.append(f"{h.superseded} superseded (kept on disk, out of the index)")
     if h.never_recalled:
@@ -226,4 +237,5 @@ def health_json(h: LayerHealth) -> dict[str, Any]:
             }
             for p in h.conflicts
         ],
+        "unreadable": list(h.unreadable),
     }

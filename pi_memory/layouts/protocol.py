@@ -144,6 +144,9 @@ class LayerStore(Protocol):
         left on disk untouched.
         """
 
+    def unreadable(self) -> list[str]:
+        """Where (``FILE:LINE``) the layer holds text no memory was read from."""
+
     def append(self, entry: Entry) -> Entry:
         """Store a new entry; returns it as stored (with ``file`` filled in)."""
 

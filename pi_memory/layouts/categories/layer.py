@@ -128,6 +128,13 @@ class CategoriesLayer:
             out.extend(self.read_file(file))
         return fold_merged(out)
 
+    def unreadable(self) -> list[str]:
+        from pi_memory.layouts.categories.unread import unread_places
+
+        return [
+            place for file in self.files for place in unread_places(self._read_text(file), file)
+        ]
+
     def _repair_merged(self) -> None:
         """Rewrite each file a git union merge left rows to fold in (before any write)."""
         for file in self.files:
