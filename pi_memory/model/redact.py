@@ -80,8 +80,10 @@ def _quoted_secret(value: str) -> bool:
     return len(value) >= 6 and not _PLACEHOLDER_VALUE.match(value.strip())
 
 
+#: A name that says "secret", at the end of any longer name (``DB_PASSWORD``, ``PGPASSWORD``):
+#: no prefix is matched, since any prefix would do.
 _KEY_NAMES: Final = (
-    r"[A-Za-z0-9_-]*?(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey"
+    r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey"
     r"|access[_-]?key|auth[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
     r"|account[_-]?key|shared[_-]?access[_-]?key|sas[_-]?token)"
     r"(?:[_-]?(?:key|value|string))?"
@@ -152,21 +154,20 @@ def _rules() -> tuple[_Rule, ...]:
         ),
         _Rule(
             "password",
-            c(r"(?<![\w-])--(?i:" + _KEY_NAMES + r")[ =]([^\s\"'$<{]{8,})"),
+            c(r"(?<![\w-])--(?i:[a-z0-9_-]*?" + _KEY_NAMES + r")[ =]([^\s\"'$<{]{8,})"),
             1,
             _literal_secret,
         ),
         _Rule(
             "password",
-            c(_BOUNDARY + rf"(?i:{_KEY_NAMES})[\"']?\s*(?::=|=>|[:=])\s*([\"'])([^\"'\n]+)\1"),
+            c(rf"(?i:{_KEY_NAMES})[\"']?\s*(?::=|=>|[:=])\s*([\"'])([^\"'\n]+)\1"),
             2,
             _quoted_secret,
         ),
         _Rule(
             "password",
             c(
-                _BOUNDARY
-                + rf"(?i:{_KEY_NAMES})\s*(?::=|=>|[:=])[ \t]*"
+                rf"(?i:{_KEY_NAMES})\s*(?::=|=>|[:=])[ \t]*"
                 + r"([A-Za-z0-9_+/=!@#$%^&*~.\-]{4,})(?=[\s,;&)}\]]|$)"
             ),
             1,
