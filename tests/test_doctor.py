@@ -144,3 +144,21 @@ def test_installed_hooks_are_reported(
     hooks = json.loads(out)["hooks"]
     assert hooks["claude-code (user)"] == "installed"
     assert hooks["codex (user)"] == "not installed"
+
+
+def test_a_cli_provider_that_is_not_installed(
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_memory_json(
+        hermetic_home,
+        {
+            "providers": {"cc": {"api": "claude-cli", "command": "no-such-claude-here"}},
+            "defaults": {"model": "cc/default"},
+        },
+    )
+    code, out = doctor(capsys, "--offline")
+    assert code == 1
+    assert (
+        "- provider cc: cannot find 'no-such-claude-here' — install it, or set"
+        ' "providers.cc.command" in memory.json to its full path'
+    ) in out

@@ -151,6 +151,13 @@ def _providers(
             out.append(_listing(base, provider, env, offline, notes))
         elif target is None:
             out.append(base._replace(outcome="skipped", detail="its key is not set"))
+        elif _missing_command(provider, env):
+            command = _command(provider)
+            out.append(base._replace(outcome="failed", detail=f"{command} is not installed"))
+            problems.append(
+                f"provider {name}: cannot find {command!r} — install it, or set "
+                f'"providers.{name}.command" in memory.json to its full path'
+            )
         elif offline:
             out.append(base._replace(outcome="skipped", detail="--offline"))
         else:
@@ -159,6 +166,22 @@ def _providers(
             if check.outcome == "failed":
                 problems.append(f"provider {name}: {check.detail}{_ping_advice(check, provider)}")
     return out
+
+
+def _command(provider: Provider) -> str:
+    from pi_memory.model.cli_provider import COMMANDS
+
+    return provider.command or COMMANDS.get(provider.api, "")
+
+
+def _missing_command(provider: Provider, env: Mapping[str, str]) -> bool:
+    """A CLI provider whose executable is neither a file nor on ``PATH``."""
+    import shutil
+
+    if not provider.api.endswith("-cli"):
+        return False
+    command = _command(provider)
+    return not os.path.isfile(command) and shutil.which(command, path=env.get("PATH")) is None
 
 
 def _listing(
