@@ -277,3 +277,31 @@ def test_nudge_after_sessions_or_hours(tmp_path: Path) -> None:
         "26 hours since the last dream: run python -m pi_memory dream to tidy the memory"
     )
     assert nudge(later, now - timedelta(hours=3), after_sessions=5, after_hours=24) == ""
+
+
+def test_a_marker_left_by_a_dead_dream_is_named_never_taken_over(
+    files_store: Path, fake_provider: FakeProvider
+) -> None:
+    import subprocess
+    import sys
+
+    from pi_memory.fs.lock import format_record, this_host
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    marker = files_store / ".dream.lock"
+    marker.write_bytes(
+        format_record(int(dead.stdout), this_host(), "2026-12-01T00:00:00.000Z", "dream")
+    )
+    code, out, err = cli("dream")
+    assert (code, out) == (1, "")
+    assert err == (
+        f"pi_memory: a dream that is gone (dream (pid {int(dead.stdout)} on {this_host()}, started "
+        f"2026-12-01T00:00:00.000Z)) left {marker}: delete that file to dream again\n"
+    )
+    assert marker.exists()
+    assert fake_provider.posts() == []

@@ -33,11 +33,23 @@ def dream_running(directory: Path) -> bool:
 
 
 def take(directory: Path) -> bool:
-    """Mark the round; False when a live dream has it (an abandoned marker raises)."""
-    from pi_memory.fs.lock import acquire_lock_file
+    """Mark the round; False when a live dream has it.
+
+    A marker whose holder is gone raises :class:`~pi_memory.errors.LockError`
+    naming the holder and the file to delete.
+    """
+    from pi_memory.errors import LockError
+    from pi_memory.fs.lock import MemoryLockedError, acquire_lock_file, describe_holder
 
     directory.mkdir(parents=True, exist_ok=True)
-    return acquire_lock_file(marker_path(directory), "dream", None)
+    path = marker_path(directory)
+    try:
+        return acquire_lock_file(path, "dream", None)
+    except MemoryLockedError as err:
+        who = describe_holder(err.holder) if err.holder else "an unreadable record"
+        raise LockError(
+            f"a dream that is gone ({who}) left {path}: delete that file to dream again"
+        ) from None
 
 
 def release(directory: Path) -> None:
