@@ -72,17 +72,26 @@ def settings_from(cfg: Config, cwd: Path) -> Settings:
         index_max_lines=cfg.mem_index_max_lines,
         index_max_bytes=cfg.mem_index_max_bytes,
         redact_patterns=cfg.redact_patterns,
-        unavailable=_unavailable(cwd),
+        unavailable=_unavailable(cwd, where.project),
     )
 
 
-def _unavailable(cwd: Path) -> dict[str, str]:
-    """The project layer is out of reach from a working directory that was deleted."""
+def _unavailable(cwd: Path, project: Path) -> dict[str, str]:
+    """The project layer is out of reach from a working directory that was deleted, and
+    refused when it lies in the repository but a link leads it outside."""
     from pi_memory.naming.workdir import GONE
 
-    if cwd.is_dir():
-        return {}
-    return {PROJECT: GONE.format(path=cwd)}
+    if not cwd.is_dir():
+        return {PROJECT: GONE.format(path=cwd)}
+    from pi_memory.naming.git_repo import project_root
+
+    root = project_root(cwd)
+    if root not in project.parents:
+        return {}  # a layer kept outside the repository (the files layout's memoryDir)
+    from pi_memory.fs.containment import escape_problem
+
+    problem = escape_problem(root, project)
+    return {PROJECT: problem} if problem else {}
 
 
 def _here() -> Path:

@@ -141,6 +141,8 @@ class Store:
     def recalls(self, layer: str) -> dict[str, int]:
         from pi_memory.usage import parse_usage
 
+        if layer in self.settings.unavailable:
+            return {}
         try:
             # surrogateescape: a keyword read from a damaged row is credited as it is stored.
             text = (self.directory(layer) / USAGE_FILE).read_text("utf-8", "surrogateescape")
@@ -332,7 +334,7 @@ class Store:
         """
         for layer in layers:
             store = self.layer(layer)
-            if not store.directory.is_dir():
+            if layer in self.settings.unavailable or not store.directory.is_dir():
                 continue
             lock = self.lock(layer, "rebuild")
             if not lock.acquire(blocking=wait):

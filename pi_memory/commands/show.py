@@ -36,6 +36,8 @@ class LayerView:
     health: LayerHealth
     #: Temp files interrupted writes left behind (see :mod:`pi_memory.fs.leftovers`).
     leftovers: str | None = None
+    #: Why the layer cannot be used from here ("" when it can).
+    refused: str = ""
 
 
 def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
@@ -47,10 +49,11 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.staleness import stale_counts
 
     directory = store.directory(layer)
+    refused = store.settings.unavailable.get(layer, "")
     entries = store.read(layer)
     recalls = store.recalls(layer)
     stale = stale_counts(entries, now, store.settings.review_months)
-    since_last, last_consolidated = store.layer(layer).watermark()
+    since_last, last_consolidated = (0, "never") if refused else store.layer(layer).watermark()
     lock = read_lock_status(directory)
     health = layer_health(
         layer,
@@ -59,7 +62,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         stale,
         find_duplicates(entries),
         find_conflicts(entries),
-        store.layer(layer).unreadable() if directory.is_dir() else (),
+        store.layer(layer).unreadable() if directory.is_dir() and not refused else (),
     )
     return LayerView(
         layer=layer,
@@ -73,6 +76,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         abandoned=is_abandoned(lock),
         leftovers=_leftovers(directory),
         health=health,
+        refused=refused,
     )
 
 
@@ -86,7 +90,7 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     lines = [f"{view.label} — {_count(live, 'memory', 'memories')}, {keywords}"]
     lines.append(f"  dir: {view.directory}")
     if not view.entries:
-        lines.append("  (no memories yet)")
+        lines += [f"  refused: {view.refused}"] if view.refused else ["  (no memories yet)"]
         # A file with text but no memory in it is not "no memories yet" and fine.
         return lines + (_health(view) if view.health.unreadable else [])
     counts: dict[str, int] = {}
@@ -150,8 +154,10 @@ def _leftovers(directory: Path) -> str | None:
 
 
 def abandoned_lines(view: LayerView) -> list[str]:
-    """What a person must know about the layer's directory: an abandoned lock, leftovers."""
-    lines = [f"  {view.leftovers}"] if view.leftovers else []
+    """What a person must know about the layer's directory: a refusal, an abandoned lock,
+    leftovers."""
+    lines = [f"  refused: {view.refused}"] if view.refused else []
+    lines += [f"  {view.leftovers}"] if view.leftovers else []
     if not view.abandoned:
         return lines
     command = unlock_command(view.layer)

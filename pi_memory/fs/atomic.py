@@ -9,6 +9,7 @@ trample each other's half-written file, hence ``mkstemp``.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -33,13 +34,23 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> None:
 def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None:
     """Atomically replace ``path`` with ``data``, keeping the permission bits it had.
 
+    A symbolic link is written through (its target is replaced); a file with no
+    write permission is refused (``PermissionError``), not silently replaced.
+
     ``durable=False`` skips the fsyncs: a crashed process still leaves the old
     or the new file, but a power cut may leave it empty. Only for disposable
     files (the parse cache, the usage log), which read a damaged copy as "no data".
     """
-    path = Path(path)
+    path = _through_links(Path(path))
     directory = path.parent
     mode = _target_mode(path)
+    if mode is not None and os.name == "posix" and not mode & 0o222 and path.exists():
+        raise PermissionError(
+            errno.EACCES,
+            "the file is read-only; pi_memory never replaces a file made read-only "
+            "(make it writable to store memories in it)",
+            str(path),
+        )
     fd, tmp_name = _temp_file(directory, "." + path.name)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -55,6 +66,14 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         raise
     if durable:
         _fsync_directory(directory)
+
+
+def _through_links(path: Path) -> Path:
+    """The file a symbolic link at ``path`` names: the link is written through, never
+    replaced by a regular file (a person's dotfiles link stays a link)."""
+    if not path.is_symlink():
+        return path
+    return Path(os.path.realpath(path))
 
 
 def _temp_file(directory: Path, prefix: str) -> tuple[int, str]:

@@ -1,0 +1,98 @@
+"""Symbolic links and read-only files: a cloned repository cannot reach outside itself, and a
+person's own links and permissions are respected."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.inproc import call
+
+AUTO = Path(".pi/agent/memory-auto")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    path = tmp_path / "outside" / "id_rsa"
+    path.parent.mkdir()
+    path.write_text("-----BEGIN PRIVATE KEY-----\n", "utf-8")
+    return path
+
+
+def test_a_committed_file_link_out_of_the_repository_is_refused(repo: Path, secret: Path) -> None:
+    (repo / AUTO).mkdir(parents=True)
+    (repo / AUTO / "CONVENTIONS.md").symlink_to(secret)
+    run = call("write", "--keyword", "k", "A project fact.", cwd=repo)
+    assert run.code == 1 and run.err.count("\n") == 1
+    assert "outside the repository" in run.err and "CONVENTIONS.md" in run.err
+    assert secret.read_text("utf-8") == "-----BEGIN PRIVATE KEY-----\n"
+    assert sorted(p.name for p in (repo / AUTO).iterdir()) == ["CONVENTIONS.md"]
+    shown = call("show", cwd=repo)
+    assert shown.code == 0 and "outside the repository" in shown.out
+    found = json.loads(call("search", "--json", "--mode", "all", cwd=repo).out)
+    assert found["total"] == 0  # nothing read through the link either
+
+
+def test_a_linked_layer_directory_out_of_the_repository_is_refused(
+    repo: Path, secret: Path
+) -> None:
+    (repo / ".pi" / "agent").mkdir(parents=True)
+    (repo / AUTO).symlink_to(secret.parent, target_is_directory=True)
+    run = call("write", "--keyword", "k", "A project fact.", cwd=repo)
+    assert run.code == 1 and "outside the repository" in run.err
+    assert sorted(p.name for p in secret.parent.iterdir()) == ["id_rsa"]
+    # The user layer is not the repository's to refuse.
+    run = call("write", "--layer", "user", "--keyword", "k", "A user fact.", cwd=repo)
+    assert run.code == 0, run.err
+
+
+def test_a_link_inside_the_repository_is_fine(repo: Path) -> None:
+    (repo / "docs").mkdir()
+    (repo / "docs" / "conventions.md").write_text("", "utf-8")
+    (repo / AUTO).mkdir(parents=True)
+    (repo / AUTO / "CONVENTIONS.md").symlink_to(repo / "docs" / "conventions.md")
+    run = call("write", "--keyword", "k", "A project fact.", cwd=repo)
+    assert run.code == 0, run.err
+    assert (repo / AUTO / "CONVENTIONS.md").is_symlink()
+    assert "A project fact." in (repo / "docs" / "conventions.md").read_text("utf-8")
+
+
+def test_a_linked_file_in_the_user_layer_is_written_through(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    dotfiles = tmp_path / "dotfiles" / "USER.md"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text("", "utf-8")
+    layer = hermetic_home / AUTO
+    layer.mkdir(parents=True)
+    (layer / "USER.md").symlink_to(dotfiles)
+    run = call("write", "--layer", "user", "--keyword", "k", "A user fact.", cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert (layer / "USER.md").is_symlink()
+    assert "A user fact." in dotfiles.read_text("utf-8")
+    assert not any(p.name.endswith(".tmp") for p in dotfiles.parent.iterdir())
+
+
+def test_a_read_only_category_file_is_not_replaced(tmp_path: Path, hermetic_home: Path) -> None:
+    layer = hermetic_home / AUTO
+    layer.mkdir(parents=True)
+    frozen = layer / "USER.md"
+    frozen.write_text("", "utf-8")
+    os.chmod(frozen, 0o444)
+    run = call("write", "--layer", "user", "--keyword", "k", "A user fact.", cwd=tmp_path)
+    assert run.code == 1 and "read-only" in run.err and str(frozen) in run.err
+    assert frozen.read_text("utf-8") == ""
+    assert stat.S_IMODE(frozen.stat().st_mode) == 0o444
