@@ -1,11 +1,36 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+
+def _keep_bytecode() -> None:
+    """Compile the package and the tests once, not once per run and per interpreter.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set, every run recompiled ~230 modules
+    and every interpreter a test starts recompiled the package again. The
+    suite keeps its bytecode in a private prefix instead (never beside the
+    sources, and the environment's setting is otherwise honoured: nothing is
+    written into the checkout). Python checks a cached file against its
+    source, so an edit is always seen. Runs before any test module is imported.
+    """
+    if not sys.dont_write_bytecode or sys.pycache_prefix:
+        return
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    prefix = os.path.join(tempfile.gettempdir(), f"pi_memory-tests-{uid}-pycache")
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_keep_bytecode()
 
 if TYPE_CHECKING:
     from pi_memory.store import Store

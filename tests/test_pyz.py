@@ -17,7 +17,9 @@ from tools.build_pyz import build
 def python_env(home: Path, **extra: str) -> dict[str, str]:
     """The environment of a user's interpreter: bytecode writing on, nothing on the path."""
     env = {
-        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
     }
     env.update(HOME=str(home), **extra)
     return env
