@@ -2,6 +2,11 @@ from __future__ import annotations
 
 from pi_memory.entry import Entry
 from pi_memory.jobs.consolidate_plan import Merge, Plan, Rename, apply_plan, parse_plan
+from pi_memory.model.redact import redact
+
+
+def redact_text(text: str) -> str:
+    return redact(text).text
 
 
 def _e(id_: str, keyword: str, body: str, **kw: object) -> Entry:
@@ -58,7 +63,7 @@ def test_apply_removes_folds_retires_repoints_and_renames() -> None:
         (Rename("port", "dev-port"),),
     )
     conflicts = {("20261001-aaaa", "20261002-bbbb")}
-    applied = apply_plan(plan, POOL, BY_ID, conflicts)
+    applied = apply_plan(plan, POOL, BY_ID, conflicts, redact=redact_text)
     assert applied.removals == ("20261003-cccc",)
     assert applied.retired == ("20261001-aaaa",)
     got = {e.id: e for e in applied.updates}
@@ -72,6 +77,15 @@ def test_apply_removes_folds_retires_repoints_and_renames() -> None:
 def test_a_memory_changed_since_the_model_saw_it_is_not_merged() -> None:
     plan = Plan((Merge("20261004-dddd", ("20261003-cccc",), text="Deploy with rsync."),))
     now = [e._replace(body="Edited meanwhile.") if e.id == "20261003-cccc" else e for e in POOL]
-    applied = apply_plan(plan, now, BY_ID, set())
+    applied = apply_plan(plan, now, BY_ID, set(), redact=redact_text)
     assert (applied.updates, applied.removals) == ((), ())
     assert applied.stale == ("MERGE into 20261004-dddd: a memory changed or vanished meanwhile",)
+
+
+def test_a_merged_text_is_redacted_before_it_is_stored() -> None:
+    key = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    plan = Plan((Merge("20261004-dddd", ("20261003-cccc",), text=f"Push with token {key}."),))
+    applied = apply_plan(plan, POOL, BY_ID, set(), redact=redact_text)
+    (kept,) = [e for e in applied.updates if e.id == "20261004-dddd"]
+    assert key not in kept.body
+    assert "[REDACTED:" in kept.body

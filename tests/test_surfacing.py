@@ -136,3 +136,29 @@ def test_a_side_query_that_fails_or_hangs_leaves_the_scorers_pick(
     assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
     log = (hermetic_home / ".pi/agent/memory-auto/pi_memory.log").read_text("utf-8")
     assert log.count("side-query failed, scorer used") == 2
+
+
+def test_the_daily_cap_stops_the_prompt_hooks_side_query_not_a_persons(
+    fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    from datetime import datetime
+
+    from pi_memory.model import ledger
+
+    write_memory_json(hermetic_home, memory_json(fake_provider, dailyTokenCap=1000))
+    from pi_memory.config.config import load_for
+
+    config = load_for(hermetic_home, {}).config
+    user_layer = hermetic_home / ".pi/agent/memory-auto"
+    user_layer.mkdir(parents=True, exist_ok=True)
+    spent = ledger.Usage(ledger.stamp(datetime.now().astimezone()), "extract", "fake/m", 900, 200)
+    ledger.record(user_layer, spent)
+    prompt = "which editor?"
+    # Nobody asked for the prompt hook's side-query: the cap stops it, the scorer decides.
+    found = surface(STORE, prompt, CAPS, config=config, env={})
+    assert found.via == "scorer"
+    assert fake_provider.posts() == []
+    # A person running `surface` asked: the cap does not stop it.
+    fake_provider.script(Say(STORE[3].id))
+    found = surface(STORE, prompt, CAPS, config=config, env={}, background=False)
+    assert (found.ids, found.via) == ((STORE[3].id,), "model")

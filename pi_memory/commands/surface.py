@@ -26,7 +26,13 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
     config, store = open_context(Path(os.getcwd()))
     skip = state.surfaced(session) if session else []
     found = surface(
-        store.read_all(), text, limits(config), config=config, skip=skip, env=os.environ
+        store.read_all(),
+        text,
+        limits(config),
+        config=config,
+        skip=skip,
+        env=os.environ,
+        background=False,
     )
     if session and found.ids:
         state.record_surfaced(session, list(found.ids))

@@ -106,11 +106,13 @@ def _apply(
 
     seen_by_id = {e.id: e for e in seen}
     if dry_run:
-        return cp.apply_plan(plan, seen, seen_by_id, cp.conflict_pairs(seen))
+        return cp.apply_plan(plan, seen, seen_by_id, cp.conflict_pairs(seen), redact=store.redact)
     layer_store = store.layer(layer)
     with store.lock(layer, "compact"):
         entries = layer_store.read()
-        applied = cp.apply_plan(plan, entries, seen_by_id, cp.conflict_pairs(entries))
+        applied = cp.apply_plan(
+            plan, entries, seen_by_id, cp.conflict_pairs(entries), redact=store.redact
+        )
         if applied.updates or applied.removals:
             touched = {e.file for e in entries if e.id in {*applied.removals}}
             touched |= {e.file for e in applied.updates}

@@ -22,7 +22,7 @@ rather than removed: it is a changed requirement, not a duplicate.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Final, NamedTuple
 
 from pi_memory.entry import Entry
@@ -215,8 +215,13 @@ def apply_plan(
     entries: Sequence[Entry],
     seen: Mapping[str, Entry],
     conflicts: Collection[tuple[str, str]],
+    *,
+    redact: Callable[[str], str],
 ) -> Applied:
     """What ``plan`` changes in ``entries`` (the layer as it is now).
+
+    A merged text is the model's writing: ``redact`` (the store's) takes any
+    secret out of it before it is stored, as every other write does.
 
     ``seen`` is the layer as the model saw it: a merge whose memories are gone
     or were rewritten since is skipped, never applied to text the model did
@@ -238,7 +243,7 @@ def apply_plan(
         inherited = tuple(s for d in folded for s in now[d].supersedes)
         changed[keep.id] = keep._replace(
             keyword=merge.keyword or keep.keyword,
-            body=merge.text or keep.body,
+            body=redact(merge.text) if merge.text else keep.body,
             supersedes=tuple(dict.fromkeys(keep.supersedes + inherited + tuple(retiring))),
         )
         for drop in retiring:

@@ -177,6 +177,7 @@ class CategoriesStaging:
             entries,
             self.seen,
             cp.conflict_pairs(entries),
+            redact=store.redact,
         )
         refused += list(applied.stale)
         touched = {e.file for e in applied.updates} | {

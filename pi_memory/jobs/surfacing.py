@@ -223,6 +223,7 @@ def ask_model(
     *,
     timeout: float,
     env: Mapping[str, str],
+    background: bool = True,
 ) -> list[Item]:
     """Seed 004's side-query; raises the model client's errors when it cannot answer."""
     from pi_memory.inject.inject_window import manifest_lines
@@ -243,7 +244,7 @@ def ask_model(
         [Message("user", question)],
         system=load("surface"),
         job="surface",
-        background=False,
+        background=background,
         timeout=timeout,
         max_tokens=200,
         env=env,
@@ -283,9 +284,14 @@ def surface(
     skip: Iterable[str] = (),
     env: Mapping[str, str],
     budget: float = SIDE_QUERY_BUDGET,
+    background: bool = True,
 ) -> Surfaced:
     """Pick and render. With ``config`` whose ``autoSurfacing`` has a model, the
-    side-query decides; one that fails or times out leaves the scorer's pick."""
+    side-query decides; one that fails or times out leaves the scorer's pick.
+
+    ``background``: nobody asked for this side-query (the prompt hook), so the
+    daily token cap stops it like any background job; ``surface`` run by a
+    person passes ``False``."""
     if not caps.enabled:
         return Surfaced((), "", SCORER)
     limit = max(0, caps.max_files)
@@ -296,7 +302,13 @@ def surface(
     if config is not None and limit and budget > 0 and model_available(config, env):
         try:
             picked = ask_model(
-                config, manifest(memories, skipped), prompt, limit, timeout=budget, env=env
+                config,
+                manifest(memories, skipped),
+                prompt,
+                limit,
+                timeout=budget,
+                env=env,
+                background=background,
             )
             via = MODEL
         except Exception as exc:  # the model never answered: the scorer's pick stands
