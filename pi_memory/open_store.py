@@ -18,6 +18,16 @@ from pi_memory.store import Settings, Store
 if TYPE_CHECKING:
     from pi_memory.config.config import Config, LoadedConfig
 
+__all__ = [
+    "load_for_show",
+    "load_settings",
+    "open_job",
+    "open_store",
+    "setting_warnings",
+    "settings_from",
+    "warn_once",
+]
+
 
 #: Problems already said by this process (a tool server opens the store per call).
 _SAID: set[str] = set()

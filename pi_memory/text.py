@@ -19,6 +19,22 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from datetime import datetime
 
+__all__ = [
+    "HAN_CLASS",
+    "HAN_RANGES",
+    "JS_SPACE",
+    "JS_SPACE_CLASS",
+    "cut_utf8",
+    "is_blank",
+    "is_han",
+    "iso_now",
+    "iso_timestamp",
+    "js_trim",
+    "normalize_newlines",
+    "split_lines",
+    "utf8_len",
+]
+
 #: ECMAScript WhiteSpace + LineTerminator: what ``\s`` and ``trim()`` mean upstream.
 #: Python's own ``\s`` differs (it has U+001C-U+001F and U+0085, lacks U+FEFF).
 JS_SPACE: Final = (

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Final
 
+__all__ = ["truncation_issue"]
+
 _PAIRS: Final = {"(": ")", "[": "]", "{": "}", "（": "）", "【": "】", "［": "］", "｛": "｝"}
 _CLOSERS: Final = {closer: opener for opener, closer in _PAIRS.items()}
 _TRAILING_OPENERS: Final = frozenset("([{<“‘«「『（【［｛《〈")

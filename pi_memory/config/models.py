@@ -17,6 +17,17 @@ from pi_memory.errors import ConfigError
 if TYPE_CHECKING:
     from pi_memory.config.config import Config
 
+__all__ = [
+    "ModelRequirement",
+    "any_model_configured",
+    "model_config_errors",
+    "model_errors",
+    "model_resolves",
+    "required_model",
+    "required_models",
+    "task_model",
+]
+
 
 class ModelRequirement(NamedTuple):
     task: str

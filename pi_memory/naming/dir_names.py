@@ -10,6 +10,8 @@ from pi_memory.naming.platforms import WIN32
 from pi_memory.naming.windows import windows_safe_name
 from pi_memory.text import utf8_len
 
+__all__ = ["DIR_NAME_KEEP_BYTES", "DIR_NAME_MAX_BYTES", "HASH_LENGTH", "hash8", "project_dir_name"]
+
 #: A directory name longer than this many UTF-8 bytes is cut and hashed.
 DIR_NAME_MAX_BYTES: Final = 120
 #: How much of a cut directory name is kept before ``__<hash8>``.

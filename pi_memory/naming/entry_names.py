@@ -13,6 +13,14 @@ from pi_memory.text import JS_SPACE_CLASS, cut_utf8
 if TYPE_CHECKING:
     from collections.abc import Collection
 
+__all__ = [
+    "ENTRY_EXT",
+    "STEM_MAX_BYTES",
+    "entry_file_name",
+    "resolve_unique_file_name",
+    "unique_entry_file_name",
+]
+
 ENTRY_EXT: Final = ".md"
 #: Entry file stems are capped at this many UTF-8 bytes (the ``.md`` comes on top).
 STEM_MAX_BYTES: Final = 100

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 
     from pi_memory.naming.git_repo import GitRepo
 
+__all__ = [
+    "ConfigEntry",
+    "ConfigSyntaxError",
+    "parse_git_config",
+    "read_git_config",
+    "read_remotes",
+    "remotes_from_config",
+]
+
 
 class ConfigEntry(NamedTuple):
     """One ``section[.subsection].key`` assignment of a git config file."""

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+__all__ = ["GitRepo", "find_git_repo", "project_root"]
+
 
 class GitRepo(NamedTuple):
     """A work tree found by walking up from a directory."""

@@ -12,6 +12,8 @@ from pi_memory.text import utf8_len
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+__all__ = ["grapheme_clusters", "truncate_graphemes"]
+
 
 _ZWJ: Final = 0x200D
 _CR: Final = 0x0D

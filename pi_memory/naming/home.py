@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     import types
     from collections.abc import Mapping
 
+__all__ = ["expand_tilde", "expand_user_path", "home_dir", "is_absolute"]
+
 
 def home_dir(env: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
     """The user's home: ``HOME`` (``USERPROFILE`` on Windows), else the account's home

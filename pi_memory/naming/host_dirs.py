@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+__all__ = ["host_config_dir"]
+
 
 def host_config_dir(host: str, env: Mapping[str, str], home: Path) -> Path:
     """``~/.claude`` (``$CLAUDE_CONFIG_DIR``), ``~/.codex`` (``$CODEX_HOME``), ``~/.gemini``,

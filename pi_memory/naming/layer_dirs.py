@@ -18,6 +18,15 @@ from pi_memory.naming.platforms import current_platform
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+__all__ = [
+    "AUTO_DIR",
+    "LayerDirs",
+    "categories_layer_dirs",
+    "categories_project_dir",
+    "categories_user_dir",
+    "files_layer_dirs",
+]
+
 #: The categories layout's layer directory, below the home or the project root.
 AUTO_DIR: Final = Path(".pi", "agent", "memory-auto")
 

@@ -7,5 +7,7 @@ from __future__ import annotations
 
 from typing import Final
 
+__all__ = ["INDEX_FILE"]
+
 #: The layer's index: derived in the categories layout, hand-editable in the files layout.
 INDEX_FILE: Final = "MEMORY.md"

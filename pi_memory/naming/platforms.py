@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import Final
 
+__all__ = ["DARWIN", "LINUX", "WIN32", "current_platform"]
+
 LINUX: Final = "linux"
 DARWIN: Final = "darwin"
 WIN32: Final = "win32"

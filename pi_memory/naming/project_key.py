@@ -23,6 +23,19 @@ from pi_memory.naming.remote_url import normalize_remote_url
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+__all__ = [
+    "GIT",
+    "LOCAL",
+    "ProjectKey",
+    "assert_inside_root",
+    "identify_project",
+    "memory_dir_relative",
+    "order_remotes",
+    "project_key",
+    "project_memory_dir",
+    "resolve_memory_dir",
+]
+
 GIT: Final = "git"
 LOCAL: Final = "local"
 

@@ -8,6 +8,8 @@ from typing import Final
 from pi_memory.naming.platforms import WIN32
 from pi_memory.naming.whatwg_url import parse_url
 
+__all__ = ["normalize_remote_url"]
+
 _GIT_PROTOCOLS: Final = frozenset({"http", "https", "ssh", "git"})
 _SCHEME_URL: Final = re.compile(r"[a-zA-Z][a-zA-Z0-9+.\-]*://")
 # A drive-letter path: local on win32 (git clones Z:\some.git), scp on POSIX.

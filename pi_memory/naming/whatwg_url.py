@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
+__all__ = ["Url", "parse_url"]
+
 _SPECIAL_SCHEMES: Final = frozenset({"http", "https", "ws", "wss", "ftp", "file"})
 # WHATWG forbidden host code points (an opaque host may still hold "%").
 _FORBIDDEN_HOST: Final = frozenset("\x00\t\n\r #/:<>?@[\\]^|")

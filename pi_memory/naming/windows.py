@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+__all__ = ["escape_windows_trailing", "is_reserved_windows_name", "windows_safe_name"]
+
 # The classic device names plus the console aliases. Judged on the part before
 # the first ".", because Windows opens the device for ``NUL.txt`` and
 # ``NUL.tar.gz`` alike.

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Final
 
+__all__ = ["GONE", "UNKNOWN", "working_dir"]
+
 GONE: Final = (
     "the working directory {path} no longer exists, so there is no project layer here: "
     "cd into the project (the user layer works from anywhere)"
