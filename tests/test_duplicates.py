@@ -214,3 +214,21 @@ def test_prefix_index_finds_every_pair_at_the_threshold() -> None:
     index.add(2, rank_order(y - {"w6"}, ranks))
     index.add(1, rank_order(y, ranks))
     assert index.probe(rank_order(x, ranks)) == [1]
+
+
+def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:
+    import gc
+
+    from pi_memory.detect.conflicts import find_conflicts
+
+    store = random_store(7)
+    assert gc.isenabled()
+    find_duplicates(store)
+    find_conflicts(store)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        find_duplicates(random_store(8))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
