@@ -165,19 +165,42 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         orders = {i: rank_order(group[i].words, ranks) for i in members}
         contents = {i: rank_order(group[i].content, ranks) for i in members}
         numbered = [i for i in members if group[i].numbers]
+        by_words: set[tuple[int, int]] = set()
+        by_numbers: set[tuple[int, int]] = set()
         if _dense(members, numbered, orders):
             content = [item.content for item in group]
-            pairs.update(dense_join(content, members, MIN_SIMILARITY_WORDS))
-            pairs.update(
-                dense_join([item.words for item in group], numbered, MIN_SIMILARITY_NUMBERS)
-            )
-            continue
-        words_index = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
-        self_join(members, contents, words_index, pairs)
-        self_join(
-            numbered, orders, PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True), pairs
-        )
+            by_words.update(dense_join(content, members, MIN_SIMILARITY_WORDS))
+            words = [item.words for item in group]
+            by_numbers.update(dense_join(words, numbered, MIN_SIMILARITY_NUMBERS))
+        else:
+            prefixes = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
+            self_join(members, contents, prefixes, by_words)
+            prefixes = PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True)
+            self_join(numbered, orders, prefixes, by_numbers)
+        # On templated notes the filters let through many pairs that share
+        # most words yet replace none, or too many: checking the counts here
+        # is much cheaper than judging them.
+        pairs.update(p for p in by_words if _words_may_conflict(group[p[0]], group[p[1]]))
+        pairs.update(p for p in by_numbers if _numbers_may_conflict(group[p[0]], group[p[1]]))
     return pairs
+
+
+def _words_may_conflict(x: Features, y: Features) -> bool:
+    """Necessary for a word conflict: each side replaces 1 to 3 content words, Jaccard >= 0.5."""
+    common = len(x.content & y.content)
+    small, large = sorted((len(x.content), len(y.content)))
+    return (
+        large - MAX_REPLACED_WORDS <= common < small
+        and jaccard(x.content, y.content) >= MIN_SIMILARITY_WORDS
+    )
+
+
+def _numbers_may_conflict(x: Features, y: Features) -> bool:
+    """Necessary for a number conflict: the number sets differ, word Jaccard >= 0.3.
+
+    Both sides carry numbers: the join only pairs bodies that do.
+    """
+    return x.numbers != y.numbers and jaccard(x.words, y.words) >= MIN_SIMILARITY_NUMBERS
 
 
 def _dense(members: list[int], numbered: list[int], orders: dict[int, list[str]]) -> bool:
