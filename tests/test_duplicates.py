@@ -5,10 +5,13 @@ import pytest
 from pi_memory.detect.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.similarity import (
     PrefixIndex,
+    content_list,
+    features,
     jaccard,
     keyword_set,
     number_list,
     rank_order,
+    token_list,
     tokens,
 )
 from pi_memory.entry import Entry
@@ -232,3 +235,24 @@ def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Deploy v2beta to 10.0.0.1 on port 8080, then 3x retries",
+        "Plain words only, no numbers",
+        "Port ８０８０ and 80 on the Kelvin \u212a scale",
+        "部署脚本 runs at 9 before 部署流程",
+        "",
+    ],
+)
+def test_word_tokens_are_the_tokens_of_the_body_without_its_numbers(body: str) -> None:
+    import re
+
+    [item] = features([entry("20261001-0001", body)])["project"]
+    without_numbers = re.sub(r"\d+(?:\.\d+)*", " ", body)
+    assert list(item.word_list) == token_list(without_numbers)
+    assert list(item.content_list) == content_list(token_list(without_numbers))
+    assert list(item.number_list) == number_list(body)
+    assert item.tokens == tokens(body)

@@ -203,7 +203,7 @@ def _numbers_may_conflict(x: Features, y: Features) -> bool:
     return x.numbers != y.numbers and jaccard(x.words, y.words) >= MIN_SIMILARITY_NUMBERS
 
 
-def _dense(members: list[int], numbered: list[int], orders: dict[int, list[str]]) -> bool:
+def _dense(members: list[int], numbered: list[int], orders: dict[int, list[int]]) -> bool:
     """Whether comparing every pair beats the prefix filters for one keyword group.
 
     Word conflicts need all but a few words shared, so their prefixes are

@@ -180,7 +180,7 @@ def _join(
     group: Sequence[Features],
     members: list[int],
     threshold: float,
-    orders: Sequence[Sequence[str]],
+    orders: Sequence[Sequence[int]],
     out: set[tuple[int, int]],
 ) -> None:
     """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
@@ -219,7 +219,7 @@ def _join(
     _verified(group, found, threshold, out)
 
 
-def _partitioned(members: list[int], threshold: float, orders: Sequence[Sequence[str]]) -> bool:
+def _partitioned(members: list[int], threshold: float, orders: Sequence[Sequence[int]]) -> bool:
     """Whether a high-threshold join should partition the tokens rather than index prefixes.
 
     Prefix filtering visits few postings while prefixes hold rare words; when
@@ -233,7 +233,7 @@ def _partitioned(members: list[int], threshold: float, orders: Sequence[Sequence
 
 
 def _dense(
-    group: Sequence[Features], members: list[int], threshold: float, orders: Sequence[Sequence[str]]
+    group: Sequence[Features], members: list[int], threshold: float, orders: Sequence[Sequence[int]]
 ) -> bool:
     """Whether comparing every pair beats the prefix filter for ``members``.
 
@@ -276,7 +276,7 @@ def _verified(
 
 
 def _cross(
-    probes: list[int], index: PrefixIndex, orders: Sequence[Sequence[str]]
+    probes: list[int], index: PrefixIndex, orders: Sequence[Sequence[int]]
 ) -> list[tuple[int, int]]:
     return [(i, j) for i in probes for j in index.probe(orders[i])]
 

@@ -33,6 +33,8 @@ _HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
 _TOKEN_RE: Final = re.compile(f"[{HAN_CLASS}]+|(?:(?![{HAN_CLASS}])[^\\W_])+")
 #: A number as written: ``3000``, ``1.2.3``, ``0.5``. A version is one value, not three.
 _ASCII_TOKEN_RE: Final = re.compile(r"[a-z0-9]+")
+#: An ASCII token with its digits cut out: what is left of the words once numbers go.
+_ASCII_WORD_RE: Final = re.compile(r"[a-z]+")
 _NUMBER_RE: Final = re.compile(r"\d+(?:\.\d+)*")
 _DIGIT_RE: Final = re.compile(r"\d")
 #: Words whose change does not change what a memory requires: articles,
@@ -43,8 +45,23 @@ _FUNCTION_WORD_TEXT: Final = """
     by of to for with from as at into onto each every also just then so very
     """
 FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_TEXT.split())
-#: Lemmas by word: a store repeats its vocabulary, and most words are seen many times.
-_LEMMAS: dict[str, str] = {}
+
+
+class _Lemmas(dict[str, str]):
+    """Lemmas by word, ``""`` for a function word, filled on first sight.
+
+    A store repeats its vocabulary: most words are seen many times, and a
+    lookup through ``__getitem__`` stays in C for every word seen before.
+    """
+
+    def __missing__(self, word: str) -> str:
+        found = "" if word in FUNCTION_WORDS else _lemma(word)
+        if len(self) < 100_000:
+            self[word] = found
+        return found
+
+
+_CONTENT: Final = _Lemmas()
 
 
 def shingles(run: str, size: int = 2) -> list[str]:
@@ -76,19 +93,20 @@ def lemma(word: str) -> str:
     ``goes``/``go``, ``released``/``release``, ``starts``/``started`` meet; a
     Han shingle, a number or an identifier stays as it is.
     """
-    found = _LEMMAS.get(word)
-    if found is None:
-        found = stem(word)
-        if len(found) >= 3 and found.endswith("e") and found.isascii() and found.isalpha():
-            found = found[:-1]
-        if len(_LEMMAS) < 100_000:
-            _LEMMAS[word] = found
+    return _CONTENT[word] or _lemma(word)
+
+
+def _lemma(word: str) -> str:
+    found = stem(word)
+    if len(found) >= 3 and found.endswith("e") and found.isascii() and found.isalpha():
+        found = found[:-1]
     return found
 
 
 def content_list(words: Iterable[str]) -> list[str]:
     """The content words of ``words`` (tokens without numbers), as lemmas, each once, in order."""
-    return list(dict.fromkeys(lemma(w) for w in words if w not in FUNCTION_WORDS))
+    # A lemma is never empty: ``""`` marks a function word.
+    return list(dict.fromkeys(filter(None, map(_CONTENT.__getitem__, words))))
 
 
 def spelled(words: Iterable[str], lemmas: Iterable[str]) -> tuple[str, ...]:
@@ -155,9 +173,13 @@ def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
     return {token: rank for rank, token in enumerate(ordered)}
 
 
-def rank_order(items: Set[str], ranks: dict[str, int]) -> list[str]:
-    """``items`` rarest first: the order :class:`PrefixIndex` expects."""
-    return sorted(items, key=ranks.__getitem__)
+def rank_order(items: Set[str], ranks: dict[str, int]) -> list[int]:
+    """The ranks of ``items``, rarest first: the order :class:`PrefixIndex` expects.
+
+    Ranks rather than the words: sorting and hashing small ints is several
+    times cheaper than sorting words by a key and hashing strings.
+    """
+    return sorted(map(ranks.__getitem__, items))
 
 
 class PrefixIndex:
@@ -201,7 +223,7 @@ class PrefixIndex:
         #: Prefix lengths by (size, share): few distinct sizes, many sets.
         self._lengths: dict[tuple[int, float], int] = {}
         #: token → (size, key, position) of every set whose prefix holds it, sorted.
-        self._postings: dict[str, list[tuple[int, int, int]]] = {}
+        self._postings: dict[int, list[tuple[int, int, int]]] = {}
 
     def _prefix_length(self, size: int, share: float) -> int:
         key = (size, share)
@@ -213,7 +235,7 @@ class PrefixIndex:
             length = self._lengths[key] = size - overlap + 1
         return length
 
-    def probe(self, ordered: Sequence[str]) -> list[int]:
+    def probe(self, ordered: Sequence[int]) -> list[int]:
         """Keys of indexed sets that pass the prefix, size and position filters with ``ordered``."""
         size = len(ordered)
         if size == 0 or not self._postings:
@@ -247,7 +269,7 @@ class PrefixIndex:
                     found.append(key)
         return found
 
-    def add(self, key: int, ordered: Sequence[str]) -> None:
+    def add(self, key: int, ordered: Sequence[int]) -> None:
         """Index ``ordered``; keys must be added in ascending order of size, then key."""
         size = len(ordered)
         postings = self._postings
@@ -351,7 +373,7 @@ def partition_join(
 
 
 def prefix_cost(
-    orders: Mapping[int, Sequence[str]] | Sequence[Sequence[str]],
+    orders: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
     members: Sequence[int],
     threshold: float,
 ) -> float:
@@ -366,8 +388,8 @@ def prefix_cost(
     step = max(1, len(members) // _COST_SAMPLE)
     sample = members[::step]
     index_share = 2 * threshold / (1 + threshold)
-    probed: Counter[str] = Counter()
-    indexed: Counter[str] = Counter()
+    probed: Counter[int] = Counter()
+    indexed: Counter[int] = Counter()
     own = 0
     for i in sample:
         ordered = orders[i]
@@ -418,10 +440,17 @@ def age_key(entry: Entry) -> tuple[str, str]:
 
 def _entry_features(entry: Entry, keys: dict[str, str]) -> Features:
     body = entry.body
-    all_tokens = token_list(body)
     # Most bodies carry no number: one scan for a digit spares them the findall.
     numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
-    words = token_list(_NUMBER_RE.sub(" ", body)) if numbers else all_tokens
+    lowered = body.lower()
+    if lowered.isascii():
+        # token_list's own fast path, and the tokens of the body without its
+        # numbers are then its letter runs: one lowercasing, no substitution.
+        all_tokens = list(dict.fromkeys(_ASCII_TOKEN_RE.findall(lowered)))
+        words = list(dict.fromkeys(_ASCII_WORD_RE.findall(lowered))) if numbers else all_tokens
+    else:
+        all_tokens = token_list(body)
+        words = token_list(_NUMBER_RE.sub(" ", body)) if numbers else all_tokens
     content = content_list(words)
     token_set = frozenset(all_tokens)
     key = keys.get(entry.keyword)
@@ -491,7 +520,7 @@ def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
 
 def self_join(
     members: Iterable[int],
-    orders: Mapping[int, Sequence[str]] | Sequence[Sequence[str]],
+    orders: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
     index: PrefixIndex,
     out: set[tuple[int, int]],
 ) -> None:
