@@ -305,3 +305,41 @@ def test_a_marker_left_by_a_dead_dream_is_named_never_taken_over(
     )
     assert marker.exists()
     assert fake_provider.posts() == []
+
+
+def test_session_start_counts_new_sessions_and_says_when_to_dream(
+    tmp_path: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.hookhelp import Hook, make_project, payload
+    from tests.jobhelp import configure
+
+    root = make_project(tmp_path)
+    configure(
+        fake_provider,
+        hermetic_home,
+        "openai",
+        layout="files",
+        memoryDir=str(tmp_path / "mem"),
+        dream={"nudgeAfterSessions": 2},
+    )
+    hook = Hook(capsys, monkeypatch)
+    code, _, err = hook(
+        "tool", "memory", stdin='{"action": "add", "name": "Port", "content": "8080."}', cwd=root
+    )
+    assert (code, err) == (0, "")
+    start = payload("claude-code", "SessionStart.startup", root)
+    resume = payload("claude-code", "SessionStart.resume", root)
+    answers = [
+        json.loads(hook("hook", "session-start", stdin=event, cwd=root)[1])
+        for event in (start, resume, start)
+    ]
+    assert "systemMessage" not in answers[0]
+    assert "systemMessage" not in answers[1]  # a resumed session is not a new one
+    assert answers[2]["systemMessage"] == (
+        "2 sessions without a dream: run python -m pi_memory dream to tidy the memory"
+    )
+    assert fake_provider.posts() == []

@@ -242,7 +242,25 @@ def on_start(event: HookEvent) -> Answer:
         session.freeze_injection(sid, text)
         if event.source != "resume":
             session.clear_surfaced(sid)
-    return Answer(text, known.warning)
+    said = known.warning
+    if event.source not in ("resume", "compact"):
+        said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
+    return Answer(text, said)
+
+
+def _dream_nudge(event: HookEvent, known: Known) -> str:
+    """Seed 004's reminder to dream, counted once per new session; never fails the start."""
+    from datetime import datetime, timezone
+
+    try:
+        from pi_memory.jobs.dream import nudge_at_start
+
+        return nudge_at_start(known.config(), event.cwd, datetime.now(timezone.utc))
+    except Exception as exc:  # a reminder must never cost the session its index
+        from pi_memory.error_handler import log_exception
+
+        log_exception("hook session-start: dream nudge", exc)
+        return ""
 
 
 def _background_at_start(note: Note, event: HookEvent) -> None:

@@ -100,6 +100,30 @@ def nudge(meta: DreamMeta, now: datetime, *, after_sessions: int, after_hours: f
     return f"{' and '.join(reasons)} {since}: run python -m pi_memory dream to tidy the memory"
 
 
+def nudge_at_start(config: Config, cwd: Path, now: datetime) -> str:
+    """A new session starts: count it and say whether it is time to dream ("" if not).
+
+    Only a layout whose agent has the ``memory`` tool dreams on a nudge (the
+    categories layout is consolidated automatically), and only a project
+    layer that holds memories is counted.
+    """
+    from pi_memory.entry import PROJECT
+    from pi_memory.open_store import settings_from
+    from pi_memory.store import Store
+
+    store = Store(settings_from(config, cwd))
+    directory = store.directory(PROJECT)
+    if store.layer(PROJECT).agent_tools != ("memory",) or not directory.is_dir():
+        return ""
+    meta = count_session(directory, now)
+    return nudge(
+        meta,
+        now,
+        after_sessions=config.dream.nudge_after_sessions,
+        after_hours=config.dream.nudge_after_hours,
+    )
+
+
 def _utc_naive(moment: datetime) -> datetime:
     """``moment`` in UTC without a zone; a naive time is taken as local (``parse_time``)."""
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
