@@ -271,12 +271,14 @@ def test_nudge_after_sessions_or_hours(tmp_path: Path) -> None:
     assert nudge(meta, now, after_sessions=5, after_hours=24) == (
         "5 sessions without a dream: run python -m pi_memory dream to tidy the memory"
     )
-    write_meta(tmp_path, meta._replace(sessions=1, last_dream="2026-11-30T10:00:00.000Z"))
-    later = read_meta(tmp_path)
+    write_meta(tmp_path, meta._replace(sessions=0, last_dream="2026-11-30T10:00:00.000Z"))
+    later = count_session(tmp_path, now)  # a dream happened: counting starts again
+    assert later.sessions == 1
     assert nudge(later, now, after_sessions=5, after_hours=24) == (
         "26 hours since the last dream: run python -m pi_memory dream to tidy the memory"
     )
     assert nudge(later, now - timedelta(hours=3), after_sessions=5, after_hours=24) == ""
+    assert read_meta(tmp_path) == later._replace(sessions=0)  # counted outside the layer
 
 
 def test_a_marker_left_by_a_dead_dream_is_named_never_taken_over(

@@ -53,6 +53,9 @@ class Note(NamedTuple):
     review_turns: int
     #: The environment variables whose presence was part of the fingerprint.
     key_names: tuple[str, ...]
+    #: Seed 004's dream nudge: the project layer counted at each new session
+    #: ("" when the layout is not consolidated by a dream), after N sessions, after N hours.
+    dream: tuple[str, int, float] = ("", 0, 0.0)
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
@@ -121,6 +124,7 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
             data["sessionDays"],
             data["reviewTurns"],
             tuple(data["keyNames"]),
+            tuple(data.get("dream") or ("", 0, 0.0)),
         )
         if data["env"] != environment(env, note.key_names):
             return None
@@ -209,6 +213,7 @@ def save(
         "sessionDays": note.session_days,
         "reviewTurns": note.review_turns,
         "keyNames": list(note.key_names),
+        "dream": list(note.dream),
         "corpus": corpus is not None,
     }
     try:

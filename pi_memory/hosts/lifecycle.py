@@ -173,6 +173,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         session_days=config.session_days,
         review_turns=config.review_turns,
         key_names=tuple(sorted({p.api_key_env for p in config.providers.values()} - {""})),
+        dream=_dream_settings(config, store),
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
     memories = corpus(fresh.read_all()) if event.moment == "prompt" else None
@@ -252,15 +253,30 @@ def _dream_nudge(event: HookEvent, known: Known) -> str:
     """Seed 004's reminder to dream, counted once per new session; never fails the start."""
     from datetime import datetime, timezone
 
+    directory, sessions, hours = known.note.dream
+    if not directory:
+        return ""
     try:
-        from pi_memory.jobs.dream import nudge_at_start
+        from pi_memory.jobs.dream import count_session, nudge
 
-        return nudge_at_start(known.config(), event.cwd, datetime.now(timezone.utc))
+        now = datetime.now(timezone.utc)
+        meta = count_session(Path(directory), now)
+        return nudge(meta, now, after_sessions=sessions, after_hours=hours)
     except Exception as exc:  # a reminder must never cost the session its index
         from pi_memory.error_handler import log_exception
 
         log_exception("hook session-start: dream nudge", exc)
         return ""
+
+
+def _dream_settings(config: Config, store: Store) -> tuple[str, int, float]:
+    """The note's ``dream``: where to count sessions, and the two thresholds."""
+    from pi_memory.entry import PROJECT
+
+    directory = store.directory(PROJECT)
+    if store.layer(PROJECT).agent_tools != ("memory",) or not directory.is_dir():
+        return ("", 0, 0.0)
+    return (str(directory), config.dream.nudge_after_sessions, config.dream.nudge_after_hours)
 
 
 def _background_at_start(note: Note, event: HookEvent) -> None:

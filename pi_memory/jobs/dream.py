@@ -73,19 +73,45 @@ def write_meta(directory: Path, meta: DreamMeta) -> None:
 
 
 def count_session(directory: Path, now: datetime) -> DreamMeta:
-    """One more session started (the hosts call this at session start)."""
+    """One more session started (the session-start hook calls this); the layer's meta
+    with the sessions counted since its last dream.
+
+    The count lives in the cache, not in the layer: a write in the layer on
+    every session start would change what the hooks' fast path fingerprints.
+    It restarts whenever ``.dream-meta.json`` names a newer dream.
+    """
+    from pi_memory.fs.atomic import atomic_write_text
+
     meta = read_meta(directory)
-    meta = meta._replace(sessions=meta.sessions + 1, since=meta.since or _iso(now))
-    write_meta(directory, meta)
-    return meta
+    path = _counter_path(directory)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict) or data.get("lastDream") != meta.last_dream:
+        data = {"lastDream": meta.last_dream, "sessions": 0, "since": _iso(now)}
+    count = data.get("sessions")
+    data["sessions"] = (count if isinstance(count, int) else 0) + 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, json.dumps(data) + "\n", durable=False)  # disposable
+    return meta._replace(sessions=data["sessions"], since=meta.since or str(data.get("since")))
+
+
+def _counter_path(directory: Path) -> Path:
+    import zlib
+
+    from pi_memory.fs.cache_home import cache_home
+
+    raw = str(directory).encode("utf-8", "surrogateescape")
+    return (
+        Path(cache_home()) / "dream-sessions" / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.json"
+    )
 
 
 def nudge(meta: DreamMeta, now: datetime, *, after_sessions: int, after_hours: float) -> str:
     """The reminder to dream, or ``""`` when it is not time yet."""
-    from pi_memory.entry import parse_time
-
     anchor = meta.last_dream or meta.since
-    start = parse_time(anchor) if anchor else None
+    start = _parse_iso(anchor) if anchor else None
     hours = 0.0
     if start is not None:
         hours = (_utc_naive(now) - _utc_naive(start)).total_seconds() / 3600
@@ -100,32 +126,17 @@ def nudge(meta: DreamMeta, now: datetime, *, after_sessions: int, after_hours: f
     return f"{' and '.join(reasons)} {since}: run python -m pi_memory dream to tidy the memory"
 
 
-def nudge_at_start(config: Config, cwd: Path, now: datetime) -> str:
-    """A new session starts: count it and say whether it is time to dream ("" if not).
-
-    Only a layout whose agent has the ``memory`` tool dreams on a nudge (the
-    categories layout is consolidated automatically), and only a project
-    layer that holds memories is counted.
-    """
-    from pi_memory.entry import PROJECT
-    from pi_memory.open_store import settings_from
-    from pi_memory.store import Store
-
-    store = Store(settings_from(config, cwd))
-    directory = store.directory(PROJECT)
-    if store.layer(PROJECT).agent_tools != ("memory",) or not directory.is_dir():
-        return ""
-    meta = count_session(directory, now)
-    return nudge(
-        meta,
-        now,
-        after_sessions=config.dream.nudge_after_sessions,
-        after_hours=config.dream.nudge_after_hours,
-    )
+def _parse_iso(text: str) -> datetime | None:
+    """An ISO 8601 time as ``.dream-meta.json`` holds it (``Z`` or an offset)."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _utc_naive(moment: datetime) -> datetime:
-    """``moment`` in UTC without a zone; a naive time is taken as local (``parse_time``)."""
+    """``moment`` in UTC without a zone."""
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
