@@ -73,8 +73,13 @@ def take_snapshot(
     # A regular file in the way raises here, and the write is not made.
     root.mkdir(exist_ok=True)
     target = claim_directory(root, snapshot_dir_name(_now(now), label))
-    for source in files:
-        _copy_one(directory, Path(source), target, copy or shutil.copy2, platform)
+    try:
+        for source in files:
+            _copy_one(directory, Path(source), target, copy or shutil.copy2, platform)
+    except BaseException:
+        # A half-made rollback point (a full disk) would pass for a whole one later.
+        shutil.rmtree(target, ignore_errors=True)
+        raise
     try:
         prune_snapshots(root, keep, protect=target.name)
     except OSError:

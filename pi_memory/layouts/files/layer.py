@@ -202,6 +202,30 @@ class FilesLayer:
         except FileNotFoundError:
             pass
 
+    def _write_indexed(self, name: str, text: str, before: str, after: str) -> None:
+        """Write entry file ``name`` and then the index, or neither.
+
+        A failed index write (a full disk) would leave an entry no index line
+        points to while the caller answers "failed": the entry file is put back
+        as it was. The old file is kept by a hard link, which needs no space.
+        """
+        path = self.directory / name
+        saved: Path | None = None
+        if path.exists():
+            saved = self.directory / f".{name}.{os.urandom(6).hex()}.tmp"
+            os.link(path, saved)
+        try:
+            self._write(name, text)
+            self._write_index(before, after)
+        except BaseException:
+            if saved is not None:
+                os.replace(saved, path)
+            else:
+                self._unlink(name)
+            raise
+        if saved is not None:
+            self._unlink(saved.name)
+
     def _write_index(self, before: str, after: str) -> None:
         if after != before or not self.index_path.exists():
             self._write(INDEX_FILE, after)
@@ -233,12 +257,11 @@ class FilesLayer:
         stored = self._complete(entry, existing)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, stored.file])
-        self._write(stored.file, entry_to_text(stored))
         before = self.read_index()
         after = before
         if stored.live:
             after = upsert_index_line(before, stored.name, stored.file, stored.description)
-        self._write_index(before, after)
+        self._write_indexed(stored.file, entry_to_text(stored), before, after)
         return stored
 
     def _complete(self, entry: Entry, existing: Sequence[Entry]) -> Entry:
@@ -494,10 +517,9 @@ class FilesLayer:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, entry.file])
         self._keep(entry.file, REPLACE)
-        self._write(entry.file, text)
         before = self.read_index()
         after = upsert_index_line(before, entry.name, entry.file, entry.description)
-        self._write_index(before, after)
+        self._write_indexed(entry.file, text, before, after)
         return WriteResult(entry.file, self._warning(after))
 
     def remove_by_name(self, ref: str) -> str:
