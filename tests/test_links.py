@@ -44,6 +44,11 @@ def test_a_committed_file_link_out_of_the_repository_is_refused(repo: Path, secr
     assert shown.code == 0 and "outside the repository" in shown.out
     found = json.loads(call("search", "--json", "--mode", "all", cwd=repo).out)
     assert found["total"] == 0  # nothing read through the link either
+    event = json.dumps({"cwd": str(repo), "hook_event_name": "SessionStart"})
+    hook = call("hook", "session-start", cwd=repo, stdin=event)
+    payload = json.loads(hook.out)
+    assert "outside the repository" in payload["systemMessage"]
+    assert "PRIVATE KEY" not in hook.out
 
 
 def test_a_linked_layer_directory_out_of_the_repository_is_refused(

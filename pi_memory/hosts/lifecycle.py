@@ -79,15 +79,17 @@ def open_context(cwd: Path) -> tuple[Config, Store]:
 
 
 def open_context_warned(cwd: Path) -> tuple[Config, Store, list[str]]:
-    """:func:`open_context` and one line per setting that fell back to its default
-    (session start says them in ``systemMessage``)."""
+    """:func:`open_context` and one line per setting that fell back to its default and
+    per layer refused here (session start says them in ``systemMessage``)."""
     from pi_memory.config.config import load_for
     from pi_memory.open_store import setting_warnings, settings_from
     from pi_memory.store import Store
 
     loaded = load_for(cwd, os.environ)
+    settings = settings_from(loaded.config, cwd)
     warnings = [f"pi_memory: {line}" for line in setting_warnings(loaded)]
-    return loaded.config, Store(settings_from(loaded.config, cwd)), warnings
+    warnings += [f"pi_memory: {why}" for why in settings.unavailable.values()]
+    return loaded.config, Store(settings), warnings
 
 
 def _max_context(host: str) -> int:
