@@ -637,3 +637,34 @@ def test_an_engine_write_leaves_a_rollback_point_and_an_import_only_one(tmp_path
     assert [p.name.split("Z-")[1] for p in _snapshots(layer)] == ["import"]
     store.write("project", "A third memory.", ["third"], now=datetime.now())
     assert [p.name.split("Z-")[1] for p in _snapshots(layer)] == ["import", "write"]
+
+
+def test_rename_moves_the_file_and_keeps_the_index_line_in_place(tmp_path: Path) -> None:
+    layer = _layer(tmp_path)
+    moment = datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc)
+    layer.add("first", "One.", now=moment)
+    layer.add("misc", "Run the tests with pytest -q.", now=moment)
+    layer.add("last", "Three.", now=moment)
+    index = layer.index_path
+    index.write_text("# My notes\n" + index.read_text("utf-8") + "hand-written tail\n", "utf-8")
+    before = layer.find("misc")
+    assert before is not None
+
+    result = layer.rename("misc", "Test command", now=moment)
+
+    assert result.file == "Test-command.md"
+    assert not (layer.directory / "misc.md").exists()
+    after = layer.find("Test command")
+    assert after is not None
+    assert (after.id, after.body, after.created) == (before.id, before.body, before.created)
+    assert index.read_text("utf-8").splitlines() == [
+        "# My notes",
+        "- [first](first.md) — One.",
+        "- [Test command](Test-command.md) — Run the tests with pytest -q.",
+        "- [last](last.md) — Three.",
+        "hand-written tail",
+    ]
+    with pytest.raises(EntryRejected, match="already exists"):
+        layer.rename("first", "last")
+    with pytest.raises(EntryRejected, match="not found"):
+        layer.rename("nothing", "else")

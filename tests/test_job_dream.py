@@ -99,10 +99,12 @@ def test_a_dream_stages_every_action_and_commits_once(
     assert tools == ["add", "replace", "remove", "list", "search", "rename", "rebuild_index"]
     last = bodies[-1]["messages"]
     assert [m["role"] for m in last].count("tool") == 8
-    assert _files(files_store) == ["Deploy-B.md", "MEMORY.md", "misc.md"]
-    assert "name: Test command" in (files_store / "misc.md").read_text()
+    # Seed 004's rename: the file name and the index line follow the new name.
+    assert _files(files_store) == ["Deploy-B.md", "MEMORY.md", "Test-command.md"]
+    assert "name: Test command" in (files_store / "Test-command.md").read_text()
     index = (files_store / "MEMORY.md").read_text()
-    assert "[Test command](misc.md)" in index and "Deploy-A.md" not in index
+    assert "[Test command](Test-command.md)" in index and "Deploy-A.md" not in index
+    assert "misc.md" not in index
     (point,) = (files_store / ".backups").iterdir()
     assert point.name.endswith("-dream")
     assert sorted(p.name for p in point.iterdir()) == [

@@ -196,7 +196,7 @@ class Staging:
                 elif step.action == "remove":
                     tool.remove_by_name(a["name"])
                 elif step.action == "rename":
-                    _rename(store, layer, a["name"], a["new_name"])
+                    tool.rename(a["name"], a["new_name"], self.now)
                 else:
                     layer_store = store.layer(layer)
                     layer_store.rebuild_index(layer_store.read(), store.recalls(layer))
@@ -214,17 +214,3 @@ def describe(step: Staged) -> str:
     if step.action == "rebuild_index":
         return "rebuild_index"
     return f'{step.action} "{a.get("name")}"'
-
-
-def _rename(store: Store, layer: str, old: str, new: str) -> None:
-    """A memory's name changes; its file, id, times and index line position stay."""
-    from pi_memory.errors import EntryRejected
-
-    layer_store = store.layer(layer)
-    entries = layer_store.read()
-    current = next((e for e in entries if old in (e.file, e.name)), None)
-    if current is None:
-        raise EntryRejected(f'Entry "{old}" not found')
-    if any(e.name == new for e in entries):
-        raise EntryRejected(f'a memory named "{new}" already exists')
-    layer_store.update([current._replace(name=new)])

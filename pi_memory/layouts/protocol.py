@@ -94,6 +94,10 @@ class MemoryTool(Protocol):
     ) -> ToolWrite:
         """Rewrite an existing memory's body, description and type."""
 
+    def rename(self, ref: str, new_name: str, now: datetime | None = None) -> ToolWrite:
+        """Give a memory a new name (the dream's action only): its file and index line
+        follow, and the line keeps its place."""
+
     def remove_by_name(self, ref: str) -> str:
         """Delete the memory ``ref`` (file name or name); returns its file."""
 

@@ -48,6 +48,7 @@ from pi_memory.layouts.files.index import (
     IndexLine,
     RebuiltIndex,
     capacity_warning,
+    parse_entry_index,
     rebuild_index,
     remove_index_line,
     upsert_index_line,
@@ -521,6 +522,40 @@ class FilesLayer:
         after = upsert_index_line(before, entry.name, entry.file, entry.description)
         self._write_indexed(entry.file, text, before, after)
         return WriteResult(entry.file, self._warning(after))
+
+    def rename(self, ref: str, new_name: str, now: datetime | None = None) -> WriteResult:
+        """Seed 004's dream-only ``rename``: the name, the file name and the index line
+        follow, and the line keeps its place; id, body and times stay."""
+        new_name = js_trim(new_name)
+        check_name(new_name)
+        current = self.find(ref)
+        if current is None:
+            raise EntryRejected(f'Entry "{ref}" not found')
+        entries = self.read()
+        if any(e.name == new_name and e.id != current.id for e in entries):
+            raise EntryRejected(f'a memory named "{new_name}" already exists')
+        taken = [e.file for e in entries]
+        file = self._free_file_name(new_name, taken, exclude=current.file)
+        renamed = touched(
+            current._replace(name=new_name, file=file), iso_timestamp(now or self._clock())
+        )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._changing("write", [INDEX_FILE, current.file, file])
+        self._keep(current.file, REPLACE)
+        before = self.read_index()
+        line_no = next(
+            (
+                line.line_no
+                for line in parse_entry_index(before).entries
+                if line.file == current.file
+            ),
+            None,
+        )
+        after = upsert_index_line(before, new_name, file, renamed.description, line_no)
+        self._write_indexed(file, entry_to_text(renamed), before, after)
+        if file != current.file:
+            self._unlink(current.file)
+        return WriteResult(file, self._warning(after))
 
     def remove_by_name(self, ref: str) -> str:
         """Delete the memory ``ref`` (file name or name) with its index line; returns its file."""
