@@ -71,6 +71,8 @@ class WriteOutcome(NamedTuple):
     superseded: tuple[str, ...]
     unknown_supersedes: tuple[str, ...]
     dropped_keywords: int
+    #: What did not happen although the memory is stored ("" when everything did).
+    note: str = ""
 
 
 class RebuildReport(NamedTuple):
@@ -264,16 +266,51 @@ class Store:
             else:
                 stored = store.append(plan.entry)
             if plan.retire:
-                store.update(plan.retire)
+                self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
             after = entries_after(entries, stored, plan.deduped, plan.retire)
-            store.refresh_index(after, self.recalls(layer))
+            note = self._refresh_or_note(store, after, layer)
         return WriteOutcome(
             entry=stored,
             deduped=plan.deduped,
             superseded=tuple(e.id for e in plan.retire),
             unknown_supersedes=plan.unknown,
             dropped_keywords=pick.dropped,
+            note=note,
         )
+
+    @staticmethod
+    def _retire_or_undo(
+        store: LayerStore,
+        retire: Sequence[Entry],
+        stored: Entry,
+        entries: Sequence[Entry],
+        deduped: bool,
+    ) -> None:
+        """Retire the superseded memories, or take the write back: a write that fails
+        stores nothing. If even that fails, say exactly what is on disk."""
+        try:
+            store.update(retire)
+        except OSError as exc:
+            try:
+                if deduped:
+                    store.update([e for e in entries if e.id == stored.id])
+                else:
+                    store.remove([stored.id])
+            except OSError:
+                raise EntryRejected(
+                    f"stored [{stored.id}], but could not retire "
+                    f"{', '.join(e.id for e in retire)} ({exc}); write it again to finish"
+                ) from exc
+            raise
+
+    def _refresh_or_note(self, store: LayerStore, after: list[Entry], layer: str) -> str:
+        """Bring the index up to date; the memory is stored whatever happens here, so a
+        failure is said, not raised (the next write or session start regenerates it)."""
+        try:
+            store.refresh_index(after, self.recalls(layer))
+        except OSError as exc:
+            return f"MEMORY.md was not rewritten ({_describe(exc)}); the next write redoes it"
+        return ""
 
     def rebuild(self, layer: str) -> RebuildReport:
         """Repair the layer (persist the read path's keyword repair), then regenerate
@@ -469,3 +506,8 @@ def validate_body(body: str) -> str:
     if issue is not None:
         raise EntryRejected(f"rejected as truncated: {issue}")
     return text
+
+
+def _describe(exc: OSError) -> str:
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{exc.strerror or exc}{where}"

@@ -21,6 +21,8 @@ def describe_write(outcome: WriteOutcome) -> str:
         text += " · superseded " + ", ".join(f"[{s}]" for s in outcome.superseded)
     if outcome.unknown_supersedes:
         text += " · no such id to supersede: " + ", ".join(outcome.unknown_supersedes)
+    if outcome.note:
+        text += f" · {outcome.note}"
     if outcome.dropped_keywords:
         n = outcome.dropped_keywords
         text += f" · {n} extra keyword{'s' if n != 1 else ''} ignored (one keyword per memory)"
@@ -36,6 +38,7 @@ def write_json(outcome: WriteOutcome) -> dict[str, object]:
         "deduped": outcome.deduped,
         "superseded": list(outcome.superseded),
         "dropped_keywords": outcome.dropped_keywords,
+        "note": outcome.note or None,
     }
 
 
