@@ -90,3 +90,17 @@ def test_a_damaged_keyword_on_disk_never_blocks_the_layer(
     assert "#kw\ufffd" in context
     assert not any(0xD800 <= ord(c) <= 0xDFFF for c in context)
     assert not (hermetic_home / ".pi/agent/memory-auto/pi_memory.log").exists()
+
+
+def test_a_damaged_row_imports_into_the_files_layout(repo: Path) -> None:
+    layer = repo / LAYER
+    layer.mkdir(parents=True)
+    (layer / "CONVENTIONS.md").write_bytes(
+        b"<!-- mid: 20261001-0001 | t: 2026-10-01 10:00:00 | p: repo | src: user"
+        b" | tags: kw\xff -->\nA row whose body lost a byte \xfe here.\n"
+    )
+    run = call("import", "--from", "categories", "--to", "files", "project", cwd=repo)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.startswith("imported 1 new memor")
+    again = call("import", "--from", "categories", "--to", "files", "project", cwd=repo)
+    assert again.code == 0, again.err

@@ -177,7 +177,7 @@ def derived_id(name: str, created: str, modified: str) -> str:
     digits = day.replace("-", "")
     if not (len(digits) == 8 and digits.isdigit() and digits.isascii()):
         digits = "19700101"
-    return f"{digits}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:4]}"
+    return f"{digits}-{hashlib.sha256(name.encode('utf-8', 'surrogateescape')).hexdigest()[:4]}"
 
 
 def derived_keyword(name: str, body: str) -> str:
