@@ -42,7 +42,7 @@ def test_stored_bytes_stay_as_written(stored: Path) -> None:
 
 
 def test_visible_spells_out_what_a_terminal_would_obey() -> None:
-    assert visible("a\x1b[2Jb\x07\x00\x7f\x9b") == "a\\x1b[2Jb\\x07\\x00\\x7f\\x9b"
+    assert visible("a\x1b[2Jb\x07\x00\x9b") == "a\\x1b[2Jb\\x07\\x00\\x9b"
     assert visible("x\u202ey\u200bz\u2028\U000e0041") == "x\\u202ey\\u200bz\\u2028\\U000e0041"
     assert visible("byte \udcff lost") == "byte \\xff lost"
     assert visible("tab\tand\nnewline stay, 中文 — too") == "tab\tand\nnewline stay, 中文 — too"
@@ -57,6 +57,12 @@ def test_a_terminal_sees_control_characters_spelled_out(
     assert run.code == 0, run.err
     assert not any(char in run.out for char in RAW), run.out
     assert "\\x1b" in run.out and "\\u202e" in run.out
+
+
+def test_ascii_json_passes_through_unchanged() -> None:
+    value = {"body": HOSTILE + "\x7f\udcff\u2028", "k": ["\x00", "é"]}
+    text = json.dumps(value)
+    assert visible(text) == text and json.loads(text) == value
 
 
 def test_json_output_is_ascii_and_lossless(stored: Path) -> None:

@@ -31,7 +31,7 @@ def run_sessions_search(
     if as_json:
         import json
 
-        write_line(json.dumps(sessions_json(result), ensure_ascii=False))
+        write_line(json.dumps(sessions_json(result)))  # ASCII: lossless on any terminal or pipe
     else:
         write(render_sessions(result))
     return 0

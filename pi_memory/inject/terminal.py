@@ -8,6 +8,8 @@ or hide them. Here each one is spelled out instead (``\\x1b``, ``\\u202e``,
 ``\\xff`` for an undecodable byte), so a person sees exactly what is stored;
 tab and newline stay as they are. Stored bytes never change: this is applied
 to what is printed, and only there (``--json`` output is ASCII JSON instead).
+DEL is left alone: terminals ignore it, and so ASCII JSON (which escapes every
+other control character) passes through unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def _shown() -> re.Pattern[str]:
             for low, high in FORMAT_CHAR_RANGES
         )
         _pattern = re.compile(
-            f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_SEPARATORS}\\ud800-\\udfff{ranges}]"
+            f"[\\x00-\\x08\\x0b-\\x1f\\x80-\\x9f{_SEPARATORS}\\ud800-\\udfff{ranges}]"
         )
     return _pattern
 
