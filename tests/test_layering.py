@@ -9,6 +9,7 @@ against the floors but not as a circle, since they never run.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,6 +67,12 @@ LAYOUT_NAMES: frozenset[str] = frozenset({"categories", "files"})
 MAY_NAME_LAYOUTS: tuple[str, ...] = ("layouts", "config")
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of one module, read once per run (the sources do not change)."""
+    return ast.parse(path.read_text("utf-8"))
+
+
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
@@ -92,7 +99,7 @@ def type_only_lines(tree: ast.AST) -> set[int]:
 def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int, bool]]:
     """``(module, line, type only)`` of every pi_memory module ``name`` imports, anywhere."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text("utf-8"))
+    tree = parsed(path)
     type_only = type_only_lines(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -260,7 +267,7 @@ def layout_names_in(path: Path) -> list[int]:
     """Lines where a string constant is exactly a layout's name, or where code
     compares with a layout constant or the ``layout`` setting (a branch on the layout)."""
     lines = []
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for node in ast.walk(parsed(path)):
         if (isinstance(node, ast.Constant) and node.value in LAYOUT_NAMES) or (
             isinstance(node, ast.Compare)
             and any(_layout_word(side) for side in [node.left, *node.comparators])
