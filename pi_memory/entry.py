@@ -112,7 +112,6 @@ def new_id(moment: datetime, taken: set[str] | frozenset[str]) -> str:
             return candidate
 
 
-_SPACE_RE: Final = re.compile(r"\s+")
 _TRAILING_PUNCT: Final = ".,;:!?。，；：！？、…"
 
 
@@ -122,5 +121,6 @@ def normalize_memory_text(body: str) -> str:
     Case, whitespace and trailing punctuation only: stripping more would make
     genuinely different memories collide, and a collision drops the second one.
     """
-    text = _SPACE_RE.sub(" ", body).strip().lower()
+    # split() cuts at the code points a regex's \s matches, and drops both ends.
+    text = " ".join(body.split()).lower()
     return text.rstrip(_TRAILING_PUNCT).rstrip()

@@ -14,7 +14,7 @@ from pi_memory.detect.similarity import (
     token_list,
     tokens,
 )
-from pi_memory.entry import Entry
+from pi_memory.entry import Entry, normalize_memory_text
 from tests.similarity_stores import random_store, shuffled
 
 
@@ -256,3 +256,14 @@ def test_word_tokens_are_the_tokens_of_the_body_without_its_numbers(body: str) -
     assert list(item.content_list) == content_list(token_list(without_numbers))
     assert list(item.number_list) == number_list(body)
     assert item.tokens == tokens(body)
+
+
+def test_a_body_is_normalised_at_any_whitespace_case_and_trailing_punctuation() -> None:
+    import re
+    import sys
+
+    spaces = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if re.fullmatch(r"\s", c))
+    body = f"{spaces}Deploy\u00a0the  API\u2003before\n\tFRIDAY{spaces}。!"
+    assert normalize_memory_text(body) == "deploy the api before friday"
+    assert normalize_memory_text("a\x1cb") == "a b"  # a separator \s counts as a space
+    assert normalize_memory_text("  …  ") == ""
