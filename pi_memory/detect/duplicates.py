@@ -184,13 +184,15 @@ def _join(
     out: set[tuple[int, int]],
 ) -> None:
     """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
-    if _partitioned(members, threshold, orders):
+    # Both choices read the same estimate: make it once.
+    visits = _Visits(members, threshold, orders)
+    if _partitioned(members, threshold, orders, visits):
         tokens = [item.tokens for item in group]
         candidates = partition_join(tokens, members, threshold, _ids(group, members))
         apart = _numbers_apart(group)
         _verified(group, {p for p in candidates if not apart(*p)}, threshold, out)
         return
-    if _dense(group, members, threshold, orders):
+    if _dense(group, members, threshold, orders, visits):
         tokens = [item.tokens for item in group]
         out.update(dense_join(tokens, members, threshold, _numbers_apart(group)))
         return
@@ -219,7 +221,27 @@ def _join(
     _verified(group, found, threshold, out)
 
 
-def _partitioned(members: list[int], threshold: float, orders: Sequence[Sequence[int]]) -> bool:
+class _Visits:
+    """:func:`prefix_cost` of one join, computed on first use."""
+
+    def __init__(
+        self, members: list[int], threshold: float, orders: Sequence[Sequence[int]]
+    ) -> None:
+        self._args = (orders, members, threshold)
+        self._value: float | None = None
+
+    def __call__(self) -> float:
+        if self._value is None:
+            self._value = prefix_cost(*self._args)
+        return self._value
+
+
+def _partitioned(
+    members: list[int],
+    threshold: float,
+    orders: Sequence[Sequence[int]],
+    visits: _Visits | None = None,
+) -> bool:
     """Whether a high-threshold join should partition the tokens rather than index prefixes.
 
     Prefix filtering visits few postings while prefixes hold rare words; when
@@ -228,12 +250,16 @@ def _partitioned(members: list[int], threshold: float, orders: Sequence[Sequence
     """
     if threshold < _PARTITION_THRESHOLD:
         return False
-    visits = prefix_cost(orders, members, threshold)
-    return visits > _PARTITION_VISITS_PER_SET * len(members)
+    cost = (visits or _Visits(members, threshold, orders))()
+    return cost > _PARTITION_VISITS_PER_SET * len(members)
 
 
 def _dense(
-    group: Sequence[Features], members: list[int], threshold: float, orders: Sequence[Sequence[int]]
+    group: Sequence[Features],
+    members: list[int],
+    threshold: float,
+    orders: Sequence[Sequence[int]],
+    visits: _Visits | None = None,
 ) -> bool:
     """Whether comparing every pair beats the prefix filter for ``members``.
 
@@ -243,7 +269,8 @@ def _dense(
     if len(members) < _DENSE_MIN_GROUP:
         return False
     pairs = len(members) * (len(members) - 1) // 2
-    return prefix_cost(orders, members, threshold) * _PREFIX_VISIT_COST > pairs
+    cost = (visits or _Visits(members, threshold, orders))()
+    return cost * _PREFIX_VISIT_COST > pairs
 
 
 def _ids(group: Sequence[Features], members: list[int]) -> dict[str, int]:

@@ -222,6 +222,8 @@ class PrefixIndex:
         self._index_share = 2 * self._share if probes_no_smaller else threshold
         #: Prefix lengths by (size, share): few distinct sizes, many sets.
         self._lengths: dict[tuple[int, float], int] = {}
+        #: Per probe size, what :meth:`_bounds` computes.
+        self._bounds_by_size: dict[int, tuple[int, int, list[int]]] = {}
         #: token → (size, key, position) of every set whose prefix holds it, sorted.
         self._postings: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -240,15 +242,9 @@ class PrefixIndex:
         size = len(ordered)
         if size == 0 or not self._postings:
             return []
-        low = self._threshold * size - EPS
-        high = size / self._threshold + EPS
-        missing = self._missing
-        if missing is not None:
-            low = max(low, size - missing)
-            high = min(high, size + missing)
+        high, smallest, needs = self._bounds(size)
         # Sizes are whole numbers: the smallest one that fits, as a bisect key.
-        start = (math.ceil(low),)
-        share = self._share
+        start = (smallest,)
         seen: set[int] = set()
         found: list[int] = []
         postings = self._postings
@@ -256,17 +252,36 @@ class PrefixIndex:
             posting = postings.get(token)
             if posting is None:
                 continue
+            rest = size - i
             for other, key, j in posting[bisect_left(posting, start) :]:
                 if other > high:
                     break
                 if key in seen:
                     continue
                 seen.add(key)
-                need = share * (size + other) - EPS
+                if min(rest, other - j) >= needs[other]:
+                    found.append(key)
+        return found
+
+    def _bounds(self, size: int) -> tuple[int, int, list[int]]:
+        """For a probe of ``size``: the largest and smallest indexed sizes it can pair
+        with, and the overlap each indexed size needs (a whole number: overlaps are).
+        Computed once per probe size, so that a visit costs a lookup, not arithmetic."""
+        found = self._bounds_by_size.get(size)
+        if found is None:
+            low = self._threshold * size - EPS
+            high = size / self._threshold + EPS
+            missing = self._missing
+            if missing is not None:
+                low = max(low, size - missing)
+                high = min(high, size + missing)
+            needs = []
+            for other in range(math.floor(high) + 1):
+                need = self._share * (size + other) - EPS
                 if missing is not None:
                     need = max(need, max(size, other) - missing)
-                if min(size - i, other - j) >= need:
-                    found.append(key)
+                needs.append(math.ceil(need))
+            found = self._bounds_by_size[size] = (math.floor(high), math.ceil(low), needs)
         return found
 
     def add(self, key: int, ordered: Sequence[int]) -> None:
