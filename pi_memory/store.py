@@ -317,6 +317,11 @@ class Store:
         its ``MEMORY.md`` from what is on disk; says what changed."""
         store = self.layer(layer)
         with self.lock(layer, "rebuild"):
+            import time
+
+            from pi_memory.fs.leftovers import sweep
+
+            sweep(self.directory(layer), time.time())  # whatever the directory's size
             collapsed, repaired = store.repair_keywords()
             entries = store.read()
             change = store.rebuild_index(entries, self.recalls(layer))

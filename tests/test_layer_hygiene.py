@@ -106,3 +106,12 @@ def test_old_temp_files_are_cleaned_by_the_next_write_and_young_ones_reported(re
     assert young.exists() and other.exists()
     shown = call("show", cwd=repo).out
     assert "1 temp file left by an interrupted write" in shown
+
+
+def test_rebuild_sweeps_whatever_the_directory_size(repo: Path) -> None:
+    assert call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=repo).code == 0
+    old = repo / LAYER / ".CONVENTIONS.md.0123456789ab.tmp"
+    old.write_text("half a file", "utf-8")
+    age(old, 3600)
+    assert call("rebuild", "project", cwd=repo).code == 0
+    assert not old.exists()

@@ -5,8 +5,9 @@ file; nothing else ever will. One is provably abandoned when the directory's
 write lock is held by us (every writer of a layer holds it while its temp file
 exists) and it is older than :data:`ABANDONED_AFTER_S` (a margin for a writer
 that does not take the lock). Such files are removed by the next write; the
-others are reported by ``show``. Names this package does not make are never
-touched.
+others are reported by ``show``. A very large directory (the files layout at
+tens of thousands of memories) is swept by ``rebuild`` rather than every
+write. Names this package does not make are never touched.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from pi_memory.fs.atomic import TEMP_SUFFIX
 
 #: Seconds after which a temp file under our own lock is abandoned.
 ABANDONED_AFTER_S: Final = 600
+#: A write sweeps only a directory whose own size (which grows with its entries on
+#: every filesystem) is at most this: some thousands of entries, a few ms to list.
+SWEEP_ON_WRITE_MAX_BYTES: Final = 128 * 1024
 _TEMP_RE: Final = re.compile(r"^\..+\.[0-9a-f]{12}" + re.escape(TEMP_SUFFIX) + "$")
 
 
@@ -68,7 +72,7 @@ def describe(items: list[Leftover]) -> str | None:
     more = f" and {len(items) - 3} more" if len(items) > 3 else ""
     return (
         f"{len(items)} temp file{many} left by an interrupted write: {names}{more}; the next "
-        f"write removes each once it is {ABANDONED_AFTER_S // 60} minutes old"
+        f"write (or rebuild) removes each once it is {ABANDONED_AFTER_S // 60} minutes old"
     )
 
 
