@@ -229,6 +229,7 @@ def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:
     find_duplicates(store)
     find_conflicts(store)
     assert gc.isenabled()
+    assert gc.get_freeze_count() == 0  # nothing left out of collection
     gc.disable()
     try:
         find_duplicates(random_store(8))

@@ -506,6 +506,12 @@ def no_cycle_collection() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # What the run keeps (the store's features) would otherwise be
+            # traversed by the next young and middle passes, again finding
+            # nothing: freezing and unfreezing moves every tracked object
+            # straight to the oldest generation, which a full pass still visits.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
