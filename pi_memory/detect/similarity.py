@@ -222,8 +222,10 @@ class PrefixIndex:
         self._index_share = 2 * self._share if probes_no_smaller else threshold
         #: Prefix lengths by (size, share): few distinct sizes, many sets.
         self._lengths: dict[tuple[int, float], int] = {}
+        #: Indexed prefix lengths by size.
+        self._index_lengths: dict[int, int] = {}
         #: Per probe size, what :meth:`_bounds` computes.
-        self._bounds_by_size: dict[int, tuple[int, int, list[int]]] = {}
+        self._bounds_by_size: dict[int, tuple[int, int, int, list[int]]] = {}
         #: token → (size, key, position) of every set whose prefix holds it, sorted.
         self._postings: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -242,13 +244,14 @@ class PrefixIndex:
         size = len(ordered)
         if size == 0 or not self._postings:
             return []
-        high, smallest, needs = self._bounds(size)
+        bounds = self._bounds_by_size.get(size)
+        length, high, smallest, needs = bounds if bounds is not None else self._bounds(size)
         # Sizes are whole numbers: the smallest one that fits, as a bisect key.
         start = (smallest,)
         seen: set[int] = set()
         found: list[int] = []
         postings = self._postings
-        for i, token in enumerate(ordered[: self._prefix_length(size, self._threshold)]):
+        for i, token in enumerate(ordered[:length]):
             posting = postings.get(token)
             if posting is None:
                 continue
@@ -263,10 +266,10 @@ class PrefixIndex:
                     found.append(key)
         return found
 
-    def _bounds(self, size: int) -> tuple[int, int, list[int]]:
-        """For a probe of ``size``: the largest and smallest indexed sizes it can pair
-        with, and the overlap each indexed size needs (a whole number: overlaps are).
-        Computed once per probe size, so that a visit costs a lookup, not arithmetic."""
+    def _bounds(self, size: int) -> tuple[int, int, int, list[int]]:
+        """For a probe of ``size``: its prefix length, the largest and smallest indexed
+        sizes it can pair with, and the overlap each indexed size needs (a whole number:
+        overlaps are). Made once per probe size: a visit costs a lookup, not arithmetic."""
         found = self._bounds_by_size.get(size)
         if found is None:
             low = self._threshold * size - EPS
@@ -281,14 +284,19 @@ class PrefixIndex:
                 if missing is not None:
                     need = max(need, max(size, other) - missing)
                 needs.append(math.ceil(need))
-            found = self._bounds_by_size[size] = (math.floor(high), math.ceil(low), needs)
+            length = self._prefix_length(size, self._threshold)
+            found = (length, math.floor(high), math.ceil(low), needs)
+            self._bounds_by_size[size] = found
         return found
 
     def add(self, key: int, ordered: Sequence[int]) -> None:
         """Index ``ordered``; keys must be added in ascending order of size, then key."""
         size = len(ordered)
         postings = self._postings
-        for j, token in enumerate(ordered[: self._prefix_length(size, self._index_share)]):
+        length = self._index_lengths.get(size)
+        if length is None:
+            length = self._index_lengths[size] = self._prefix_length(size, self._index_share)
+        for j, token in enumerate(ordered[:length]):
             posting = postings.get(token)
             if posting is None:
                 postings[token] = [(size, key, j)]
