@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from pi_memory.detect import conflicts, duplicates
+from pi_memory.detect import conflicts, duplicates, similarity
 from pi_memory.detect.conflicts import find_conflicts, find_conflicts_bruteforce
 from pi_memory.detect.duplicates import find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.similarity import (
@@ -29,9 +29,9 @@ from tests.similarity_stores import narrow_store
 PATHS = {
     # What the estimates choose.
     "chosen": {},
-    "prefix": {"_PARTITION_VISITS_PER_SET": math.inf, "_DENSE_MIN_GROUP": math.inf},
+    "prefix": {"_PARTITION_VISITS_PER_SET": math.inf, "DENSE_MIN_GROUP": math.inf},
     "partition": {"_PARTITION_VISITS_PER_SET": 0},
-    "dense": {"_DENSE_MIN_GROUP": 0, "_PREFIX_VISIT_COST": math.inf},
+    "dense": {"DENSE_MIN_GROUP": 0, "PREFIX_VISIT_COST": math.inf},
 }
 
 
@@ -108,7 +108,7 @@ def test_each_path_is_taken_where_it_pays() -> None:
 def test_every_path_equals_the_definition(
     monkeypatch: pytest.MonkeyPatch, path: str, seed: int
 ) -> None:
-    for module in (duplicates, conflicts):
+    for module in (duplicates, conflicts, similarity):
         for name, value in PATHS[path].items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

@@ -40,6 +40,7 @@ from pi_memory.detect.similarity import (
     Features,
     PrefixIndex,
     dense_join,
+    dense_pays,
     jaccard,
     judge_candidates,
     judge_every_pair,
@@ -57,10 +58,6 @@ from pi_memory.entry import Entry
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5
 MAX_REPLACED_WORDS: Final = 3
-#: A prefix-filter visit costs about this many bitmask comparisons.
-_PREFIX_VISIT_COST: Final = 4
-#: Below this many members either way is cheap, and the estimate is not worth making.
-_DENSE_MIN_GROUP: Final = 64
 
 
 @dataclass(frozen=True)
@@ -209,13 +206,15 @@ def _dense(members: list[int], numbered: list[int], orders: dict[int, list[int]]
     Word conflicts need all but a few words shared, so their prefixes are
     short; number conflicts are what a narrow vocabulary makes expensive.
     """
-    if len(members) < _DENSE_MIN_GROUP:
-        return False
     pairs = len(members) * (len(members) - 1) // 2 + len(numbered) * (len(numbered) - 1) // 2
-    visits = prefix_cost(orders, numbered, MIN_SIMILARITY_NUMBERS) + prefix_cost(
-        orders, members, MIN_SIMILARITY_WORDS
+    return dense_pays(
+        len(members),
+        pairs,
+        lambda: (
+            prefix_cost(orders, numbered, MIN_SIMILARITY_NUMBERS)
+            + prefix_cost(orders, members, MIN_SIMILARITY_WORDS)
+        ),
     )
-    return visits * _PREFIX_VISIT_COST > pairs
 
 
 def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:

@@ -34,6 +34,7 @@ from pi_memory.detect.similarity import (
     PrefixIndex,
     age_key,
     dense_join,
+    dense_pays,
     jaccard,
     judge_candidates,
     judge_every_pair,
@@ -56,11 +57,6 @@ MIN_TOKEN: Final = 0.45
 MIN_TOKEN_WITH_KEYWORDS: Final = 0.25
 MIN_SHARED_KEYWORDS: Final = 2
 MIN_SCORE: Final = 0.5
-#: A prefix-filter visit (probe, position check, set intersection) costs about
-#: this many bitmask comparisons.
-_PREFIX_VISIT_COST: Final = 4
-#: Below this many members either way is cheap, and the estimate is not worth making.
-_DENSE_MIN_GROUP: Final = 64
 #: Joins at or above this threshold partition the tokens (few may differ);
 #: below it, too many may differ for a partition to stay selective.
 _PARTITION_THRESHOLD: Final = 0.6
@@ -266,11 +262,8 @@ def _dense(
     A prefix visit costs several times a bitmask comparison, so the filter pays
     only while it visits well under all the pairs there are.
     """
-    if len(members) < _DENSE_MIN_GROUP:
-        return False
     pairs = len(members) * (len(members) - 1) // 2
-    cost = (visits or _Visits(members, threshold, orders))()
-    return cost * _PREFIX_VISIT_COST > pairs
+    return dense_pays(len(members), pairs, visits or _Visits(members, threshold, orders))
 
 
 def _ids(group: Sequence[Features], members: list[int]) -> dict[str, int]:

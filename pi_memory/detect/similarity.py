@@ -395,6 +395,21 @@ def partition_join(
     return pairs
 
 
+#: A prefix-filter visit (probe, position check, verification) costs about this
+#: many bitmask comparisons.
+PREFIX_VISIT_COST: Final = 4
+#: Below this many members either join is cheap, and the estimate is not worth making.
+DENSE_MIN_GROUP: Final = 64
+
+
+def dense_pays(members: int, pairs: int, visits: Callable[[], float]) -> bool:
+    """Whether comparing all ``pairs`` of a group of ``members`` as bitmasks beats a
+    prefix join that would make ``visits()`` posting visits (asked only when it matters)."""
+    if members < DENSE_MIN_GROUP:
+        return False
+    return visits() * PREFIX_VISIT_COST > pairs
+
+
 def prefix_cost(
     orders: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
     members: Sequence[int],
