@@ -70,3 +70,20 @@ def test_stray_text_and_bad_rows_are_unread() -> None:
         "<<<<<<< HEAD\n"
     )
     assert unread_lines(text) == [1, 2, 3, 6]
+
+
+def test_an_unchanged_file_answers_from_the_cache_and_a_changed_one_is_read_again(
+    repo: Path, hermetic_home: Path
+) -> None:
+    import os
+    import time
+
+    path = repo / LAYER / "CONVENTIONS.md"
+    path.write_bytes(b"stray line\n" + ROW.encode() + b"Body.\n")
+    an_hour_ago = time.time() - 3600  # written earlier: the answer may be cached
+    os.utime(path, (an_hour_ago, an_hour_ago))
+    assert "(CONVENTIONS.md:1)" in health_line(repo)
+    assert list((hermetic_home / ".cache/pi_memory").glob("*.unread"))
+    assert "(CONVENTIONS.md:1)" in health_line(repo)  # from the cache, the same answer
+    path.write_bytes(b"another stray\nand more\n" + ROW.encode() + b"Body.\n")
+    assert "(CONVENTIONS.md:1, CONVENTIONS.md:2)" in health_line(repo)

@@ -24,14 +24,19 @@ VERSION: Final = 3
 R = TypeVar("R", bound=tuple[Any, ...])
 
 
+#: The default kind of record: a file's parsed entries.
+ENTRIES: Final = "entries"
+
+
 def cache_dir() -> Path:
     from pi_memory.fs.cache_home import cache_home
 
     return Path(cache_home())
 
 
-def _cache_file(path: Path) -> tuple[Path, str]:
-    """The cache file of ``path``, and the full path stored in it to rule out a clash.
+def _cache_file(path: Path, kind: str = ENTRIES) -> tuple[Path, str]:
+    """The cache file of what ``path`` yields as ``kind``, and the full path stored in it
+    to rule out a clash.
 
     crc32 and adler32 rather than hashlib: hashlib costs a hook more start-up
     time than the lookup it serves, and the stored path settles any collision.
@@ -40,16 +45,19 @@ def _cache_file(path: Path) -> tuple[Path, str]:
 
     name = str(path.resolve())
     raw = name.encode("utf-8", "surrogateescape")
-    return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.entries", name
+    return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.{kind}", name
 
 
 def lookup(
-    path: Path, identity: tuple[int, int, int], make: Callable[[Sequence[Any]], R]
+    path: Path,
+    identity: tuple[int, int, int],
+    make: Callable[[Sequence[Any]], R],
+    kind: str = ENTRIES,
 ) -> list[R] | None:
     """The cached records of ``path`` if it still has ``identity`` (mtime_ns, size, inode)."""
     import marshal
 
-    target, name = _cache_file(path)
+    target, name = _cache_file(path, kind)
     try:
         # One read, then loads() on slices: marshal.load() on a file reads in tiny pieces.
         data = memoryview(target.read_bytes())
@@ -67,13 +75,18 @@ def cached_entries(
     identity: tuple[int, int, int],
     parse: Callable[[], list[R]],
     make: Callable[[Sequence[Any]], R],
+    kind: str = ENTRIES,
 ) -> list[R]:
-    """``parse()`` of ``path``, or the cached result when the file is unchanged."""
-    entries = lookup(path, identity, make)
+    """``parse()`` of ``path``, or the cached result when the file is unchanged.
+
+    ``kind`` names what is cached: the entries, or another fact parsed from the
+    same bytes (each kind its own cache file).
+    """
+    entries = lookup(path, identity, make, kind)
     if entries is None:
         entries = parse()
         if not racy(identity[0]):
-            target, name = _cache_file(path)
+            target, name = _cache_file(path, kind)
             _store(target, (VERSION, name, *identity), entries)
     return entries
 

@@ -129,11 +129,28 @@ class CategoriesLayer:
         return fold_merged(out)
 
     def unreadable(self) -> list[str]:
-        from pi_memory.layouts.categories.unread import unread_places
+        """``FILE:LINE`` of every line no memory was read from; an unchanged file's answer
+        comes from the parse cache, as its entries do."""
+        from pi_memory.fs.parse_cache import cached_entries
 
-        return [
-            place for file in self.files for place in unread_places(self._read_text(file), file)
-        ]
+        places: list[str] = []
+        for file in self.files:
+            path = self.directory / file
+            try:
+                with path.open("rb") as handle:
+                    st = os.fstat(handle.fileno())
+                    data = handle.read()
+            except FileNotFoundError:
+                continue
+            numbers = cached_entries(
+                path,
+                (st.st_mtime_ns, st.st_size, st.st_ino),
+                functools.partial(_unread_rows, data),
+                _unread_row,
+                kind="unread",
+            )
+            places.extend(f"{file}:{number}" for (number,) in numbers)
+        return places
 
     def _repair_merged(self) -> None:
         """Rewrite each file a git union merge left rows to fold in (before any write)."""
@@ -324,3 +341,13 @@ def _read_text_or_empty(path: Path) -> str:
         return path.read_text("utf-8", "surrogateescape")
     except OSError:
         return ""
+
+
+def _unread_rows(data: bytes) -> list[tuple[int]]:
+    from pi_memory.layouts.categories.unread import unread_lines
+
+    return [(number,) for number in unread_lines(decode(data))]
+
+
+def _unread_row(row: Sequence[Any]) -> tuple[int]:
+    return (int(row[0]),)
