@@ -38,9 +38,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.e2e_common import Fake
 
 ROOT = Path(__file__).resolve().parent.parent
 CLAUDE_CODE = "@anthropic-ai/claude-code"
@@ -86,37 +89,9 @@ def install(directory: Path) -> Path | None:
     return claude
 
 
-class Fake:
-    """The fake Anthropic server, its request log and its reply script."""
-
-    def __init__(self, script: Path, log: Path) -> None:
-        self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, str(script), "--port", "0", "--log", str(log)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        ready = self.proc.stdout.readline().split() if self.proc.stdout else []
-        if len(ready) != 2 or ready[0] != "READY":
-            raise RuntimeError(f"the fake model server did not start: {ready}")
-        self.url = f"http://127.0.0.1:{ready[1]}"
-
-    def script(self, entries: list[dict[str, str]]) -> None:
-        request = urllib.request.Request(  # noqa: S310 - our own loopback server
-            self.url + "/_script", data=json.dumps(entries).encode(), method="POST"
-        )
-        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - loopback
-            answer.read()
-
-    def requests(self) -> list[dict[str, Any]]:
-        if not self.log.exists():
-            return []
-        lines = self.log.read_text("utf-8").splitlines()
-        return [r for r in map(json.loads, lines) if r["path"].startswith("/v1/messages")]
-
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
+def messages(fake: Fake) -> list[dict[str, Any]]:
+    """The model requests the fake logged (its script posts are not requests)."""
+    return [r for r in fake.requests() if r["path"].startswith("/v1/messages")]
 
 
 def setup(work: Path, fake_url: str) -> tuple[dict[str, str], Path, Path]:
@@ -251,7 +226,7 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
 
         second = claude_p("What should I check before deploying?", "--output-format", "json")
         sid2 = json.loads(second.stdout)["session_id"]
-        session2 = of_session(fake.requests(), sid2)
+        session2 = of_session(messages(fake), sid2)
         first_texts = system_texts(session2[0]) if session2 else []
         check(
             any("#staging-db" in t for t in first_texts),
@@ -259,9 +234,9 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         )
 
         fake.script([{"match": "<memories>", "text": memory_id}])
-        before = len(fake.requests())
+        before = len(messages(fake))
         claude_p("Which port does the staging database listen on?", "--resume", sid2)
-        asked = of_session(fake.requests()[before:], sid2)
+        asked = of_session(messages(fake)[before:], sid2)
         surfaced = [t for r in asked for t in system_texts(r) if "<relevant_memories>" in t]
         check(
             any("port 5433" in t for t in surfaced),
@@ -269,9 +244,9 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         )
 
         claude_p("/compact", "--resume", sid2)
-        before = len(fake.requests())
+        before = len(messages(fake))
         claude_p("Thanks, that is all.", "--resume", sid2)
-        after = of_session(fake.requests()[before:], sid2)
+        after = of_session(messages(fake)[before:], sid2)
         check(
             any("#staging-db" in t for r in after for t in system_texts(r)),
             "after /compact the index is injected again",
@@ -279,7 +254,7 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
 
         indexes = {
             text
-            for r in of_session(fake.requests(), sid2)
+            for r in of_session(messages(fake), sid2)
             for text in system_texts(r)
             if "<memory-auto>" in text
         }
@@ -291,7 +266,7 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         )
         check(wait_for(lambda: not workers_alive(), 30), "no background worker outlived its job")
     finally:
-        fake.close()
+        fake.stop()
     say("Codex CLI and Gemini CLI: not driven (no fake speaks the Responses or Gemini API)")
     if failures:
         say(f"FAILED {len(failures)} of the checks")

@@ -115,6 +115,10 @@ class Fake:
             raise SystemExit(f"{script.name} did not start")
         self.port = int(line[1])
 
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
     def requests(self) -> list[dict[str, Any]]:
         if not self.log.exists():
             return []
@@ -124,8 +128,8 @@ class Fake:
         """Queue replies (``{"match", "tool_calls": [{"name", "arguments"}]}``), each used once."""
         import urllib.request
 
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}/_script",
+        request = urllib.request.Request(  # noqa: S310 - our own loopback server
+            f"{self.url}/_script",
             data=json.dumps(replies).encode(),
             headers={"Content-Type": "application/json"},
         )
