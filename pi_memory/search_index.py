@@ -196,28 +196,16 @@ def store(path: Path, identity: tuple[int, int, int], index: FileIndex) -> None:
         pass
 
 
-def remember(path: Path, data: bytes, entries: Sequence[Entry]) -> None:
+def remember(path: Path, identity: tuple[int, int, int], entries: Sequence[Entry]) -> None:
     """After a write: index what ``path`` now holds, so the next search need not.
 
-    Only for a file already indexed (a store that is searched), and only for
-    the bytes seen on disk with that very file's identity, like the parse
-    cache's ``remember``.
+    Only for a file already indexed (a store that is searched); ``identity`` is
+    the one the parse cache's ``remember`` saw the written bytes under.
     """
-    import os
-
     target, _ = _cache_file(path)
-    if not target.exists():
+    if not target.exists() or any(len(entry) != _FIELDS for entry in entries):
         return
-    try:
-        with path.open("rb") as handle:
-            st = os.fstat(handle.fileno())
-            if handle.read() != data:
-                return
-    except OSError:
-        return
-    if any(len(entry) != _FIELDS for entry in entries):
-        return
-    store(path, (st.st_mtime_ns, st.st_size, st.st_ino), build(entries))
+    store(path, identity, build(entries))
 
 
 def file_index(path: Path, entries_of: Callable[[], list[Entry]]) -> FileIndex | None:

@@ -99,21 +99,27 @@ def racy(mtime_ns: int) -> bool:
     return time.time_ns() - mtime_ns < 2_000_000_000
 
 
-def remember(path: Path, data: bytes, entries: Sequence[tuple[Any, ...]]) -> None:
+def remember(
+    path: Path, data: bytes, entries: Sequence[tuple[Any, ...]]
+) -> tuple[int, int, int] | None:
     """Record what a writer knows ``path`` now holds, so the next reader need not parse it.
 
     The file is read back and compared first: only bytes seen on disk, with the
-    identity of that very file, ever get a cache entry.
+    identity of that very file, ever get a cache entry. Returns that identity
+    (``None`` when the file no longer holds ``data``), for other caches of the
+    same bytes.
     """
     try:
         with path.open("rb") as handle:
             st = os.fstat(handle.fileno())
             if handle.read() != data:
-                return
+                return None
     except OSError:
-        return
+        return None
+    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
     target, name = _cache_file(path)
-    _store(target, (VERSION, name, st.st_mtime_ns, st.st_size, st.st_ino), entries)
+    _store(target, (VERSION, name, *identity), entries)
+    return identity
 
 
 def _store(target: Path, key: tuple[Any, ...], entries: Sequence[tuple[Any, ...]]) -> None:

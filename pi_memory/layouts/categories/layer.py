@@ -82,8 +82,9 @@ class CategoriesLayer:
             from pi_memory import search_index
             from pi_memory.fs.parse_cache import remember
 
-            remember(self.directory / file, data, entries)
-            search_index.remember(self.directory / file, data, entries)
+            identity = remember(self.directory / file, data, entries)
+            if identity is not None:
+                search_index.remember(self.directory / file, identity, entries)
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
