@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,14 +10,6 @@ import pytest
 from tests.inproc import call
 
 LAYER = Path(".pi/agent/memory-auto")
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 def stored_files(root: Path) -> list[str]:

@@ -7,20 +7,11 @@ memory.json values and ``PI_MEMORY_AUTO_*`` variables alike.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.inproc import call, user_config
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 def test_a_bad_value_falls_back_with_one_warning_and_the_write_goes_on(

@@ -3,20 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
-import pytest
-
 from tests.inproc import call
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 def test_a_bom_read_from_stdin_is_not_part_of_the_body(repo: Path) -> None:

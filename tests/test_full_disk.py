@@ -69,14 +69,6 @@ def entries_and_index(layer: Path) -> tuple[list[str], str]:
     return names, index
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
-
-
 def add(repo: Path, name: str, content: str) -> dict[str, object]:
     args = {"action": "add", "name": name, "content": content, "description": f"about {name}"}
     run = call("tool", "memory", stdin=json.dumps(args), cwd=repo)

@@ -8,20 +8,10 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
 from pi_memory.fs.lock import format_record, lock_path
 from tests.inproc import call
 
 LAYER = Path(".pi/agent/memory-auto")
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
 
 
 def start(repo: Path) -> dict[str, object]:
