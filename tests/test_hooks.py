@@ -351,9 +351,26 @@ def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(
     assert (
         "port 5433" in hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root)[1]
     )
-    resume = payload("codex", "SessionStart.startup", root, source="resume")
+    resume = payload("codex", "SessionStart.resume", root)
     resumed = hook("hook", "--host", "codex", "SessionStart", stdin=resume, cwd=root)[1]
     assert "#deploy" in context_of(resumed, "SessionStart")  # nothing frozen any more
+
+
+def test_codex_resume_injects_nothing_its_replayed_history_holds_the_index(
+    tmp_path: Path, hook: Hook
+) -> None:
+    """Codex 0.171.0 replays a resumed session's history, the SessionStart context included:
+    the frozen index answered again reached the model twice in the real client."""
+    root = make_project(tmp_path)
+    write(hook, root, "deploy", "Deploy with rsync.")
+    start = payload("codex", "SessionStart.startup", root)
+    first = hook("hook", "--host", "codex", "SessionStart", stdin=start, cwd=root)
+    assert "#deploy" in context_of(first[1], "SessionStart")
+    resume = payload("codex", "SessionStart.resume", root)
+    assert hook("hook", "--host", "codex", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+    # Another session, resumed with nothing frozen for it, still gets the index.
+    other = payload("codex", "SessionStart.resume", root, session_id="another-session")
+    assert hook("hook", "--host", "codex", "SessionStart", stdin=other, cwd=root) == first
 
 
 def test_a_payload_that_is_not_utf8_never_fails_the_hook(

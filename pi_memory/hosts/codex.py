@@ -4,7 +4,9 @@ The events and stdin mirror Claude Code's (plus ``model`` and ``turn_id``),
 with ``PostCompact`` besides. Codex validates a hook's JSON answer against a
 schema per event that forbids unknown keys, so an answer holds only
 ``hookSpecificOutput`` (``hookEventName``, ``additionalContext``) and
-``systemMessage``. Context past about 2,500 tokens spills to a file.
+``systemMessage``. Context past about 2,500 tokens spills to a file. The
+context arrives as a ``developer`` message and stays in the session's history:
+``codex exec resume`` replays it, so a resumed session is not answered again.
 """
 
 from __future__ import annotations
@@ -25,3 +27,5 @@ CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
 MAX_CONTEXT: Final = 9_500
 PROMPT_BUDGET: Final = 4.0
 TRANSCRIPT: Final = "codex"
+#: A resumed session's replayed history already holds what session start injected.
+RESUME_REPLAYS_CONTEXT: Final = True

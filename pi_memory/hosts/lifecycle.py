@@ -4,7 +4,8 @@
     Rewrite the derived ``MEMORY.md`` files (only if the lock is free at
     once), start background work that is due or was interrupted, and inject the
     index. A new or cleared session freezes what it injects; a resumed one gets
-    those frozen bytes back, so its prompt prefix stays byte-identical; after a
+    those frozen bytes back, so its prompt prefix stays byte-identical (nothing,
+    where the host replays the history that already holds them); after a
     compaction the index is rendered afresh (and frozen again).
 ``prompt``
     Surfacing: the memories this prompt needs, never one already surfaced.
@@ -239,7 +240,7 @@ def on_start(event: HookEvent) -> Answer:
     if sid and event.source == "resume":
         frozen = session.frozen_injection(sid)
         if frozen is not None:
-            return Answer(frozen, known.warning)
+            return Answer("" if _replays_context(event.host) else frozen, known.warning)
     text = known.note.injection
     if sid:
         session.freeze_injection(sid, text)
@@ -249,6 +250,13 @@ def on_start(event: HookEvent) -> Answer:
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
     return Answer(text, said)
+
+
+def _replays_context(host: str) -> bool:
+    """Whether a resumed session's history, replayed by the host, already holds the index."""
+    from pi_memory.hosts import host_module
+
+    return bool(getattr(host_module(host), "RESUME_REPLAYS_CONTEXT", False))
 
 
 def _dream_nudge(event: HookEvent, known: Known) -> str:
