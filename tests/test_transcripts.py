@@ -36,6 +36,17 @@ def test_recorded_claude_code_session_keeps_the_turns_before_compaction() -> Non
     assert [t.position for t in turns] == list(range(len(turns)))
 
 
+def test_recorded_codex_session_leaves_out_its_compaction_summary() -> None:
+    """Codex 0.171.0 records the summary of a local compaction as an assistant message, then
+    a ``compacted`` record repeating it: the summary is the host's, not the conversation."""
+    _, turns = read_transcript(next(p for p in SAMPLES if p.name == "codex_recorded.jsonl"))
+    texts = [t.text for t in turns]
+    assert texts[0] == "which port does the staging database use?"
+    assert texts[-2:] == ["thanks", "FAKE_REPLY: thanks"]
+    assert not any("CONTEXT CHECKPOINT COMPACTION" in t for t in texts)
+    assert [t.position for t in turns] == list(range(len(turns)))
+
+
 def test_our_own_injected_context_is_never_a_turn() -> None:
     for sample in SAMPLES:
         for turn in read_transcript(sample)[1]:

@@ -109,9 +109,7 @@ def events(body: dict[str, Any], raw: bytes, text: str) -> list[dict[str, Any]]:
         {"type": "response.output_item.done", "output_index": 0, "item": done_item},
         {
             "type": "response.completed",
-            "response": dict(
-                base, status="completed", output=[done_item], usage=usage(raw, text)
-            ),
+            "response": dict(base, status="completed", output=[done_item], usage=usage(raw, text)),
         },
     ]
 
@@ -119,7 +117,7 @@ def events(body: dict[str, Any], raw: bytes, text: str) -> list[dict[str, Any]]:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the request log is the record."""
 
     def _body(self) -> tuple[bytes, Any]:
@@ -153,7 +151,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 - the base class's name
+    def do_GET(self) -> None:
         if self.path == "/_requests":
             with LOCK:
                 self._send(200, STATE["requests"])
@@ -161,7 +159,7 @@ class Handler(BaseHTTPRequestHandler):
         self._record(None)
         self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
-    def do_POST(self) -> None:  # noqa: N802 - the base class's name
+    def do_POST(self) -> None:
         raw, body = self._body()
         path = self.path.split("?")[0]
         if path == "/_script":

@@ -5,8 +5,11 @@ conversation is in the ``response_item`` records: ``message`` (user /
 assistant; ``developer`` and ``system`` ones are instructions),
 ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` and their
 ``…_output`` records. ``event_msg`` repeats the same messages for the UI and
-``compacted`` holds a summary; both are skipped. Older rollouts wrote the
-items bare, without the envelope; those are read too.
+is skipped. A local compaction records the summary the model wrote as an
+assistant ``message`` and then a ``compacted`` record whose ``message`` ends
+with that same text: the summary is the host's, so that message is dropped
+too. Older rollouts wrote the items bare, without the envelope; those are
+read too.
 
 The user messages Codex makes itself (``<environment_context>``,
 ``<user_instructions>``, the ``AGENTS.md`` instructions) are not the user's.
@@ -50,9 +53,20 @@ def items(text: str) -> list[tuple[str, dict[str, Any]]]:
         payload = record.get("payload")
         if record.get("type") == "response_item" and isinstance(payload, dict):
             found.append((stamp, payload))
+        elif record.get("type") == "compacted" and isinstance(payload, dict):
+            if found and _is_summary(found[-1][1], string(payload.get("message"))):
+                found.pop()
         elif record.get("type") in ITEM_TYPES and "payload" not in record:
             found.append((stamp, record))
     return found
+
+
+def _is_summary(item: dict[str, Any], compacted: str) -> bool:
+    """Whether ``item`` is the assistant message a ``compacted`` record repeats."""
+    if item.get("type") != "message" or item.get("role") != ASSISTANT:
+        return False
+    text = text_of(item.get("content"), _TEXT_TYPES).strip()
+    return bool(text) and compacted.rstrip().endswith(text)
 
 
 def read_codex(text: str) -> list[Turn]:
