@@ -146,6 +146,25 @@ def test_the_installed_hook_runs_from_any_directory(tmp_path: Path, hermetic_hom
     assert server["args"] == ["-S", str(REPO / "pi_memory"), "mcp"]
 
 
+def test_codex_install_replaces_the_deprecated_flag_and_uninstall_removes_both(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """Codex 0.171.0 warns on every run about ``[features].codex_hooks`` (now ``hooks``) and
+    about a SessionEnd hook asking for more than the 3 s it is given."""
+    config = hermetic_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    before = "[features]\nweb_search_request = true\n"
+    config.write_text("[features]\ncodex_hooks = true  # pi_memory\nweb_search_request = true\n")
+    assert call("install", "codex", cwd=tmp_path).code == 0
+    text = config.read_text("utf-8")
+    assert "codex_hooks" not in text and "hooks = true  # pi_memory\n" in text
+    hooks = json.loads((hermetic_home / ".codex" / "hooks.json").read_text("utf-8"))["hooks"]
+    assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3
+    assert hooks["Stop"][0]["hooks"][0]["timeout"] == 30
+    assert call("uninstall", "codex", cwd=tmp_path).code == 0
+    assert config.read_text("utf-8").rstrip("\n") == before.rstrip("\n")  # the user's lines
+
+
 def test_install_can_point_at_the_single_file_build(tmp_path: Path, hermetic_home: Path) -> None:
     from tools.build_pyz import build
 

@@ -27,5 +27,7 @@ CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
 MAX_CONTEXT: Final = 9_500
 PROMPT_BUDGET: Final = 4.0
 TRANSCRIPT: Final = "codex"
+#: Seconds Codex gives a hook at most: it clamps a longer SessionEnd timeout, with a warning.
+HOOK_TIMEOUT_CAPS: Final = {"SessionEnd": 3}
 #: A resumed session's replayed history already holds what session start injected.
 RESUME_REPLAYS_CONTEXT: Final = True

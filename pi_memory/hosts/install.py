@@ -41,6 +41,10 @@ HOOK_TIMEOUT: Final = 30
 TOML_BEGIN: Final = "# >>> pi_memory (python -m pi_memory uninstall codex removes this block)"
 TOML_END: Final = "# <<< pi_memory"
 TOML_MARK: Final = "  # pi_memory"
+#: Codex's hooks flag (on by default since it became stable), and the name it had before,
+#: which Codex 0.171.0 still reads but warns about on every run.
+FEATURE: Final = "hooks"
+OLD_FEATURES: Final = ("codex_hooks",)
 EXTENSION_MARK: Final = "// pi_memory extension, written by: python -m pi_memory install pi"
 _INSTALLED_LINE: Final = "const INSTALLED_COMMAND: string[] | null = null;"
 
@@ -128,8 +132,12 @@ def _set_hooks(
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InstallError('"hooks" is not an object')
+    from pi_memory.hosts import host_module
+
+    caps: Mapping[str, int] = getattr(host_module(host), "HOOK_TIMEOUT_CAPS", {})
     for event in events.values():
-        wanted = _hook_entry(launcher.command("hook", "--host", host, event), timeout)
+        limit = min(timeout, caps.get(event, timeout))
+        wanted = _hook_entry(launcher.command("hook", "--host", host, event), limit)
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InstallError(f'"hooks.{event}" is not a list')
@@ -369,7 +377,7 @@ _HEADER_RE: Final = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
 def _toml_block(launcher: Launcher, with_features: bool) -> str:
     lines = [TOML_BEGIN]
     if with_features:
-        lines += ["[features]", "codex_hooks = true", ""]
+        lines += ["[features]", f"{FEATURE} = true", ""]
     lines += [
         f"[mcp_servers.{SERVER}]",
         f"command = {json.dumps(launcher.argv[0])}",
@@ -392,7 +400,7 @@ def toml_uninstall(text: str | None) -> str | None:
         if inside:
             inside = bare != TOML_END
             continue
-        if bare.endswith(TOML_MARK) and bare.startswith("codex_hooks"):
+        if bare.endswith(TOML_MARK) and bare.startswith((FEATURE, *OLD_FEATURES)):
             continue
         out.append(line)
     return "".join(out)
@@ -425,16 +433,16 @@ def toml_install(text: str | None, launcher: Launcher) -> str:
 
 
 def _flag_in_features(lines: list[str]) -> list[str]:
-    """``codex_hooks = true`` in the file's own ``[features]`` table, unless it says already."""
+    """``hooks = true`` in the file's own ``[features]`` table, unless it says already."""
     start = next(
         i
         for i, line in enumerate(lines)
         if (m := _HEADER_RE.match(line)) and m.group(1).strip() == "features"
     )
     end = next((i for i in range(start + 1, len(lines)) if _HEADER_RE.match(lines[i])), len(lines))
-    if any(re.match(r"\s*codex_hooks\s*=", lines[i]) for i in range(start + 1, end)):
+    if any(re.match(rf"\s*{FEATURE}\s*=", lines[i]) for i in range(start + 1, end)):
         return lines
-    return [*lines[: start + 1], f"codex_hooks = true{TOML_MARK}\n", *lines[start + 1 :]]
+    return [*lines[: start + 1], f"{FEATURE} = true{TOML_MARK}\n", *lines[start + 1 :]]
 
 
 # -- pi --------------------------------------------------------------------------------------
