@@ -1,0 +1,275 @@
+"""End to end with the real Codex CLI 0.171.0, offline: the memory learns, returns and surfaces.
+
+    python tools/e2e_codex.py [--e2e DIR] [--fakes ../shared/hosts] [--keep]
+
+Installs ``@openai/codex`` at its pinned version from npm into ``$E2E`` when
+missing, re-runs itself inside ``unshare -n`` (loopback only) and drives
+``codex exec`` against ``tools/fake_responses.py`` (the Responses API, which a
+``[model_providers.fake]`` with ``wire_api = "responses"`` speaks) in a private
+``CODEX_HOME``. The hooks come from ``python -S pi_memory install codex``; the
+memory's own model (review, surfacing side-query) is the shared
+``fake_openai.py`` (Chat Completions), scripted to answer as a model would.
+Hooks a user installed need the user's trust, which a non-interactive run
+gives with ``--dangerously-bypass-hook-trust``.
+
+Scenario, each step one ``codex exec`` process:
+
+1. session 1 states a fact over two turns (``exec``, then ``exec resume``);
+   at Stop / SessionEnd a detached worker runs the review, and the memory is
+   written to the project layer;
+2. session 2's first request carries the memory's keyword in the index;
+3. a later prompt about the fact gets the memory surfaced through
+   UserPromptSubmit;
+4. within session 2 the injected index is byte-identical in every request
+   and each request's input starts with the previous one's (the prompt
+   prefix, and with it the provider's cache, survives);
+5. ``codex exec`` has no ``/compact``, so the next resume sets
+   ``model_auto_compact_token_limit`` below what the fake reports: Codex
+   compacts before the turn, PreCompact starts the handoff job and the index
+   is injected again after the compaction;
+6. Codex accepted every hook answer and configuration (no hook warning in its
+   ``--json`` output), and no worker process is left behind.
+
+Exit 0: every check passed; 1: one failed; 2: the run was impossible (no
+npm, no unshare, no fake server), said in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.e2e import FACT, REVIEW_REPLY, stored, wait_for, workers_alive
+from tools.e2e_common import (
+    REPO,
+    Checks,
+    Fake,
+    default_e2e,
+    default_fakes,
+    ensure_clients,
+    git_project,
+    in_private_network,
+    package,
+    workdir,
+)
+
+CODEX = "codex/node_modules/.bin/codex"
+#: Top-level keys first: ``install codex`` appends its tables after them.
+CONFIG = """\
+model = "fake-model"
+model_provider = "fake"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "FAKE_RESPONSES_KEY"
+
+[analytics]
+enabled = false
+
+"""
+
+
+def responses(fake: Fake) -> list[dict[str, Any]]:
+    """The model requests Codex sent (the fake's log, controls excluded)."""
+    return [r for r in fake.requests() if r["path"].split("?")[0].endswith("/responses")]
+
+
+def of_session(requests: list[dict[str, Any]], session_id: str) -> list[dict[str, Any]]:
+    return [r for r in requests if r["headers"].get("session-id") == session_id]
+
+
+def kind(request: dict[str, Any]) -> str:
+    """``turn`` or ``compaction``, as Codex labels the request in its turn metadata."""
+    meta = json.loads(request["headers"].get("x-codex-turn-metadata") or "{}")
+    return str(meta.get("request_kind", ""))
+
+
+def input_texts(request: dict[str, Any]) -> list[str]:
+    """The text of every message item of a request's ``input``, in order."""
+    texts = []
+    for item in request["body"].get("input", []):
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(p.get("text", "") for p in content if isinstance(p, dict))
+    return texts
+
+
+def job_ran(home: Path, session_id: str, job: str) -> bool:
+    """Whether the package's log records a ``job`` job (``handoff``, ``review``) of the session."""
+    log = home / ".pi" / "agent" / "memory-auto" / "pi_memory.log"
+    text = log.read_text("utf-8", "replace") if log.exists() else ""
+    return (
+        re.search(rf"worker: job {job}-\d+ of session {re.escape(session_id)}:", text) is not None
+    )
+
+
+class Codex:
+    def __init__(self, binary: Path, project: Path, env: dict[str, str]) -> None:
+        self.binary, self.project, self.env = binary, project, env
+        self.hook_errors: list[str] = []
+
+    def exec(self, *args: str) -> str:
+        """``codex exec --json ARGS``; returns the session (thread) id."""
+        done = subprocess.run(
+            [str(self.binary), "exec", *args[:-1], "--json", "--dangerously-bypass-hook-trust",
+             "--skip-git-repo-check", args[-1]],
+            cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            print(f"codex exec exited {done.returncode}: {done.stderr.strip()[-400:]}")
+        thread = ""
+        for line in done.stdout.splitlines():
+            event = json.loads(line) if line.startswith("{") else {}
+            if event.get("type") == "thread.started":
+                thread = event.get("thread_id", "")
+            item = event.get("item") or {}
+            message = str(item.get("message", ""))
+            trust = "bypass-hook-trust" in message  # the flag's own notice, said every run
+            if item.get("type") == "error" and "hook" in message.lower() and not trust:
+                self.hook_errors.append(message)
+        return thread
+
+
+def setup(work: Path, responses_url: str, openai_url: str) -> tuple[dict[str, str], Path]:
+    home = work / "home"
+    codex_home = home / ".codex"
+    codex_home.mkdir(parents=True)
+    project = git_project(work / "project")
+    (codex_home / "config.toml").write_text(CONFIG.format(url=responses_url), "utf-8")
+    memory = {
+        "defaults": {"model": "fake/fake-model"},
+        "providers": {"fake": {"baseUrl": f"{openai_url}/v1", "api": "openai"}},
+    }
+    config = home / ".pi" / "agent" / "memory.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps(memory, indent=2), "utf-8")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "CODEX_", "PI_MEMORY", "XDG_"))
+    }
+    env.update(
+        HOME=str(home),
+        CODEX_HOME=str(codex_home),
+        TMPDIR=str(work / "tmp"),
+        PYTHONPATH=str(REPO),
+        FAKE_RESPONSES_KEY="dummy",
+        NO_PROXY="127.0.0.1,localhost",
+        PI_MEMORY_AUTO_REVIEW_TURNS="2",
+    )
+    (work / "tmp").mkdir()
+    return env, project
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--e2e", type=Path, default=default_e2e())
+    parser.add_argument("--fakes", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    fakes = args.fakes or default_fakes()
+    ensure_clients(args.e2e, "codex")
+    in_private_network()
+
+    work = workdir(args.e2e, "codex")
+    model = Fake(REPO / "tools" / "fake_responses.py", work / "fake_responses.jsonl")
+    memory_model = Fake(fakes / "fake_openai.py", work / "fake_openai.jsonl")
+    checks = Checks()
+    try:
+        env, project = setup(work, model.url, memory_model.url)
+        out = package("install", "codex", cwd=project, env=env)
+        checks.check("install codex writes hooks.json", "hooks.json" in out, out)
+        memory_model.script([{"match": "<existing-memories>", "text": REVIEW_REPLY}])
+        codex = Codex(args.e2e / CODEX, project, env)
+
+        sid1 = codex.exec(f"Note for later: {FACT}")
+        codex.exec("resume", sid1, "Please keep that port in mind for the deploy scripts.")
+        checks.check(
+            "session 1 left a memory (the background review wrote it)",
+            wait_for(lambda: bool(stored(env, project)), 60),
+        )
+        memories = stored(env, project)
+        memory_id = memories[0]["id"] if memories else "none"
+
+        sid2 = codex.exec("What should I check before deploying?")
+        session2 = of_session(responses(model), sid2)
+        first = input_texts(session2[0]) if session2 else []
+        checks.check(
+            "session 2's first request carries the memory in the index",
+            any("<memory-auto>" in t and "#staging-db" in t for t in first),
+            f"{len(session2)} requests",
+        )
+
+        memory_model.script([{"match": "<memories>", "text": memory_id}])
+        before = len(responses(model))
+        codex.exec("resume", sid2, "Which port does the staging database listen on?")
+        asked = of_session(responses(model)[before:], sid2)
+        surfaced = [t for r in asked for t in input_texts(r) if "<relevant_memories>" in t]
+        checks.check(
+            "a later prompt got the memory surfaced through UserPromptSubmit",
+            any("port 5433" in t for t in surfaced),
+            f"{len(asked)} requests",
+        )
+
+        session2 = of_session(responses(model), sid2)
+        indexes = [[t for t in input_texts(r) if "<memory-auto>" in t] for r in session2]
+        checks.check(
+            "the injected index is byte-identical in every request of session 2",
+            len(session2) >= 2 and all(i == indexes[0] and len(i) == 1 for i in indexes),
+            f"{[len(i) for i in indexes]} index texts per request",
+        )
+        inputs = [r["body"].get("input", []) for r in session2]
+        grows = all(b[: len(a)] == a for a, b in zip(inputs, inputs[1:]))
+        checks.check("each request of session 2 starts with the previous one's input", grows)
+
+        # A context limit below what the fake reports: the next turn compacts first.
+        before = len(responses(model))
+        limit = "model_auto_compact_token_limit=5000"
+        codex.exec("-c", limit, "resume", sid2, "Thanks, that is all.")
+        after = of_session(responses(model)[before:], sid2)
+        kinds = [kind(r) for r in after]
+        checks.check("Codex compacted session 2 before the next turn", "compaction" in kinds, kinds)
+        resumed = [r for r in after[kinds.index("compaction") :] if kind(r) == "turn"]
+        checks.check(
+            "after the compaction the index is injected again",
+            any(
+                "#staging-db" in t for r in resumed for t in input_texts(r) if "<memory-auto>" in t
+            ),
+        )
+        checks.check(
+            "PreCompact started the handoff job",
+            wait_for(lambda: job_ran(Path(env["HOME"]), sid2, "handoff"), 30),
+        )
+        checks.check(
+            "Codex accepted every hook answer", not codex.hook_errors, "; ".join(codex.hook_errors)
+        )
+        checks.check(
+            "no background worker outlived its job", wait_for(lambda: not workers_alive(), 30)
+        )
+    finally:
+        model.stop()
+        memory_model.stop()
+        if args.keep:
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
