@@ -43,6 +43,7 @@ class LayerView:
 def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.detect.conflicts import find_conflicts
     from pi_memory.detect.duplicates import find_duplicates
+    from pi_memory.detect.feature_cache import known_facts
     from pi_memory.detect.health import layer_health
     from pi_memory.fs.lock import describe_status, is_abandoned, read_lock_status
     from pi_memory.keywords import keyword_rows
@@ -55,13 +56,15 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     stale = stale_counts(entries, now, store.settings.review_months)
     since_last, last_consolidated = (0, "never") if refused else store.layer(layer).watermark()
     lock = read_lock_status(directory)
+    sources = store.layer(layer).search_sources() if entries else None
+    known = known_facts(_by_file(entries, [path for path, _ in sources or ()]))
     health = layer_health(
         layer,
         entries,
         recalls,
         stale,
-        find_duplicates(entries),
-        find_conflicts(entries),
+        find_duplicates(entries, known=known),
+        find_conflicts(entries, known=known),
         store.layer(layer).unreadable() if directory.is_dir() and not refused else (),
     )
     return LayerView(
@@ -78,6 +81,17 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         health=health,
         refused=refused,
     )
+
+
+def _by_file(entries: Sequence[Entry], paths: Sequence[Path]) -> list[tuple[Path, list[Entry]]]:
+    """Each of ``paths`` with the live entries read from it (a file's entries name it):
+    the ones the detectors read."""
+    mine: dict[str, list[Entry]] = {path.name: [] for path in paths}
+    for entry in entries:
+        found = mine.get(entry.file)
+        if found is not None and entry.live:
+            found.append(entry)
+    return [(path, mine[path.name]) for path in paths]
 
 
 def render_view(view: LayerView, consolidate_every: int) -> list[str]:

@@ -31,12 +31,13 @@ similarity. The older entry (by time, then id) is the one to supersede.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from pi_memory.detect.similarity import (
     SMALL_GROUP,
+    BodyFacts,
     Features,
     PrefixIndex,
     dense_join,
@@ -132,9 +133,14 @@ def find_conflicts_bruteforce(entries: Iterable[Entry]) -> list[ConflictPair]:
     return ranked(judge_every_pair(entries, _judge), _sort_key, None)
 
 
-def find_conflicts(entries: Iterable[Entry], limit: int | None = None) -> list[ConflictPair]:
-    """Conflict pairs, diverging numbers first, then by similarity; the brute force's list."""
-    return ranked(judge_candidates(entries, _candidates, _judge), _sort_key, limit)
+def find_conflicts(
+    entries: Iterable[Entry],
+    limit: int | None = None,
+    known: Mapping[str, BodyFacts] | None = None,
+) -> list[ConflictPair]:
+    """Conflict pairs, diverging numbers first, then by similarity; the brute force's list
+    (``known``: as :func:`~pi_memory.detect.duplicates.find_duplicates` takes it)."""
+    return ranked(judge_candidates(entries, _candidates, _judge, known), _sort_key, limit)
 
 
 def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:

@@ -23,13 +23,14 @@ filtering within each group of bodies that carry the same numbers).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from pi_memory.detect.similarity import (
     EPS,
     SMALL_GROUP,
+    BodyFacts,
     Features,
     PrefixIndex,
     age_key,
@@ -122,12 +123,17 @@ def find_duplicates_bruteforce(entries: Iterable[Entry]) -> list[DuplicatePair]:
     return ranked(judge_every_pair(entries, _judge), _sort_key, None)
 
 
-def find_duplicates(entries: Iterable[Entry], limit: int | None = None) -> list[DuplicatePair]:
+def find_duplicates(
+    entries: Iterable[Entry],
+    limit: int | None = None,
+    known: Mapping[str, BodyFacts] | None = None,
+) -> list[DuplicatePair]:
     """Near-duplicate pairs, best first (score, then ids); the same list as the brute force.
 
-    ``limit`` keeps only the first ``limit`` pairs of that order.
+    ``limit`` keeps only the first ``limit`` pairs of that order; ``known`` is
+    facts already made, by body (see :func:`~pi_memory.detect.similarity.features`).
     """
-    return ranked(judge_candidates(entries, _candidates, _judge), _sort_key, limit)
+    return ranked(judge_candidates(entries, _candidates, _judge, known), _sort_key, limit)
 
 
 def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:

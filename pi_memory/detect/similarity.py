@@ -441,20 +441,37 @@ def prefix_cost(
     return visits * (len(members) / len(sample)) ** 2 if sample else 0.0
 
 
+#: What a body alone decides, in :class:`Features`' order after ``key``: the
+#: normalised body, tokens, numbers (list, set), number-free words (list, set),
+#: content words (list, set). A pure function of the body, so it can be kept
+#: across runs (see :mod:`pi_memory.detect.feature_cache`).
+BodyFacts = tuple[
+    str,
+    frozenset[str],
+    tuple[str, ...],
+    frozenset[str],
+    tuple[str, ...],
+    frozenset[str],
+    tuple[str, ...],
+    frozenset[str],
+]
+
+
 class Features(NamedTuple):
     """What both detectors read of one live entry, computed once per entry.
 
     A named tuple rather than a dataclass: a store of 100,000 memories builds
-    100,000 of these, and a tuple is several times cheaper to create.
+    100,000 of these, and a tuple is several times cheaper to create. After
+    ``key`` come the :data:`BodyFacts`, in their order.
     """
 
     entry: Entry
     #: Oldest first: see :func:`age_key`.
     age: tuple[str, str]
-    #: The body as write-time de-duplication sees it.
-    norm: str
     #: Canonical key of the entry's keyword, ``""`` when it has none.
     key: str
+    #: The body as write-time de-duplication sees it.
+    norm: str
     tokens: frozenset[str]
     #: Numbers as written, in order of first appearance.
     number_list: tuple[str, ...]
@@ -476,37 +493,51 @@ def age_key(entry: Entry) -> tuple[str, str]:
     return (text, entry.id)
 
 
-def _entry_features(entry: Entry, keys: dict[str, str]) -> Features:
-    body = entry.body
+def body_lists(
+    body: str,
+) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The ordered parts of a body's facts: normalised body, tokens, numbers, words, content."""
     # Most bodies carry no number: one scan for a digit spares them the findall.
     numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
     lowered = body.lower()
     if lowered.isascii():
         # token_list's own fast path, and the tokens of the body without its
         # numbers are then its letter runs: one lowercasing, no substitution.
-        all_tokens = list(dict.fromkeys(_ASCII_TOKEN_RE.findall(lowered)))
-        words = list(dict.fromkeys(_ASCII_WORD_RE.findall(lowered))) if numbers else all_tokens
+        all_tokens = tuple(dict.fromkeys(_ASCII_TOKEN_RE.findall(lowered)))
+        words = tuple(dict.fromkeys(_ASCII_WORD_RE.findall(lowered))) if numbers else all_tokens
     else:
-        all_tokens = token_list(body)
-        words = token_list(_NUMBER_RE.sub(" ", body)) if numbers else all_tokens
-    content = content_list(words)
-    token_set = frozenset(all_tokens)
-    key = keys.get(entry.keyword)
-    if key is None:
-        key = keys[entry.keyword] = canonical_key(entry.keyword)
-    return Features(
-        entry=entry,
-        age=age_key(entry),
-        norm=normalize_memory_text(body),
-        key=key,
-        tokens=token_set,
-        number_list=numbers,
-        numbers=frozenset(numbers),
-        word_list=tuple(words),
-        words=frozenset(words) if numbers else token_set,
-        content_list=tuple(content),
-        content=frozenset(content),
+        all_tokens = tuple(token_list(body))
+        words = tuple(token_list(_NUMBER_RE.sub(" ", body))) if numbers else all_tokens
+    return normalize_memory_text(body), all_tokens, numbers, words, tuple(content_list(words))
+
+
+def facts_of(
+    norm: str,
+    tokens: tuple[str, ...],
+    numbers: tuple[str, ...],
+    words: tuple[str, ...],
+    content: tuple[str, ...],
+) -> BodyFacts:
+    """:data:`BodyFacts` from :func:`body_lists`' parts (the sets made from the lists)."""
+    token_set = frozenset(tokens)
+    return (
+        norm,
+        token_set,
+        numbers,
+        frozenset(numbers) if numbers else _EMPTY,
+        words,
+        frozenset(words) if numbers else token_set,
+        content,
+        frozenset(content),
     )
+
+
+_EMPTY: Final[frozenset[str]] = frozenset()
+
+
+def body_facts(body: str) -> BodyFacts:
+    """What the detectors read of ``body`` (see :data:`BodyFacts`)."""
+    return facts_of(*body_lists(body))
 
 
 #: The last store's entries and their features. ``show`` runs both detectors
@@ -538,9 +569,13 @@ def no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def features(entries: Iterable[Entry]) -> dict[str, list[Features]]:
+def features(
+    entries: Iterable[Entry], known: Mapping[str, BodyFacts] | None = None
+) -> dict[str, list[Features]]:
     """Features of the live entries, grouped by layer in input order.
 
+    ``known`` holds facts already made, by body (kept across runs: see
+    :mod:`pi_memory.detect.feature_cache`); a body it lacks is worked out here.
     Memoised for the most recent store (by the identity of its entries). The
     returned lists are shared: callers must not modify them.
     """
@@ -550,10 +585,20 @@ def features(entries: Iterable[Entry]) -> dict[str, list[Features]]:
         return _last[1]
     layers: dict[str, list[Features]] = {}
     keys: dict[str, str] = {}
+    facts = known if known is not None else {}
+    make = Features._make
     with no_cycle_collection():
         for entry in store:
-            if not entry.superseded_by:
-                layers.setdefault(entry.layer, []).append(_entry_features(entry, keys))
+            if entry.superseded_by:
+                continue
+            body = entry.body
+            found = facts.get(body)
+            if found is None:
+                found = body_facts(body)
+            key = keys.get(entry.keyword)
+            if key is None:
+                key = keys[entry.keyword] = canonical_key(entry.keyword)
+            layers.setdefault(entry.layer, []).append(make((entry, age_key(entry), key, *found)))
     _last = (store, layers)
     return layers
 
@@ -610,11 +655,13 @@ def judge_candidates(
     entries: Iterable[Entry],
     candidates: Callable[[Sequence[Features]], Iterable[tuple[int, int]]],
     judge: Judge[Pair],
+    known: Mapping[str, BodyFacts] | None = None,
 ) -> list[Pair]:
-    """The same list as :func:`judge_every_pair` when ``candidates`` holds every accepted pair."""
+    """The same list as :func:`judge_every_pair` when ``candidates`` holds every accepted pair
+    (``known``: as :func:`features` takes it)."""
     found: list[Pair] = []
     with no_cycle_collection():
-        for group in features(entries).values():
+        for group in features(entries, known).values():
             for i, j in candidates(group):
                 pair = judge(group[i], group[j])
                 if pair is not None:

@@ -53,8 +53,13 @@ def lookup(
     identity: tuple[int, int, int],
     make: Callable[[Sequence[Any]], R],
     kind: str = ENTRIES,
+    rules: int | None = None,
 ) -> list[R] | None:
-    """The cached records of ``path`` if it still has ``identity`` (mtime_ns, size, inode)."""
+    """The cached records of ``path`` if it still has ``identity`` (mtime_ns, size, inode).
+
+    ``rules``: the version of the code that made the records from the file's
+    bytes, when it is not the parser's own (records made by older rules are a miss).
+    """
     import marshal
 
     target, name = _cache_file(path, kind)
@@ -62,7 +67,7 @@ def lookup(
         # One read, then loads() on slices: marshal.load() on a file reads in tiny pieces.
         data = memoryview(target.read_bytes())
         size = int.from_bytes(data[:4], "little")
-        if marshal.loads(data[4 : 4 + size]) != (VERSION, name, *identity):  # noqa: S302
+        if marshal.loads(data[4 : 4 + size]) != _key(name, identity, rules):  # noqa: S302
             return None
         rows = marshal.loads(data[4 + size :])  # noqa: S302 - the user's own cache file
         return list(map(make, rows))
@@ -86,8 +91,7 @@ def cached_entries(
     if entries is None:
         entries = parse()
         if not racy(identity[0]):
-            target, name = _cache_file(path, kind)
-            _store(target, (VERSION, name, *identity), entries)
+            keep(path, identity, entries, kind)
     return entries
 
 
@@ -117,9 +121,25 @@ def remember(
     except OSError:
         return None
     identity = (st.st_mtime_ns, st.st_size, st.st_ino)
-    target, name = _cache_file(path)
-    _store(target, (VERSION, name, *identity), entries)
+    keep(path, identity, entries)
     return identity
+
+
+def keep(
+    path: Path,
+    identity: tuple[int, int, int],
+    records: Sequence[tuple[Any, ...]],
+    kind: str = ENTRIES,
+    rules: int | None = None,
+) -> None:
+    """Keep ``records`` as what ``path`` yields as ``kind`` while it has ``identity``
+    (``rules`` as :func:`lookup` has it); a failure only costs the work again later."""
+    target, name = _cache_file(path, kind)
+    _store(target, _key(name, identity, rules), records)
+
+
+def _key(name: str, identity: tuple[int, int, int], rules: int | None) -> tuple[Any, ...]:
+    return (VERSION, name, *identity) if rules is None else (VERSION, name, *identity, rules)
 
 
 def _store(target: Path, key: tuple[Any, ...], entries: Sequence[tuple[Any, ...]]) -> None:
