@@ -5,8 +5,17 @@ One JSON object: ``sessionId``, ``startTime``, ``messages``. A message is
 ``gemini`` (``info``, ``error``, ``warning`` are the UI's notes); a
 ``gemini`` message may carry ``toolCalls``, each with its ``args`` and its
 ``result`` (function-response parts) and a ``status``. ``content`` is a
-string, or a list of parts in newer versions. A file of one message record
-per line is read the same way.
+string, or a list of parts in newer versions.
+
+Gemini CLI 0.61 appends records to ``session-….jsonl`` instead: a header, a
+message record per message, and again whenever a message changes (a reply
+is recorded first without, then with its ``toolCalls``: the same ``id``), a
+``{"$rewindTo": id}`` that removes that message and everything after it, and
+``{"$set": {...}}`` updates. ``$set.messages`` is the CLI's own view of the
+history (its context preamble, a compression's summary), not something said,
+so only message records count: each once, at its first place, as last written.
+A ``{"$set": {"sessionId"}}`` after the first prompt means the CLI started a
+new chat on this recording, which is what a compression does.
 """
 
 from __future__ import annotations
@@ -26,7 +35,26 @@ def messages(text: str) -> list[dict[str, Any]]:
         document = None
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         return [m for m in document["messages"] if isinstance(m, dict)]
-    return [r for r in json_lines(text) if r.get("type") in (USER, "gemini")]
+    latest: dict[str, dict[str, Any]] = {}
+    for record in json_lines(text):
+        rewind = record.get("$rewindTo")
+        if isinstance(rewind, str) and rewind in latest:
+            ids = list(latest)
+            for gone in ids[ids.index(rewind) :]:
+                del latest[gone]
+        elif record.get("type") in (USER, "gemini"):
+            key = record.get("id")
+            latest[key if isinstance(key, str) else f"#{len(latest)}"] = record
+    return list(latest.values())
+
+
+def restarted(text: str) -> bool:
+    """Whether ``text``, records appended after a prompt, begins a new chat (a compression)."""
+    for record in json_lines(text):
+        update = record.get("$set")
+        if isinstance(update, dict) and "sessionId" in update:
+            return True
+    return False
 
 
 def read_gemini(text: str) -> list[Turn]:

@@ -3,6 +3,9 @@
 Our hooks put the memory index (``<memory-auto>`` contract and keyword
 tables, or ``<memory_index>`` windows) and surfaced memories
 (``<relevant_memories>``) into the conversation; hosts add system reminders.
+Gemini CLI wraps every hook's context in ``<hook_context>``, its ``<`` and
+``>`` escaped (so our own tags arrive as ``&lt;memory-auto&gt;``), and in
+``-p`` puts SessionStart's in front of the prompt itself.
 A review must never see them as something the user said, or every session
 would re-learn the memories it was shown.
 """
@@ -15,7 +18,7 @@ from typing import Final
 #: Spans removed wherever they appear, tags included.
 _SPANS: Final = re.compile(
     r"<(system-reminder|relevant_memories|memory_index|local-command-caveat|local-command-stdout"
-    r"|local-command-stderr|command-name|command-message|command-args)\b[^>]*>.*?</\1>",
+    r"|local-command-stderr|command-name|command-message|command-args|hook_context)\b[^>]*>.*?</\1>",
     re.DOTALL,
 )
 #: Our session-start injection: the contract opens it and the keyword tables run to the end.
@@ -27,9 +30,9 @@ _UNCLOSED: Final = re.compile(
 
 def strip_injected(text: str) -> str:
     """``text`` without injected spans, trimmed; ``""`` when nothing of the speaker's remains."""
+    text = _SPANS.sub("", text)
     cut = text.find(_MEMORY_AUTO)
     if cut != -1:
         text = text[:cut]
-    text = _SPANS.sub("", text)
     text = _UNCLOSED.sub("", text)  # a span cut off by the host still is not the user's
     return text.strip()
