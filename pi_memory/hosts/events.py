@@ -54,6 +54,16 @@ def _text(payload: dict[str, object], *keys: str) -> str:
     return ""
 
 
+def _prompt(payload: dict[str, object]) -> str:
+    """What the person asked: Gemini CLI's ``-p`` puts SessionStart's context in front."""
+    text = _text(payload, "prompt")
+    if "<" not in text:
+        return text
+    from pi_memory.transcripts.own_context import strip_injected
+
+    return strip_injected(text)
+
+
 def to_event(moment: str, host: str, payload: dict[str, object]) -> HookEvent:
     from pi_memory.hosts.lifecycle import HookEvent
 
@@ -65,7 +75,7 @@ def to_event(moment: str, host: str, payload: dict[str, object]) -> HookEvent:
         transcript=_text(payload, "transcript_path"),
         cwd=Path(cwd) if cwd else Path(os.getcwd()),
         source=_text(payload, "source", "trigger"),
-        prompt=_text(payload, "prompt"),
+        prompt=_prompt(payload),
         turn_key=_text(payload, "turn_id", "prompt_id", "timestamp"),
         reason=_text(payload, "reason"),
     )

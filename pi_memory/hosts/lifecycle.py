@@ -13,6 +13,10 @@
     Every ``REVIEW_TURNS`` turns, the incremental review, in the background.
 ``pre_compact``
     The handoff extraction of what is about to be summarised, in the background.
+    Gemini CLI fires it before every request (``trigger: auto``) and compresses
+    only past a threshold, so there it is a watch: the turn's end (or the next
+    prompt) reads what the CLI appended to its chat recording since, and only a
+    new chat begun on it (what a compression does) counts as a compaction.
 ``post_compact``
     Forget what was surfaced (the summary dropped it) and the frozen index.
 ``end``
@@ -237,6 +241,8 @@ def on_start(event: HookEvent) -> Answer:
     known = know(event, refresh=True)
     _background_at_start(known.note, event)
     sid = event.session_id
+    if sid:
+        session.clear_reinject(sid)  # this start puts the index back in itself
     if sid and event.source == "resume":
         frozen = session.frozen_injection(sid)
         if frozen is not None:
@@ -354,6 +360,8 @@ def on_prompt(event: HookEvent) -> Answer:
     from pi_memory.jobs.surfacing import surface
 
     sid = event.session_id
+    if sid and event.host == "gemini":
+        _settle_compression(event)
     reinject = bool(sid) and session.reinject_pending(sid)
     if not event.prompt.strip() and not reinject:
         return Answer()
@@ -394,6 +402,8 @@ def on_turn_end(event: HookEvent) -> Answer:
     sid = event.session_id
     if not sid or not event.transcript:
         return Answer()
+    if event.host == "gemini":
+        _settle_compression(event)
     note = know(event).note
     if not note.background:
         return Answer()
@@ -408,6 +418,19 @@ def on_turn_end(event: HookEvent) -> Answer:
 
 
 def on_pre_compact(event: HookEvent) -> Answer:
+    from pi_memory.jobs import session
+
+    sid = event.session_id
+    if sid and event.host == "gemini" and event.source != "manual":
+        if event.transcript:  # maybe a compression: the turn's end will tell
+            session.watch_compression(sid, _size(event.transcript))
+        return Answer()
+    _compacting(event, _size(event.transcript) if event.transcript else 0)
+    return Answer()
+
+
+def _compacting(event: HookEvent, end: int) -> None:
+    """A compaction is under way: forget what was surfaced, hand off up to ``end``."""
     from pi_memory.jobs import records, session, worker
 
     sid = event.session_id
@@ -416,10 +439,29 @@ def on_pre_compact(event: HookEvent) -> Answer:
         if event.host == "gemini":  # no SessionStart follows a compression there
             session.request_reinject(sid)
     if not sid or not event.transcript:
-        return Answer()
+        return
     if know(event).note.background:
-        worker.schedule(_record(records.HANDOFF, event), event.cwd)
-    return Answer()
+        worker.schedule(_record(records.HANDOFF, event)._replace(end=end), event.cwd)
+
+
+def _settle_compression(event: HookEvent) -> None:
+    """Gemini: whether the CLI compressed since PreCompress fired; if so, what it does."""
+    from pi_memory.jobs import session
+
+    mark = session.compression_watch(event.session_id)
+    if mark is None:
+        return
+    session.clear_compression_watch(event.session_id)
+    try:
+        with open(event.transcript, "rb") as chat:
+            chat.seek(mark)
+            appended = chat.read().decode("utf-8", "replace")
+    except OSError:
+        return
+    from pi_memory.transcripts.gemini import restarted
+
+    if restarted(appended):
+        _compacting(event, mark)
 
 
 def on_post_compact(event: HookEvent) -> Answer:
@@ -446,16 +488,19 @@ def _record(kind: str, event: HookEvent) -> JobRecord:
 
     from pi_memory.jobs.records import JobRecord
 
-    try:
-        size = os.stat(event.transcript).st_size
-    except OSError:
-        size = 0
     return JobRecord(
         kind=kind,
         session=event.session_id,
         cwd=str(event.cwd),
         transcript=event.transcript,
         host=event.host,
-        end=size,
+        end=_size(event.transcript),
         created=time.time(),
     )
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0

@@ -13,6 +13,10 @@ lives in a small directory per session under the user's cache directory
 ``turns.json``
     The review gate: turns seen, the key of the last one (a repeated delivery
     of one turn does not count twice) and the turn the last review started at.
+``compress-watch``
+    Gemini CLI: the size of the chat recording when a PreCompress said a
+    compression might follow (it says so before every request); the turn's end
+    looks at what was appended since and decides.
 ``jobs/``
     Job records of background work for this session (:mod:`pi_memory.jobs.records`).
 
@@ -36,6 +40,8 @@ SURFACED_FILE: Final = "surfaced.json"
 TURNS_FILE: Final = "turns.json"
 #: Present when the index must go back in with the next prompt (no session start follows).
 REINJECT_FILE: Final = "reinject"
+#: Gemini: where the chat recording ended when PreCompress fired (see the module doc).
+WATCH_FILE: Final = "compress-watch"
 JOBS_DIR: Final = "jobs"
 #: Marker whose mtime says when the sessions were last pruned (at most daily).
 PRUNED_MARK: Final = ".pruned"
@@ -113,6 +119,24 @@ def reinject_pending(session_id: str) -> bool:
 def clear_reinject(session_id: str) -> None:
     try:
         os.unlink(session_dir(session_id) / REINJECT_FILE)
+    except OSError:
+        pass
+
+
+def watch_compression(session_id: str, offset: int) -> None:
+    """Remember ``offset``, unless an earlier one of this turn is still waiting."""
+    if compression_watch(session_id) is None:
+        _write(session_dir(session_id) / WATCH_FILE, str(offset))
+
+
+def compression_watch(session_id: str) -> int | None:
+    text = _read(session_dir(session_id) / WATCH_FILE)
+    return int(text) if text is not None and text.strip().isdigit() else None
+
+
+def clear_compression_watch(session_id: str) -> None:
+    try:
+        os.unlink(session_dir(session_id) / WATCH_FILE)
     except OSError:
         pass
 

@@ -1,0 +1,324 @@
+"""End to end with the real Gemini CLI 0.61.0, offline: the memory learns, returns and surfaces.
+
+    python tools/e2e_gemini.py [--e2e DIR] [--fakes ../shared/hosts] [--keep]
+
+Installs ``@google/gemini-cli`` at a pinned version from npm into DIR unless
+it is there (``$E2E``, default ``$TMPDIR/pi_memory_e2e``), then re-runs itself
+inside ``unshare -n`` (loopback only) and drives ``gemini -p`` against
+``tools/fake_gemini.py`` on 127.0.0.1 (``GOOGLE_GEMINI_BASE_URL``,
+``GEMINI_API_KEY``, ``security.auth.selectedType: gemini-api-key``; the
+project is trusted in ``~/.gemini/trustedFolders.json``). The hooks and the
+MCP server come from ``python -S pi_memory install gemini`` in a private
+HOME; this package's own model (the review, the side-query) is the shared
+``fake_anthropic.py``.
+
+Scenario, each step one ``gemini -p`` process:
+
+1. session 1 states a fact over two turns; at AfterAgent / SessionEnd a
+   detached worker runs the review and the fake proposes the memory;
+2. session 2's first request carries the memory's keyword in the index;
+3. a prompt about the fact gets the memory surfaced through BeforeAgent;
+4. within session 2 the injected index is byte-identical in every request,
+   and an uneventful turn neither re-injects it nor starts a handoff (Gemini
+   fires PreCompress before every turn, compressing or not);
+5. a compression (``/compress`` is not reachable in ``-p``: the fake reports
+   990,000 prompt tokens on a tool call, so the CLI compresses before the next
+   request) is followed by the handoff, and the next request has the index;
+6. no worker process outlives its job.
+
+Exit 0: every check passed; 1: one failed; 2: the run was impossible (one
+``e2e: NOT RUN — reason`` line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.e2e_common import (
+    Checks,
+    Fake,
+    default_e2e,
+    default_fakes,
+    ensure_clients,
+    git_project,
+    in_private_network,
+    not_run,
+    package,
+    workdir,
+)
+
+FACT = "The staging database listens on port 5433, not the default 5432."
+#: What the fake answers to our review request (it carries ``<existing-memories>``).
+REVIEW_REPLY = (
+    "===MEMORY===\nLAYER: project\nFILE: CONVENTIONS\nKEYWORD: staging-db\nBODY:\n" + FACT + "\n"
+)
+#: Gemini CLI wraps each hook's additionalContext in this tag, its ``<`` and ``>`` escaped.
+HOOK_CONTEXT = re.compile(r"<hook_context>(.*?)</hook_context>", re.DOTALL)
+SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "general": {"disableAutoUpdate": True},
+}
+
+
+def main_requests(fake: Fake) -> list[dict[str, Any]]:
+    """The CLI's conversation requests (not its routing, compression or other side calls)."""
+    return [
+        r
+        for r in fake.requests()
+        if "streamGenerateContent" in r["path"] and "state_snapshot" not in system_text(r)
+    ]
+
+
+def compressions(fake: Fake) -> int:
+    """The CLI's summary requests (its compression prompt asks for a ``<state_snapshot>``)."""
+    return sum("state_snapshot" in system_text(r) for r in fake.requests())
+
+
+def hook_texts(content: dict[str, Any]) -> list[str]:
+    """The hook contexts in one turn, unescaped: what our hooks printed."""
+    found = []
+    for part in content.get("parts", []):
+        found.extend(html.unescape(t) for t in HOOK_CONTEXT.findall(part.get("text", "")))
+    return found
+
+
+def contexts(request: dict[str, Any]) -> list[str]:
+    """Every hook context in the request's user turns, in order."""
+    users = [c for c in request["body"].get("contents", []) if c.get("role") == "user"]
+    return [text for content in users for text in hook_texts(content)]
+
+
+def last_turn_contexts(request: dict[str, Any]) -> list[str]:
+    users = [c for c in request["body"].get("contents", []) if c.get("role") == "user"]
+    return hook_texts(users[-1]) if users else []
+
+
+def handoffs(fake: Fake) -> int:
+    """Handoff extractions this package asked its model for (its prompt says why)."""
+    return sum("about to be compacted" in json.dumps(r.get("body")) for r in fake.requests())
+
+
+def system_text(request: dict[str, Any]) -> str:
+    system = (request.get("body") or {}).get("systemInstruction") or {}
+    return "".join(p.get("text", "") for p in system.get("parts", []))
+
+
+def wait_for(check: Callable[[], Any], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def workers_alive() -> list[str]:
+    """Command lines of this package's background workers still running."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or proc.name == str(os.getpid()):
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "run_worker" in cmdline:
+            found.append(cmdline)
+    return found
+
+
+def node_ok() -> bool:
+    """Gemini CLI 0.61.0 asks for Node >= 20."""
+    if shutil.which("node") is None:
+        return False
+    done = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False)
+    major = done.stdout.strip().lstrip("v").split(".")[0]
+    return major.isdigit() and int(major) >= 20
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--e2e", type=Path, default=default_e2e())
+    parser.add_argument("--fakes", type=Path, default=None)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    fakes = args.fakes or default_fakes()
+    e2e = args.e2e.resolve()
+    if not node_ok():
+        raise not_run("Gemini CLI 0.61.0 needs Node >= 20 on PATH")
+    ensure_clients(e2e, "gemini")
+    in_private_network()
+
+    gemini_bin = e2e / "gemini/node_modules/.bin/gemini"
+    work = workdir(e2e, "gemini")
+    home = work / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (work / "tmp").mkdir()
+    project = git_project(work / "project")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE_"))}
+    env = {k: v for k, v in env.items() if not k.startswith(("PI_MEMORY", "XDG_", "ANTHROPIC_"))}
+    cli_fake = Fake(Path(__file__).with_name("fake_gemini.py"), work / "fake_gemini.jsonl")
+    model_fake = Fake(fakes / "fake_anthropic.py", work / "fake_anthropic.jsonl")
+    env.update(
+        HOME=str(home),
+        TMPDIR=str(work / "tmp"),
+        GEMINI_API_KEY="dummy",
+        GOOGLE_GEMINI_BASE_URL=cli_fake.url,
+        NO_PROXY="127.0.0.1,localhost",
+        PI_MEMORY_AUTO_REVIEW_TURNS="2",
+    )
+    checks = Checks()
+    try:
+        settings = home / ".gemini" / "settings.json"
+        settings.write_text(json.dumps(SETTINGS, indent=2), "utf-8")
+        trusted = {str(project): "TRUST_FOLDER"}
+        (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted), "utf-8")
+        memory = {
+            "defaults": {"model": "fake/claude-fake"},
+            "providers": {"fake": {"baseUrl": model_fake.url, "api": "anthropic"}},
+        }
+        config = home / ".pi" / "agent" / "memory.json"
+        config.parent.mkdir(parents=True)
+        config.write_text(json.dumps(memory, indent=2), "utf-8")
+        out = package("install", "gemini", cwd=project, env=env)
+        written = json.loads(settings.read_text("utf-8"))
+        checks.check(
+            "install gemini adds the five hooks and keeps the settings",
+            set(written.get("hooks", {}))
+            == {"SessionStart", "BeforeAgent", "AfterAgent", "PreCompress", "SessionEnd"}
+            and written.get("security") == SETTINGS["security"],
+            out,
+        )
+        model_fake.script([{"match": "<existing-memories>", "text": REVIEW_REPLY}])
+        durations: list[float] = []
+
+        def gemini(*argv: str) -> subprocess.CompletedProcess[str]:
+            started = time.monotonic()
+            done = subprocess.run(
+                [str(gemini_bin), "-p", *argv],
+                cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
+            )  # fmt: skip
+            durations.append(time.monotonic() - started)
+            if done.returncode != 0:
+                print(f"e2e: gemini -p {argv[0]!r} exited {done.returncode}: "
+                      f"{done.stderr.strip()[-400:]}", flush=True)  # fmt: skip
+            return done
+
+        def stored() -> list[dict[str, Any]]:
+            done = subprocess.run(
+                [sys.executable, "-S", str(Path(__file__).resolve().parent.parent / "pi_memory"),
+                 "search", "--json", "staging", "database", "port"],
+                cwd=project, env=env, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                return []
+            return [r for r in json.loads(done.stdout)["results"] if "5433" in r["body"]]
+
+        first = gemini(f"Note for later: {FACT}", "--output-format", "json")
+        sid1 = json.loads(first.stdout or "{}").get("session_id", "")
+        gemini("Please keep that port in mind for the deploy scripts.", "--resume", sid1)
+        checks.check(
+            "session 1 left a memory (the background review wrote it)", wait_for(stored, 60)
+        )
+        memories = stored()
+        memory_id = memories[0]["id"] if memories else "none"
+        idle = wait_for(lambda: not workers_alive(), 30)
+        checks.check("no worker outlived session 1's jobs", idle)
+        handoffs_before = handoffs(model_fake)
+
+        before = len(main_requests(cli_fake))
+        second = gemini("What should I check before deploying?", "--output-format", "json")
+        sid2 = json.loads(second.stdout or "{}").get("session_id", "")
+        session2 = main_requests(cli_fake)[before:]
+        checks.check(
+            "session 2's first request carries the memory in the index",
+            bool(session2) and any("#staging-db" in t for t in contexts(session2[0])),
+        )
+
+        model_fake.script([{"match": "<memories>", "text": memory_id}])
+        before = len(main_requests(cli_fake))
+        gemini("Which port does the staging database listen on?", "--resume", sid2)
+        asked = main_requests(cli_fake)[before:]
+        surfaced = [t for r in asked for t in last_turn_contexts(r) if "<relevant_memories>" in t]
+        checks.check(
+            "a later prompt got the memory surfaced through BeforeAgent",
+            any("port 5433" in t for t in surfaced),
+        )
+        turn_contexts = [last_turn_contexts(r) for r in asked]
+        checks.check(
+            "an uneventful turn does not inject the index twice",
+            all(sum("<memory-auto>" in t for t in turn) == 1 for turn in turn_contexts),
+            json.dumps(turn_contexts)[:600],
+        )
+        indexes = {t for r in session2 + asked for t in contexts(r) if "<memory-auto>" in t}
+        checks.check(
+            "the injected index is byte-identical across the requests of session 2",
+            len(indexes) == 1,
+            f"{len(indexes)} distinct index texts",
+        )
+        wait_for(lambda: not workers_alive(), 30)
+        handed = handoffs(model_fake)
+        checks.check(
+            "PreCompress before each request started no handoff while nothing was compressed",
+            handed == handoffs_before,
+            f"{handed - handoffs_before} handoff requests",
+        )
+
+        print("e2e: /compress is not reachable in gemini -p (0.61.0 sends it to the model as "
+              "text): the fake reports 990,000 prompt tokens instead", flush=True)  # fmt: skip
+        cli_fake.script([{
+            "match": "list the files",
+            "call": {"name": "list_directory", "args": {"dir_path": "."}},
+            "prompt_tokens": 990_000,
+        }])  # fmt: skip
+        squeezed = compressions(cli_fake)
+        gemini("Please list the files here.", "--resume", sid2)
+        checks.check("the CLI compressed the conversation", compressions(cli_fake) > squeezed)
+        checks.check(
+            "the compression was followed by the handoff extraction",
+            wait_for(lambda: handoffs(model_fake) > handed, 60),
+        )
+        before = len(main_requests(cli_fake))
+        gemini("Thanks, that is all.", "--resume", sid2)
+        after = main_requests(cli_fake)[before:]
+        back = [t for t in last_turn_contexts(after[0]) if "#staging-db" in t] if after else []
+        checks.check("after the compression the index is injected again, once", len(back) == 1)
+        learned_from = [
+            json.dumps(r["body"])
+            for r in model_fake.requests()
+            if "<conversation>" in json.dumps(r["body"])
+        ]
+        checks.check(
+            "the review and the handoff never read the injected context as the user's words",
+            bool(learned_from)
+            and not any("memory-auto" in b or "hook_context" in b for b in learned_from),
+        )
+        idle = wait_for(lambda: not workers_alive(), 30)
+        checks.check("no background worker outlived its job", idle)
+        print(f"e2e: {len(durations)} gemini -p runs took "
+              f"{', '.join(f'{d:.2f}' for d in durations)} s", flush=True)  # fmt: skip
+    finally:
+        cli_fake.stop()
+        model_fake.stop()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"kept {work}")
+    return checks.summary()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
