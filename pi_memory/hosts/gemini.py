@@ -5,9 +5,13 @@ turn ended), ``PreCompress`` and ``SessionEnd``; stdin carries
 ``session_id``, ``transcript_path``, ``cwd``, ``hook_event_name`` and
 ``timestamp``. Stdout must be JSON and nothing else. SessionStart's
 ``additionalContext`` becomes the first turn of the history, BeforeAgent's is
-added to the turn. Hook timeouts are in milliseconds (default 60,000).
-Gemini sends no SessionStart after a compression, so the index goes back in
-with the next prompt instead.
+added to the turn (``-p``: SessionStart's is put in front of the prompt),
+each wrapped in ``<hook_context>`` with ``<`` and ``>`` escaped. Hook
+timeouts are in milliseconds (default 60,000). PreCompress (``auto``) comes
+before every model request, compressing or not (0.61.0), so the lifecycle
+only counts the compressions the chat recording shows. Gemini sends no
+SessionStart after a compression, so the index goes back in with the next
+prompt instead.
 """
 
 from __future__ import annotations
