@@ -396,6 +396,31 @@ def test_codex_resume_injects_nothing_its_replayed_history_holds_the_index(
     assert hook("hook", "--host", "codex", "SessionStart", stdin=other, cwd=root) == first
 
 
+def test_codex_is_told_by_its_rollout_file_when_no_host_is_named(
+    tmp_path: Path, hook: Hook
+) -> None:
+    """Codex 0.171.0 sends ``turn_id`` only with a turn's events: its SessionStart and
+    SessionEnd are told from the transcript, a ``rollout-….jsonl`` file."""
+    root = make_project(tmp_path)
+    write(hook, root, "deploy", "Deploy with rsync.")
+    recorded = json.loads(payload("codex", "SessionStart.startup", root))
+    rollout = str(
+        tmp_path
+        / Path(
+            json.loads((DATA / "hosts" / "codex" / "SessionStart.startup.json").read_text("utf-8"))[
+                "transcript_path"
+            ]
+        ).name
+    )
+    assert "turn_id" not in recorded
+    start = payload("codex", "SessionStart.startup", root, transcript_path=rollout)
+    assert "#deploy" in context_of(
+        hook("hook", "SessionStart", stdin=start, cwd=root)[1], "SessionStart"
+    )
+    resume = payload("codex", "SessionStart.resume", root, transcript_path=rollout)
+    assert hook("hook", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+
+
 def test_a_payload_that_is_not_utf8_never_fails_the_hook(
     tmp_path: Path, hermetic_home: Path
 ) -> None:

@@ -24,11 +24,17 @@ def detect_host(name: str, payload: dict[str, object]) -> str:
     key = canonical(name)
     if key in ("beforeagent", "afteragent", "precompress"):
         return "gemini"
-    if key == "postcompact" or "turn_id" in payload:
+    if key == "postcompact" or "turn_id" in payload or _is_rollout(payload):
         return "codex"
     if "timestamp" in payload and "permission_mode" not in payload:
         return "gemini"
     return "claude-code"
+
+
+def _is_rollout(payload: dict[str, object]) -> bool:
+    """Whether the transcript is a Codex rollout file (``…/rollout-<time>-<id>.jsonl``)."""
+    path = payload.get("transcript_path")
+    return isinstance(path, str) and Path(path).name.startswith("rollout-")
 
 
 def read_payload(stream: TextIO | None) -> dict[str, object]:
