@@ -1,6 +1,6 @@
 """End to end with the real Codex CLI 0.171.0, offline: the memory learns, returns and surfaces.
 
-    python tools/e2e_codex.py [--e2e DIR] [--fakes ../shared/hosts] [--keep]
+    python tools/e2e_codex.py [--e2e DIR] [--fakes ../shared/hosts] [--keep] [--measure N]
 
 Installs ``@openai/codex`` at its pinned version from npm into ``$E2E`` when
 missing, re-runs itself inside ``unshare -n`` (loopback only) and drives
@@ -176,11 +176,49 @@ def setup(work: Path, responses_url: str, openai_url: str) -> tuple[dict[str, st
     return env, project
 
 
+def measure(codex: Codex, runs: int) -> str:
+    """Median wall time of ``codex exec`` with our hooks, with ``python -c pass`` as every
+    hook (the interpreter alone), and with ``--disable hooks``; per hook, the difference."""
+    import statistics
+    import time
+
+    hooks_file = Path(codex.env["CODEX_HOME"]) / "hooks.json"
+    ours = hooks_file.read_text("utf-8")
+    data = json.loads(ours)
+    for groups in data["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["command"] = f"{sys.executable} -c pass"
+    bare = json.dumps(data)
+    times: dict[str, list[float]] = {"ours": [], "bare": [], "none": []}
+    try:
+        for i in range(runs * 3):
+            variant = ("ours", "bare", "none")[i % 3]
+            hooks_file.write_text(bare if variant == "bare" else ours, "utf-8")
+            began = time.perf_counter()
+            codex.exec(*(("--disable", "hooks") if variant == "none" else ()), f"Prompt {i}.")
+            times[variant].append(time.perf_counter() - began)
+    finally:
+        hooks_file.write_text(ours, "utf-8")
+    median = {k: statistics.median(v) for k, v in times.items()}
+    # SessionStart, UserPromptSubmit, Stop and SessionEnd: four hook processes per exec.
+    per_hook = {k: (median[k] - median["none"]) * 1000 / 4 for k in ("ours", "bare")}
+    return (
+        f"codex exec median {median['ours']:.2f} s with the hooks, {median['bare']:.2f} s"
+        f" with `python -c pass` hooks, {median['none']:.2f} s without ({runs} runs each):"
+        f" {per_hook['ours']:.0f} ms per hook, {per_hook['bare']:.0f} ms for the bare"
+        f" interpreter ({per_hook['ours'] / max(per_hook['bare'], 1e-3):.2f}×)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--e2e", type=Path, default=default_e2e())
     parser.add_argument("--fakes", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument(
+        "--measure", type=int, default=0, metavar="N", help="also time N execs with and without"
+    )
     args = parser.parse_args()
     fakes = args.fakes or default_fakes()
     ensure_clients(args.e2e, "codex")
@@ -261,6 +299,8 @@ def main() -> int:
         checks.check(
             "no background worker outlived its job", wait_for(lambda: not workers_alive(), 30)
         )
+        if args.measure:
+            print(f"e2e: {measure(codex, args.measure)}")
     finally:
         model.stop()
         memory_model.stop()
