@@ -22,8 +22,8 @@ Scenario, each step one ``claude -p`` process:
 5. within session 2 the injected index is byte-identical in every request;
 6. no worker process is left behind.
 
-Codex CLI and Gemini CLI are not driven: no fake here speaks their wire
-formats (the Responses API, Gemini's API), and that is said in one line.
+Codex CLI and Gemini CLI have checks of their own: ``tools/e2e_codex.py``,
+``tools/e2e_gemini.py``.
 Exits 0 when every check passed, 1 when one failed, 2 when the run was
 impossible (no npm, no unshare, install failed) — always with one visible line.
 """
@@ -267,7 +267,6 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         check(wait_for(lambda: not workers_alive(), 30), "no background worker outlived its job")
     finally:
         fake.stop()
-    say("Codex CLI and Gemini CLI: not driven (no fake speaks the Responses or Gemini API)")
     if failures:
         say(f"FAILED {len(failures)} of the checks")
         return 1
