@@ -356,6 +356,28 @@ def test_gemini_precompress_before_every_request_is_not_a_compression(
     assert gemini_turn(hook, root, chat, dict(reply, id="r5")) == ""
 
 
+def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
+    tmp_path: Path, hook: Hook
+) -> None:
+    # The CLI was stopped between PreCompress and AfterAgent; `gemini --resume` then
+    # starts a new chat on the recording too, and its SessionStart brings the index.
+    root = make_project(tmp_path)
+    write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
+    chat = tmp_path / "session.jsonl"
+    chat.write_text((DATA / "transcripts" / "gemini_recorded.jsonl").read_text("utf-8"), "utf-8")
+    changes = {"transcript_path": str(chat)}
+    start = payload("gemini", "SessionStart.startup", root, **changes)
+    hook("hook", "SessionStart", stdin=start, cwd=root)
+    ask = payload("gemini", "BeforeAgent", root, **changes)
+    assert "port 5433" in hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1]
+    hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root, **changes), cwd=root)
+    with chat.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"$set": {"sessionId": json.loads(start)["session_id"]}}) + "\n")
+    resume = payload("gemini", "SessionStart.resume", root, **changes)
+    assert "#staging-db" in hook("hook", "SessionStart", stdin=resume, cwd=root)[1]
+    assert hook("hook", "BeforeAgent", stdin=ask, cwd=root) == (0, "", "")
+
+
 def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(
     tmp_path: Path, hook: Hook
 ) -> None:

@@ -243,6 +243,8 @@ def on_start(event: HookEvent) -> Answer:
     sid = event.session_id
     if sid:
         session.clear_reinject(sid)  # this start puts the index back in itself
+        # A start begins a new chat on Gemini's recording: an unsettled watch is stale.
+        session.clear_compression_watch(sid)
     if sid and event.source == "resume":
         frozen = session.frozen_injection(sid)
         if frozen is not None:
