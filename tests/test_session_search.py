@@ -74,6 +74,23 @@ def test_every_host_is_searched_newest_first(tmp_path: Path, hermetic_home: Path
     assert data["stopped"] == "" and data["scanned"] == 4
 
 
+def test_gemini_cli_0_61_chat_files_are_found_without_their_injected_context(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    # Gemini CLI 0.61 appends to session-*.jsonl and names the project in .project_root.
+    project = hermetic_home / ".gemini" / "tmp" / "proj"
+    (project / "chats").mkdir(parents=True)
+    (project / ".project_root").write_text("/srv/e2e/gemini/proj", "utf-8")
+    chat = project / "chats" / "session-2026-12-01T03-05-1b727ac8.jsonl"
+    shutil.copyfile(SAMPLES / "gemini_recorded.jsonl", chat)
+    hits = search(tmp_path, "rsync", "delete")["results"]
+    assert [(h["host"], h["session_id"], h["project"]) for h in hits] == [  # type: ignore[union-attr]
+        ("gemini", "1b727ac8-a602-4d22-b58b-a95f1ce67b59", "/srv/e2e/gemini/proj")
+    ]
+    # The index the hooks put into each prompt is in the file, but nobody said it.
+    assert search(tmp_path, "supersede", "older")["results"] == []
+
+
 def test_filters_by_host_and_project(tmp_path: Path, hermetic_home: Path) -> None:
     lay_out(hermetic_home)
     only = search(tmp_path, "teal", "--host", "claude-code")["results"]

@@ -4,7 +4,7 @@ Where each host keeps its sessions:
 
 - claude-code: ``~/.claude/projects/<project>/<session id>.jsonl``
 - codex: ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``
-- gemini: ``~/.gemini/tmp/<project hash>/chats/session-<time>-<id>.json``
+- gemini: ``~/.gemini/tmp/<project>/chats/session-<time>-<id>.json`` (``.jsonl`` since 0.61)
 - pi: ``~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl``
 
 Sessions are visited newest first (by modification time; listing and a
@@ -67,18 +67,19 @@ def session_files(hosts: Sequence[str], env: Mapping[str, str], home: Path) -> l
     from pi_memory.naming.host_dirs import host_config_dir
 
     patterns = {
-        CLAUDE_CODE: ("projects", "*/*.jsonl"),
-        CODEX: ("sessions", "**/rollout-*.jsonl"),
-        GEMINI: ("tmp", "*/chats/*.json"),
-        PI: ("sessions", "**/*.jsonl"),
+        CLAUDE_CODE: ("projects", ("*/*.jsonl",)),
+        CODEX: ("sessions", ("**/rollout-*.jsonl",)),
+        # One JSON document before 0.61, appended records (.jsonl) since.
+        GEMINI: ("tmp", ("*/chats/*.json", "*/chats/*.jsonl")),
+        PI: ("sessions", ("**/*.jsonl",)),
     }
     found = []
     for host in hosts:
-        sub, pattern = patterns[host]
+        sub, globs = patterns[host]
         root = host_config_dir(host, env, home) / sub
         if not root.is_dir():
             continue
-        for path in root.glob(pattern):
+        for path in (p for pattern in globs for p in root.glob(pattern)):
             try:
                 found.append(SessionFile(host, path, path.stat().st_mtime))
             except OSError:
