@@ -155,7 +155,10 @@ def test_codex_install_replaces_the_deprecated_flag_and_uninstall_removes_both(
     config.parent.mkdir()
     before = "[features]\nweb_search_request = true\n"
     config.write_text("[features]\ncodex_hooks = true  # pi_memory\nweb_search_request = true\n")
-    assert call("install", "codex", cwd=tmp_path).code == 0
+    installed = call("install", "codex", cwd=tmp_path)
+    assert installed.code == 0
+    # codex exec skips a hook nobody trusted, without a word: install says so.
+    assert "hooks need review" in installed.out and "codex exec" in installed.out
     text = config.read_text("utf-8")
     assert "codex_hooks" not in text and "hooks = true  # pi_memory\n" in text
     hooks = json.loads((hermetic_home / ".codex" / "hooks.json").read_text("utf-8"))["hooks"]

@@ -27,6 +27,11 @@ CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
 MAX_CONTEXT: Final = 9_500
 PROMPT_BUDGET: Final = 4.0
 TRANSCRIPT: Final = "codex"
+#: Codex 0.171.0 runs a hook only once the user trusted it; ``codex exec`` skips it silently.
+INSTALL_NOTE: Final = (
+    "codex: start codex once and trust the hooks (it says: hooks need review);"
+    " codex exec skips them until then"
+)
 #: Seconds Codex gives a hook at most: it clamps a longer SessionEnd timeout, with a warning.
 HOOK_TIMEOUT_CAPS: Final = {"SessionEnd": 3}
 #: A resumed session's replayed history already holds what session start injected.
