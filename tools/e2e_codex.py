@@ -6,11 +6,11 @@ Installs ``@openai/codex`` at its pinned version from npm into ``$E2E`` when
 missing, re-runs itself inside ``unshare -n`` (loopback only) and drives
 ``codex exec`` against ``tools/fake_responses.py`` (the Responses API, which a
 ``[model_providers.fake]`` with ``wire_api = "responses"`` speaks) in a private
-``CODEX_HOME``. The hooks come from ``python -S pi_memory install codex``; the
+``CODEX_HOME``. The hooks come from ``python -S pi_memory install codex`` and
+are trusted the way ``codex`` records a person's trust (see
+:func:`trust_hooks`): ``codex exec`` silently skips hooks nobody trusted. The
 memory's own model (review, surfacing side-query) is the shared
 ``fake_openai.py`` (Chat Completions), scripted to answer as a model would.
-Hooks a user installed need the user's trust, which a non-interactive run
-gives with ``--dangerously-bypass-hook-trust``.
 
 Scenario, each step one ``codex exec`` process:
 
@@ -121,6 +121,47 @@ def job_ran(home: Path, session_id: str, job: str) -> bool:
     )
 
 
+def trust_hooks(binary: Path, project: Path, env: dict[str, str]) -> int:
+    """Trust the installed hooks as a person does in ``codex``: ask Codex's app server for
+    each hook's key and hash (``hooks/list``), and record them in ``config.toml``
+    (``[hooks.state."KEY"] trusted_hash``), where Codex keeps a person's trust.
+    Returns how many hooks were trusted."""
+    proc = subprocess.Popen(
+        [str(binary), "app-server"], cwd=project, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    stdin, stdout = proc.stdin, proc.stdout
+    if stdin is None or stdout is None:
+        raise SystemExit("codex app-server has no pipes")
+
+    def call(number: int, method: str, params: dict[str, Any]) -> Any:
+        message = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+        stdin.write(json.dumps(message) + "\n")
+        stdin.flush()
+        for line in stdout:
+            answer = json.loads(line)
+            if answer.get("id") == number:
+                return answer.get("result")
+        return None
+
+    try:
+        call(1, "initialize", {"clientInfo": {"name": "e2e_codex", "version": "0"}})
+        stdin.write(json.dumps({"jsonrpc": "2.0", "method": "initialized"}) + "\n")
+        listed = call(2, "hooks/list", {"cwds": [str(project)]}) or {}
+    finally:
+        proc.kill()
+        proc.wait()
+    hooks = [h for entry in listed.get("data", []) for h in entry.get("hooks", [])]
+    lines = [
+        f"\n[hooks.state.{json.dumps(h['key'])}]\ntrusted_hash = {json.dumps(h['currentHash'])}\n"
+        for h in hooks
+        if h.get("trustStatus") != "trusted"
+    ]
+    with open(Path(env["CODEX_HOME"]) / "config.toml", "a", encoding="utf-8") as config:
+        config.write("".join(lines))
+    return len(lines)
+
+
 class Codex:
     def __init__(self, binary: Path, project: Path, env: dict[str, str]) -> None:
         self.binary, self.project, self.env = binary, project, env
@@ -129,8 +170,7 @@ class Codex:
     def exec(self, *args: str) -> str:
         """``codex exec --json ARGS``; returns the session (thread) id."""
         done = subprocess.run(
-            [str(self.binary), "exec", *args[:-1], "--json", "--dangerously-bypass-hook-trust",
-             "--skip-git-repo-check", args[-1]],
+            [str(self.binary), "exec", *args[:-1], "--json", "--skip-git-repo-check", args[-1]],
             cwd=self.project, env=self.env, stdin=subprocess.DEVNULL,
             capture_output=True, text=True, timeout=300, check=False,
         )  # fmt: skip
@@ -143,7 +183,7 @@ class Codex:
                 thread = event.get("thread_id", "")
             item = event.get("item") or {}
             message = str(item.get("message", ""))
-            trust = "bypass-hook-trust" in message  # the flag's own notice, said every run
+            trust = "bypass-hook-trust" in message  # the flag's own notice (--measure)
             if item.get("type") == "error" and "hook" in message.lower() and not trust:
                 self.hook_errors.append(message)
         return thread
@@ -200,7 +240,10 @@ def measure(codex: Codex, runs: int) -> str:
             variant = ("ours", "bare", "none")[i % 3]
             hooks_file.write_text(bare if variant == "bare" else ours, "utf-8")
             began = time.perf_counter()
-            codex.exec(*(("--disable", "hooks") if variant == "none" else ()), f"Prompt {i}.")
+            # The interpreter-only hooks are not the trusted ones: no variant asks for trust.
+            flags = ("--dangerously-bypass-hook-trust",)
+            flags += ("--disable", "hooks") if variant == "none" else ()
+            codex.exec(*flags, f"Prompt {i}.")
             times[variant].append(time.perf_counter() - began)
     finally:
         hooks_file.write_text(ours, "utf-8")
@@ -236,6 +279,8 @@ def main() -> int:
         env, project = setup(work, model.url, memory_model.url)
         out = package("install", "codex", cwd=project, env=env)
         checks.check("install codex writes hooks.json", "hooks.json" in out, out)
+        trusted = trust_hooks(args.e2e / CODEX, project, env)
+        checks.check("Codex lists the six hooks for trust", trusted == 6, str(trusted))
         memory_model.script([{"match": "<existing-memories>", "text": REVIEW_REPLY}])
         codex = Codex(args.e2e / CODEX, project, env)
 
