@@ -97,7 +97,7 @@ def test_writer_killed_mid_write_leaves_old_or_new_never_torn(store: Path) -> No
     size = 4 * 1024 * 1024
     target = store / "big.md"
     target.write_bytes(b"A" * size)
-    for round_no in range(8):
+    for round_no in range(6):
         child = subprocess.Popen(
             [sys.executable, "-c", WRITER, str(target), str(size)],
             cwd=REPO,
@@ -105,7 +105,7 @@ def test_writer_killed_mid_write_leaves_old_or_new_never_torn(store: Path) -> No
         )
         assert child.stdout is not None
         assert child.stdout.readline() == b"ready\n"
-        time.sleep(0.05 + 0.037 * round_no)
+        time.sleep(0.02 + 0.023 * round_no)
         child.send_signal(signal.SIGKILL)
         child.wait()
         child.stdout.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ import pytest
 
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected, LockError
+from pi_memory.fs.snapshot import natural_key
 from pi_memory.layouts import open_layer
 from pi_memory.layouts.carry import (
     FILE_NAME_KEY,
@@ -364,7 +366,12 @@ def test_list_and_search(tmp_path: Path) -> None:
 
 def _snapshots(layer: FilesLayer) -> list[Path]:
     root = layer.directory / ".backups"
-    return sorted(root.iterdir()) if root.exists() else []
+    return sorted(root.iterdir(), key=lambda p: natural_key(p.name)) if root.exists() else []
+
+
+def _label(snapshot: Path) -> str:
+    """``…Z-write`` and ``…Z-write-2`` (a second snapshot in the same millisecond) → ``write``."""
+    return re.sub(r"-\d+$", "", snapshot.name).rpartition("-")[2]
 
 
 def _tool(store: Store, **args: object) -> str:
@@ -379,13 +386,13 @@ def test_every_tool_write_leaves_a_snapshot_of_what_it_changes(tmp_path: Path) -
     _tool(store, action="add", name="A", content="alpha.")
     run_memory_tool(store, "project", {"action": "add", "name": "A", "content": "two."}, LATER)
     newest = _snapshots(layer)[-1]
-    assert newest.name.endswith("-write")
+    assert _label(newest) == "write"
     assert (newest / "A.md").read_text(encoding="utf-8").endswith("\n\nalpha.\n")
     assert (newest / "MEMORY.md").read_text(encoding="utf-8") == "- [A](A.md) — alpha.\n"
     _tool(store, action="remove", name="A")
     assert (_snapshots(layer)[-1] / "A.md").read_text(encoding="utf-8").endswith("two.\n")
     store.rebuild("project")
-    assert _snapshots(layer)[-1].name.endswith("-index")
+    assert _label(_snapshots(layer)[-1]) == "index"
 
 
 def test_a_bare_layer_takes_no_rollback_point(tmp_path: Path) -> None:

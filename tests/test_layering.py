@@ -118,8 +118,10 @@ def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int,
                 yield (sub if sub in known else base), node.lineno, node.lineno in type_only
 
 
+@functools.cache
 def import_graph(*, runtime_only: bool = False) -> dict[str, dict[str, int]]:
-    """Each module → the modules it imports → the first line that does."""
+    """Each module → the modules it imports → the first line that does (built once a run;
+    callers only read it)."""
     found = modules()
     known = set(found)
     graph: dict[str, dict[str, int]] = {}

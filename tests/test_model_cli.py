@@ -68,7 +68,7 @@ def test_a_cli_past_its_deadline_is_killed_with_its_children(
     cfg = cli_config(hermetic_home, "claude-cli", command)
     start = time.monotonic()
     with pytest.raises(ModelUnavailable, match=f"{NEVER_ANSWERED}: .*no answer within"):
-        chat(cfg, "dream", [Message("user", "x")], job="dream", background=False, timeout=1.5)
+        chat(cfg, "dream", [Message("user", "x")], job="dream", background=False, timeout=1.0)
     assert time.monotonic() - start < 5
     grandchild = int(pidfile.read_text())
     deadline = time.monotonic() + 5

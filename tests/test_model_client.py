@@ -307,7 +307,7 @@ def test_a_timeout_is_the_model_never_answering(
     fake_provider.script(Hang(3, Say("too late")))
     start = time.monotonic()
     with pytest.raises(ModelUnavailable, match=NEVER_ANSWERED):
-        ask(cfg, timeout=0.5)
+        ask(cfg, timeout=0.25)
     assert time.monotonic() - start < 2
 
 

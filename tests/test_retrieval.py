@@ -521,17 +521,20 @@ def test_keyword_hits_are_exactly_the_matching_entries() -> None:
 def test_hundred_thousand_entries() -> None:
     rng = random.Random(1)
     words = [f"word{i}" for i in range(300)] + ["deploy", "rsync", "部署"]
+    times = [format_time(NOW - timedelta(minutes=i)) for i in range(0, 100_000, 60)]
     entries = [
         Entry(
             id=f"2026{i // 65536 + 1:02d}01-{i % 65536:04x}",
-            time=format_time(NOW - timedelta(minutes=i)),
+            time=times[i // 60],
             project="p",
             src="auto",
-            keyword=rng.choice(words),
-            body=" ".join(rng.choice(words) for _ in range(12)),
-            file=rng.choice(_FILES),
+            keyword=keyword,
+            body=" ".join(rng.choices(words, k=12)),
+            file=file,
         )
-        for i in range(100_000)
+        for i, keyword, file in zip(
+            range(100_000), rng.choices(words, k=100_000), rng.choices(_FILES, k=100_000)
+        )
     ]
     result = search(entries, "deploy rsync", now=NOW)
     assert result.total > 0
