@@ -378,9 +378,12 @@ def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
     assert hook("hook", "BeforeAgent", stdin=ask, cwd=root) == (0, "", "")
 
 
-def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(
+def test_codex_compaction_forgets_what_was_surfaced_and_injects_the_index_once(
     tmp_path: Path, hook: Hook
 ) -> None:
+    """The order Codex 0.171.0 sent when ``codex exec resume`` compacted before the turn:
+    PreCompact, PostCompact, SessionStart ``resume``, SessionStart ``compact``, then the
+    prompt. Answering both starts put the index in the compacted history twice."""
     root = make_project(tmp_path)
     write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
     start = payload("codex", "SessionStart.startup", root)
@@ -393,12 +396,14 @@ def test_codex_post_compact_forgets_what_was_surfaced_and_the_frozen_index(
     write(hook, root, "deploy", "Deploy with rsync.")
     post = payload("codex", "PostCompact", root)
     assert hook("hook", "--host", "codex", "PostCompact", stdin=post, cwd=root) == (0, "", "")
+    resume = payload("codex", "SessionStart.resume", root)
+    assert hook("hook", "--host", "codex", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+    compact = payload("codex", "SessionStart.compact", root)
+    compacted = hook("hook", "--host", "codex", "SessionStart", stdin=compact, cwd=root)[1]
+    assert "#deploy" in context_of(compacted, "SessionStart")  # rendered afresh
     assert (
         "port 5433" in hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root)[1]
     )
-    resume = payload("codex", "SessionStart.resume", root)
-    resumed = hook("hook", "--host", "codex", "SessionStart", stdin=resume, cwd=root)[1]
-    assert "#deploy" in context_of(resumed, "SessionStart")  # nothing frozen any more
 
 
 def test_codex_resume_injects_nothing_its_replayed_history_holds_the_index(

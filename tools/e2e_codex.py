@@ -332,11 +332,11 @@ def main() -> int:
         kinds = [kind(r) for r in after]
         checks.check("Codex compacted session 2 before the next turn", "compaction" in kinds, kinds)
         resumed = [r for r in after[kinds.index("compaction") :] if kind(r) == "turn"]
+        again = [[t for t in input_texts(r) if "<memory-auto>" in t] for r in resumed]
         checks.check(
-            "after the compaction the index is injected again",
-            any(
-                "#staging-db" in t for r in resumed for t in input_texts(r) if "<memory-auto>" in t
-            ),
+            "after the compaction the index is injected again, once",
+            bool(again) and all(len(i) == 1 and "#staging-db" in i[0] for i in again),
+            f"{[len(i) for i in again]} index texts per request",
         )
         checks.check(
             "PreCompact started the handoff job",

@@ -18,7 +18,10 @@
     prompt) reads what the CLI appended to its chat recording since, and only a
     new chat begun on it (what a compression does) counts as a compaction.
 ``post_compact``
-    Forget what was surfaced (the summary dropped it) and the frozen index.
+    Forget what was surfaced (the summary dropped it). The frozen index stays:
+    a session start may come before the one for the compaction (Codex sends
+    ``resume`` first when ``exec resume`` compacts before its turn) and must
+    not inject it into the compacted history twice; ``compact`` re-renders it.
 ``end``
     The quit flush, handed to a detached process; the hook returns at once.
 
@@ -471,7 +474,6 @@ def on_post_compact(event: HookEvent) -> Answer:
 
     if event.session_id:
         session.clear_surfaced(event.session_id)
-        session.thaw_injection(event.session_id)
     return Answer()
 
 

@@ -100,14 +100,6 @@ def freeze_injection(session_id: str, text: str) -> None:
     _write(session_dir(session_id) / INDEX_FILE, text)
 
 
-def thaw_injection(session_id: str) -> None:
-    """Forget the frozen injection: the next session start renders it afresh."""
-    try:
-        os.unlink(session_dir(session_id) / INDEX_FILE)
-    except OSError:
-        pass
-
-
 def request_reinject(session_id: str) -> None:
     _write(session_dir(session_id) / REINJECT_FILE, "")
 
