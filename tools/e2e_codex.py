@@ -26,8 +26,9 @@ Scenario, each step one ``codex exec`` process:
 5. ``codex exec`` has no ``/compact``, so the next resume sets
    ``model_auto_compact_token_limit`` below what the fake reports: Codex
    compacts before the turn, PreCompact starts the handoff job and the index
-   is injected again after the compaction;
-6. Codex warned about no hook setting (its ``--json`` output shows such
+   is injected again after the compaction, once;
+6. the MCP server ``install codex`` configures hands the model its tools;
+7. Codex warned about no hook setting (its ``--json`` output shows such
    warnings as ``error`` items), and no worker process is left behind.
 
 An answer Codex's schema refuses (an unknown key) is dropped without a word
@@ -300,6 +301,16 @@ def main() -> int:
             "session 2's first request carries the memory in the index",
             any("<memory-auto>" in t and "#staging-db" in t for t in first),
             f"{len(session2)} requests",
+        )
+
+        spaces = (
+            {t.get("name"): t for t in session2[0]["body"].get("tools", [])} if session2 else {}
+        )
+        ours = {t.get("name") for t in spaces.get("mcp__pi_memory", {}).get("tools", [])}
+        checks.check(
+            "the MCP server's tools reach the model (namespace mcp__pi_memory)",
+            {"memory_search", "memory_write"} <= ours,
+            str(sorted(n for n in ours if n)),
         )
 
         memory_model.script([{"match": "<memories>", "text": memory_id}])
