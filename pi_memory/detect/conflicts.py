@@ -42,6 +42,7 @@ from pi_memory.detect.similarity import (
     PrefixIndex,
     dense_join,
     dense_pays,
+    group_order,
     jaccard,
     judge_candidates,
     judge_every_pair,
@@ -49,7 +50,6 @@ from pi_memory.detect.similarity import (
     prefix_cost,
     rank_order,
     ranked,
-    rarity_ranks,
     self_join,
     size_allows,
     spelled,
@@ -158,14 +158,15 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if item.key and (item.words or item.content):
             by_keyword.setdefault(item.key, []).append(index)
     pairs: set[tuple[int, int]] = set()
-    ranks: dict[str, int] | None = None
     for members in by_keyword.values():
         if len(members) <= SMALL_GROUP:
             pairs.update(_plausible_pairs(group, members))
             continue
-        if ranks is None:
-            ranks = rarity_ranks(item.words | item.content for item in group)
-        orders = {i: rank_order(group[i].words, ranks) for i in members}
+        ranks, tokens = group_order(group)
+        # Without numbers a body's words are its tokens, already in order.
+        orders = {
+            i: rank_order(group[i].words, ranks) if group[i].numbers else tokens[i] for i in members
+        }
         contents = {i: rank_order(group[i].content, ranks) for i in members}
         numbered = [i for i in members if group[i].numbers]
         by_words: set[tuple[int, int]] = set()

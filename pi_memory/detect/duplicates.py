@@ -36,13 +36,13 @@ from pi_memory.detect.similarity import (
     age_key,
     dense_join,
     dense_pays,
+    group_order,
     jaccard,
     judge_candidates,
     judge_every_pair,
     oldest_first,
     partition_join,
     prefix_cost,
-    rank_order,
     ranked,
     rarity_ranks,
     self_join,
@@ -145,8 +145,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     group at the acceptance threshold.
     """
     pairs = _identical_bodies(group)
-    ranks = rarity_ranks(item.tokens for item in group)
-    orders = [rank_order(item.tokens, ranks) for item in group]
+    orders = group_order(group).tokens
     _join(group, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
@@ -191,33 +190,17 @@ def _join(
     if _partitioned(members, threshold, orders, visits):
         tokens = [item.tokens for item in group]
         candidates = partition_join(tokens, members, threshold, _ids(group, members))
-        apart = _numbers_apart(group)
-        _verified(group, {p for p in candidates if not apart(*p)}, threshold, out)
+        _verified(group, candidates, threshold, out)
         return
     if _dense(group, members, threshold, orders, visits):
         tokens = [item.tokens for item in group]
         out.update(dense_join(tokens, members, threshold, _numbers_apart(group)))
         return
     found: set[tuple[int, int]] = set()
-    # The number guard splits the members: bodies with numbers pair only with
-    # bodies carrying the same numbers, or with bodies carrying none.
-    by_numbers: dict[frozenset[str], list[int]] = {}
-    for index in members:
-        by_numbers.setdefault(group[index].numbers, []).append(index)
-    plain = by_numbers.pop(frozenset(), [])
-    plain_index = PrefixIndex(threshold, probes_no_smaller=True)
-    self_join(plain, orders, plain_index, found)
-    numbered = [i for same in by_numbers.values() for i in same]
-    numbered_index = PrefixIndex(threshold, probes_no_smaller=True)
-    for i in sorted(numbered, key=lambda k: (len(orders[k]), k)):
-        numbered_index.add(i, orders[i])
-    for same in by_numbers.values():
-        if len(same) > 1:
-            self_join(same, orders, PrefixIndex(threshold, probes_no_smaller=True), found)
-    # A numbered body and a plain one: each index finds the pairs whose
-    # indexed side is no larger than the probe, so probing both ways covers all.
-    for i, j in _cross(numbered, plain_index, orders) + _cross(plain, numbered_index, orders):
-        found.add((i, j) if i < j else (j, i))
+    # One index for all: the number guard is checked on the candidates, before
+    # their Jaccard (splitting the members by their numbers made most bodies
+    # probe twice, once among their own and once across).
+    self_join(members, orders, PrefixIndex(threshold, probes_no_smaller=True), found)
     # The filters let through pairs that only look alike by size and prefix;
     # checking the Jaccard here is much cheaper than judging them.
     _verified(group, found, threshold, out)
@@ -289,22 +272,19 @@ def _numbers_apart(group: Sequence[Features]) -> Callable[[int, int], bool]:
 
 def _verified(
     group: Sequence[Features],
-    pairs: set[tuple[int, int]],
+    pairs: Iterable[tuple[int, int]],
     threshold: float,
     out: set[tuple[int, int]],
 ) -> None:
+    """Add the ``pairs`` the number guard allows whose token Jaccard reaches ``threshold``."""
     gate = threshold - EPS
     for i, j in pairs:
-        x, y = group[i].tokens, group[j].tokens
-        common = len(x & y)
-        if common >= gate * (len(x) + len(y) - common):
+        x, y = group[i], group[j]
+        if x.numbers and y.numbers and x.numbers != y.numbers:
+            continue
+        common = len(x.tokens & y.tokens)
+        if common >= gate * (len(x.tokens) + len(y.tokens) - common):
             out.add((i, j))
-
-
-def _cross(
-    probes: list[int], index: PrefixIndex, orders: Sequence[Sequence[int]]
-) -> list[tuple[int, int]]:
-    return [(i, j) for i in probes for j in index.probe(orders[i])]
 
 
 def _identical_bodies(group: Sequence[Features]) -> set[tuple[int, int]]:

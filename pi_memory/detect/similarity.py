@@ -583,6 +583,7 @@ def features(
     store = tuple(entries)
     if _last is not None and _same_objects(_last[0], store):
         return _last[1]
+    _orders.clear()  # the last store's groups: let them go with it
     layers: dict[str, list[Features]] = {}
     keys: dict[str, str] = {}
     facts = known if known is not None else {}
@@ -601,6 +602,48 @@ def features(
             layers.setdefault(entry.layer, []).append(make((entry, age_key(entry), key, *found)))
     _last = (store, layers)
     return layers
+
+
+#: Group orders kept at most: a store has a group per layer.
+_KEPT_ORDERS: Final = 4
+
+
+class GroupOrder(NamedTuple):
+    """One token order for a group, shared by both detectors' joins."""
+
+    #: Every token, content word and number-free word of the group, rarest first.
+    ranks: dict[str, int]
+    #: Each item's tokens in that order (see :func:`rank_order`).
+    tokens: list[list[int]]
+
+
+#: The orders of the last store's groups (by the identity of each group's list:
+#: :func:`features` hands out the same lists for the same store), with their groups.
+_orders: dict[int, tuple[Sequence[Features], GroupOrder]] = {}
+
+
+def group_order(group: Sequence[Features]) -> GroupOrder:
+    """The rank order of ``group``'s tokens, made once for both detectors.
+
+    Any fixed order keeps the prefix joins exact; rarest first keeps them
+    selective. One ranking over tokens, content words and number-free words
+    serves both (a word counts where it occurs in each), and each item's
+    tokens are sorted once: a body without numbers has its tokens as its words.
+    """
+    known = _orders.get(id(group))
+    if known is not None and known[0] is group:
+        return known[1]
+    ranks = rarity_ranks(
+        chain.from_iterable(
+            (item.tokens, item.content, item.words) if item.numbers else (item.tokens, item.content)
+            for item in group
+        )
+    )
+    order = GroupOrder(ranks, [rank_order(item.tokens, ranks) for item in group])
+    if len(_orders) >= _KEPT_ORDERS:
+        _orders.clear()
+    _orders[id(group)] = (group, order)
+    return order
 
 
 def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
