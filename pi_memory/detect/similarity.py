@@ -240,15 +240,22 @@ class PrefixIndex:
         return length
 
     def probe(self, ordered: Sequence[int]) -> list[int]:
-        """Keys of indexed sets that pass the prefix, size and position filters with ``ordered``."""
+        """Keys of indexed sets that pass the prefix, size and position filters with
+        ``ordered``; a key may come more than once.
+
+        The position filter needs the first token a pair shares, and that is the
+        first one met: a shared token of lower rank sits earlier in both sets,
+        so in both prefixes. Every later one sits further on in both, and its
+        bound is no looser: once a pair fails, it fails at every later token,
+        so nothing needs to remember which keys were met.
+        """
         size = len(ordered)
         if size == 0 or not self._postings:
             return []
         bounds = self._bounds_by_size.get(size)
         length, high, smallest, needs = bounds if bounds is not None else self._bounds(size)
-        # Sizes are whole numbers: the smallest one that fits, as a bisect key.
-        start = (smallest,)
-        seen: set[int] = set()
+        # Sizes are whole numbers: the range of them that fits, as bisect keys.
+        start, stop = (smallest,), (high + 1,)
         found: list[int] = []
         postings = self._postings
         for i, token in enumerate(ordered[:length]):
@@ -256,14 +263,13 @@ class PrefixIndex:
             if posting is None:
                 continue
             rest = size - i
-            for other, key, j in posting[bisect_left(posting, start) :]:
-                if other > high:
-                    break
-                if key in seen:
-                    continue
-                seen.add(key)
-                if min(rest, other - j) >= needs[other]:
-                    found.append(key)
+            found += [
+                key
+                for other, key, j in posting[
+                    bisect_left(posting, start) : bisect_left(posting, stop)
+                ]
+                if rest >= needs[other] <= other - j
+            ]
         return found
 
     def _bounds(self, size: int) -> tuple[int, int, int, list[int]]:
