@@ -345,9 +345,11 @@ def test_gemini_precompress_before_every_request_is_not_a_compression(
     chat = tmp_path / "session.jsonl"
     chat.write_text((DATA / "transcripts" / "gemini_recorded.jsonl").read_text("utf-8"), "utf-8")
     start = payload("gemini", "SessionStart.startup", root, transcript_path=str(chat))
-    index = context_of(hook("hook", "SessionStart", stdin=start, cwd=root)[1], "SessionStart")
+    assert hook("hook", "SessionStart", stdin=start, cwd=root) == (0, "", "")
     reply = {"id": "r1", "type": "gemini", "content": "Port 5433."}
-    assert "port 5433" in gemini_turn(hook, root, chat, reply)
+    first = gemini_turn(hook, root, chat, reply)
+    index, surfaced = first.split("\n\n<relevant_memories>")
+    assert "#staging-db" in index and "port 5433" in surfaced
     assert gemini_turn(hook, root, chat, dict(reply, id="r2")) == ""
     new_chat = {"$set": {"sessionId": json.loads(start)["session_id"]}}
     assert gemini_turn(hook, root, chat, new_chat, dict(reply, id="r3")) == ""
@@ -360,7 +362,7 @@ def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
     tmp_path: Path, hook: Hook
 ) -> None:
     # The CLI was stopped between PreCompress and AfterAgent; `gemini --resume` then
-    # starts a new chat on the recording too, and its SessionStart brings the index.
+    # starts a new chat on the recording too, and the resumed index comes as it is.
     root = make_project(tmp_path)
     write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
     chat = tmp_path / "session.jsonl"
@@ -369,13 +371,39 @@ def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
     start = payload("gemini", "SessionStart.startup", root, **changes)
     hook("hook", "SessionStart", stdin=start, cwd=root)
     ask = payload("gemini", "BeforeAgent", root, **changes)
-    assert "port 5433" in hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1]
+    index, _ = context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent").split(
+        "\n\n<relevant_memories>"
+    )
     hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root, **changes), cwd=root)
     with chat.open("a", encoding="utf-8") as out:
         out.write(json.dumps({"$set": {"sessionId": json.loads(start)["session_id"]}}) + "\n")
     resume = payload("gemini", "SessionStart.resume", root, **changes)
-    assert "#staging-db" in hook("hook", "SessionStart", stdin=resume, cwd=root)[1]
-    assert hook("hook", "BeforeAgent", stdin=ask, cwd=root) == (0, "", "")
+    assert hook("hook", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+    assert context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent") == index
+
+
+def test_gemini_gets_the_index_after_its_first_prompt_never_in_front_of_it(
+    tmp_path: Path, hook: Hook
+) -> None:
+    # In -p, SessionStart's context is put in front of the prompt, and on --resume
+    # Gemini CLI 0.61 drops every user turn that starts with <hook_context>: the
+    # person's earlier prompts were lost. The index rides with the first prompt of
+    # each process instead, the session's frozen bytes on a resume.
+    root = make_project(tmp_path)
+    write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
+    start = payload("gemini", "SessionStart.startup", root)
+    assert hook("hook", "SessionStart", stdin=start, cwd=root) == (0, "", "")
+    thanks = payload("gemini", "BeforeAgent", root, prompt="thanks")
+    index = context_of(hook("hook", "BeforeAgent", stdin=thanks, cwd=root)[1], "BeforeAgent")
+    assert index.startswith("<memory-auto>") and "#staging-db" in index
+    assert hook("hook", "BeforeAgent", stdin=thanks, cwd=root) == (0, "", "")
+    write(hook, root, "deploy", "Deploy with rsync --delete.")
+    resume = payload("gemini", "SessionStart.resume", root)
+    assert hook("hook", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+    assert (
+        context_of(hook("hook", "BeforeAgent", stdin=thanks, cwd=root)[1], "BeforeAgent") == index
+    )
+    assert hook("hook", "BeforeAgent", stdin=thanks, cwd=root) == (0, "", "")
 
 
 def test_codex_compaction_forgets_what_was_surfaced_and_injects_the_index_once(

@@ -16,11 +16,13 @@ Scenario, each step one ``gemini -p`` process:
 
 1. session 1 states a fact over two turns; at AfterAgent / SessionEnd a
    detached worker runs the review and the fake proposes the memory;
-2. session 2's first request carries the memory's keyword in the index;
-3. a prompt about the fact gets the memory surfaced through BeforeAgent;
+2. session 2's first request carries the memory's keyword in the index
+   (BeforeAgent's context, after the prompt: see ``pi_memory/hosts/gemini.py``);
+3. a prompt about the fact gets the memory surfaced through BeforeAgent, and
+   the resumed session's history still holds the earlier prompt;
 4. within session 2 the injected index is byte-identical in every request,
    and an uneventful turn neither re-injects it nor starts a handoff (Gemini
-   fires PreCompress before every turn, compressing or not);
+   fires PreCompress before every request, compressing or not);
 5. a compression (``/compress`` is not reachable in ``-p``: the fake reports
    990,000 prompt tokens on a tool call, so the CLI compresses before the next
    request) is followed by the handoff, and the next request has the index;
@@ -279,13 +281,28 @@ def main() -> int:
             "a later prompt got the memory surfaced through BeforeAgent",
             any("port 5433" in t for t in surfaced),
         )
+        said = [
+            p.get("text", "")
+            for c in (asked[0]["body"].get("contents", []) if asked else [])
+            if c.get("role") == "user"
+            for p in c.get("parts", [])
+        ]
+        checks.check(
+            "the resumed session's history still holds the earlier prompt",
+            any("What should I check before deploying?" in t for t in said),
+        )
         turn_contexts = [last_turn_contexts(r) for r in asked]
         checks.check(
             "an uneventful turn does not inject the index twice",
             all(sum("<memory-auto>" in t for t in turn) == 1 for turn in turn_contexts),
             json.dumps(turn_contexts)[:600],
         )
-        indexes = {t for r in session2 + asked for t in contexts(r) if "<memory-auto>" in t}
+        indexes = {
+            t.split("\n\n<relevant_memories>")[0]
+            for r in session2 + asked
+            for t in contexts(r)
+            if "<memory-auto>" in t
+        }
         checks.check(
             "the injected index is byte-identical across the requests of session 2",
             len(indexes) == 1,

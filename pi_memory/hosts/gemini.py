@@ -12,6 +12,12 @@ before every model request, compressing or not (0.61.0), so the lifecycle
 only counts the compressions the chat recording shows. Gemini sends no
 SessionStart after a compression, so the index goes back in with the next
 prompt instead.
+
+SessionStart itself injects nothing: in ``-p`` its context is put in front of
+the prompt, and on ``--resume`` 0.61.0 leaves out of the history every user
+turn that starts with ``<hook_context>``, so the person's earlier prompts
+vanished from resumed sessions. The index (the session's frozen bytes) goes
+with the first prompt instead, after it, as BeforeAgent's context.
 """
 
 from __future__ import annotations
@@ -30,3 +36,5 @@ CONTEXT_EVENTS: Final = ("SessionStart", "BeforeAgent")
 MAX_CONTEXT: Final = 9_500
 PROMPT_BUDGET: Final = 4.0
 TRANSCRIPT: Final = "gemini"
+#: The index goes in with the first prompt of each process, not at session start.
+INDEX_AT_PROMPT: Final = True

@@ -251,7 +251,11 @@ def on_start(event: HookEvent) -> Answer:
     if sid and event.source == "resume":
         frozen = session.frozen_injection(sid)
         if frozen is not None:
-            return Answer("" if _replays_context(event.host) else frozen, known.warning)
+            if _host_flag(event.host, "INDEX_AT_PROMPT"):
+                session.request_reinject(sid, frozen=True)
+                return Answer("", known.warning)
+            replayed = _host_flag(event.host, "RESUME_REPLAYS_CONTEXT")
+            return Answer("" if replayed else frozen, known.warning)
     text = known.note.injection
     if sid:
         session.freeze_injection(sid, text)
@@ -260,14 +264,19 @@ def on_start(event: HookEvent) -> Answer:
     said = known.warning
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
+    if _host_flag(event.host, "INDEX_AT_PROMPT"):
+        if sid:
+            session.request_reinject(sid, frozen=True)
+        return Answer("", said)
     return Answer(text, said)
 
 
-def _replays_context(host: str) -> bool:
-    """Whether a resumed session's history, replayed by the host, already holds the index."""
+def _host_flag(host: str, name: str) -> bool:
+    """A host's ``RESUME_REPLAYS_CONTEXT`` (a resumed session's replayed history already
+    holds the index) or ``INDEX_AT_PROMPT`` (the index goes in with the first prompt)."""
     from pi_memory.hosts import host_module
 
-    return bool(getattr(host_module(host), "RESUME_REPLAYS_CONTEXT", False))
+    return bool(getattr(host_module(host), name, False))
 
 
 def _dream_nudge(event: HookEvent, known: Known) -> str:
@@ -373,10 +382,12 @@ def on_prompt(event: HookEvent) -> Answer:
     known = know(event)
     parts = []
     if reinject:
-        session.freeze_injection(sid, known.note.injection)
+        frozen = session.frozen_injection(sid) if session.reinject_frozen(sid) else None
+        index = known.note.injection if frozen is None else frozen
+        session.freeze_injection(sid, index)
         session.clear_reinject(sid)
-        if known.note.injection:
-            parts.append(known.note.injection)
+        if index:
+            parts.append(index)
     if event.prompt.strip():
         from pi_memory.hosts import host_module
 

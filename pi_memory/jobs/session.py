@@ -100,12 +100,17 @@ def freeze_injection(session_id: str, text: str) -> None:
     _write(session_dir(session_id) / INDEX_FILE, text)
 
 
-def request_reinject(session_id: str) -> None:
-    _write(session_dir(session_id) / REINJECT_FILE, "")
+def request_reinject(session_id: str, *, frozen: bool = False) -> None:
+    """The next prompt carries the index: rendered afresh, or the ``frozen`` bytes."""
+    _write(session_dir(session_id) / REINJECT_FILE, "frozen" if frozen else "")
 
 
 def reinject_pending(session_id: str) -> bool:
     return (session_dir(session_id) / REINJECT_FILE).exists()
+
+
+def reinject_frozen(session_id: str) -> bool:
+    return _read(session_dir(session_id) / REINJECT_FILE) == "frozen"
 
 
 def clear_reinject(session_id: str) -> None:
