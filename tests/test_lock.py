@@ -140,6 +140,46 @@ def test_racing_processes_lose_no_increment(store: Path) -> None:
     assert sorted(os.listdir(store)) == ["counter"]
 
 
+def test_a_holder_that_releases_and_exits_as_we_look_is_waited_for_not_called_abandoned(
+    store: Path,
+) -> None:
+    # The moment the racing processes above hit about once in ten runs: we read the
+    # record of a live holder, it releases the lock and exits, and only then do we
+    # ask whether its pid is alive. It is not, yet the lock was never abandoned.
+    holder = Holder(store)
+    reads: list[LockStatus] = []
+
+    def read_as_the_holder_leaves(path: Path) -> LockStatus:
+        state = lock._read_state(path)
+        if not reads:
+            holder.release()  # releases the lock, exits, is reaped: its pid is gone
+        reads.append(state)
+        return state
+
+    assert lock.acquire_lock_file(
+        store / ".lock", "add", 5000, read_state=read_as_the_holder_leaves
+    )
+    assert reads[0].pid == holder.pid
+    assert json.loads((store / ".lock").read_bytes())["pid"] == os.getpid()
+    lock.release_lock_file(store / ".lock")
+
+
+def test_a_holder_that_died_holding_the_lock_is_still_abandoned_after_the_second_look(
+    store: Path,
+) -> None:
+    raw = write_record(store, pid=dead_pid(), op="add")
+    looks: list[LockStatus] = []
+
+    def read(path: Path) -> LockStatus:
+        looks.append(lock._read_state(path))
+        return looks[-1]
+
+    with pytest.raises(MemoryLockedError, match="is abandoned by add"):
+        lock.acquire_lock_file(store / ".lock", "add", 5000, read_state=read)
+    assert len(looks) == 2 and looks[0] == looks[1]
+    assert (store / ".lock").read_bytes() == raw
+
+
 def test_racing_threads_and_processes_lose_no_increment(store: Path) -> None:
     (store / "counter").write_text("0")
     proc = subprocess.Popen([sys.executable, "-c", INCREMENT, str(store), "60"], cwd=REPO)

@@ -414,17 +414,31 @@ def _sweep(directory: Path) -> None:
 
 
 def acquire_lock_file(
-    path: Path, op: str, timeout_ms: int | None, poll_ms: int = DEFAULT_POLL_MS
+    path: Path,
+    op: str,
+    timeout_ms: int | None,
+    poll_ms: int = DEFAULT_POLL_MS,
+    *,
+    read_state: Callable[[Path], LockStatus] | None = None,
 ) -> bool:
-    """Create the lock file for ``op``; ``timeout_ms=None`` tries once without waiting."""
+    """Create the lock file for ``op``; ``timeout_ms=None`` tries once without waiting.
+
+    A holder found dead is confirmed before the lock is called abandoned: the
+    record is read again after the liveness check, since a holder that released
+    the lock and exited between our read and that check looks exactly like
+    one that died holding it. (``read_state`` is for the tests of that moment.)
+    """
+    read = _read_state if read_state is None else read_state
     record = format_record(os.getpid(), this_host(), iso_now(), op)
     deadline = time.monotonic() + (timeout_ms or 0) / 1000
     while True:
-        state = _acquire_once(path, record)
+        state = _acquire_once(path, record, read)
         if state is None:
             return True
         holder = state if state.kind == HELD else None
         if is_abandoned(state):
+            if state.kind == HELD and read(path) != state:
+                continue  # released (or taken by someone else) meanwhile: try again
             raise MemoryLockedError(path, holder, op, abandoned=True)
         if timeout_ms is None:
             return False
@@ -434,12 +448,14 @@ def acquire_lock_file(
         time.sleep(min(poll_ms / 1000, remaining))
 
 
-def _acquire_once(path: Path, record: bytes) -> LockStatus | None:
+def _acquire_once(
+    path: Path, record: bytes, read: Callable[[Path], LockStatus]
+) -> LockStatus | None:
     """None when the lock is ours; otherwise what stands in the way."""
     for _ in range(2):
         if create_lock_file(path, record):
             return None
-        state = _read_state(path)
+        state = read(path)
         if state.kind != ABSENT:
             return state
         # Released between our create and our read: let O_EXCL pick the winner again.
