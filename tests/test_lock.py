@@ -180,6 +180,21 @@ def test_a_holder_that_died_holding_the_lock_is_still_abandoned_after_the_second
     assert (store / ".lock").read_bytes() == raw
 
 
+def test_show_doctor_and_the_hooks_call_a_lock_abandoned_only_once_confirmed(
+    store: Path,
+) -> None:
+    write_record(store, pid=dead_pid(), op="add")
+    seen = lock.read_lock_status(store)
+    assert lock.confirmed_abandoned(store, seen)  # still there, holder gone
+    (store / ".lock").unlink()  # the holder had released before it exited
+    assert lock.is_abandoned(seen)
+    assert not lock.confirmed_abandoned(store, seen)
+    write_record(store, pid=os.getpid(), op="add")  # someone else took it meanwhile
+    assert not lock.confirmed_abandoned(store, seen)
+    (store / ".lock").write_bytes(b"not json")
+    assert lock.confirmed_abandoned(store, lock.read_lock_status(store))
+
+
 def test_racing_threads_and_processes_lose_no_increment(store: Path) -> None:
     (store / "counter").write_text("0")
     proc = subprocess.Popen([sys.executable, "-c", INCREMENT, str(store), "60"], cwd=REPO)

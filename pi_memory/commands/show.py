@@ -45,7 +45,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
     from pi_memory.detect.duplicates import find_duplicates
     from pi_memory.detect.feature_cache import known_facts
     from pi_memory.detect.health import layer_health
-    from pi_memory.fs.lock import describe_status, is_abandoned, read_lock_status
+    from pi_memory.fs.lock import confirmed_abandoned, describe_status, read_lock_status
     from pi_memory.keywords import keyword_rows
     from pi_memory.staleness import stale_counts
 
@@ -76,7 +76,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         since_last=since_last,
         last_consolidated=last_consolidated,
         lock=describe_status(lock),
-        abandoned=is_abandoned(lock),
+        abandoned=confirmed_abandoned(directory, lock),
         leftovers=_leftovers(directory),
         health=health,
         refused=refused,

@@ -260,6 +260,12 @@ def is_abandoned(status: LockStatus) -> bool:
     return status.kind == HELD and holder_alive(status) is False
 
 
+def confirmed_abandoned(directory: Path, status: LockStatus) -> bool:
+    """:func:`is_abandoned` for ``status`` as read from ``directory``, confirmed by a second
+    read: a holder that released the lock and exited after the first read looks dead too."""
+    return is_abandoned(status) and (status.kind != HELD or read_lock_status(directory) == status)
+
+
 # -- in-process gate -----------------------------------------------------------
 
 

@@ -342,7 +342,7 @@ def lock_warning(directories: Mapping[str, Path]) -> str | None:
     from pi_memory.fs.lock import (
         HELD,
         UNLOCK_COMMAND,
-        is_abandoned,
+        confirmed_abandoned,
         read_lock_status,
         status_line,
         this_host,
@@ -351,7 +351,7 @@ def lock_warning(directories: Mapping[str, Path]) -> str | None:
     for layer, directory in directories.items():
         status = read_lock_status(directory)
         command = UNLOCK_COMMAND + (" user" if layer == USER else "")
-        if is_abandoned(status):
+        if confirmed_abandoned(directory, status):
             return (
                 f"pi_memory: memory writes are blocked by an abandoned lock in {directory} "
                 f"({status_line(status)}); run: {command}"

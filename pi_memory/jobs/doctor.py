@@ -254,8 +254,8 @@ def _ping_advice(check: ProviderCheck, provider: Provider) -> str:
 def _locks(dirs: Mapping[str, Path], problems: list[str], notes: list[str]) -> dict[str, str]:
     from pi_memory.fs.lock import (
         ABSENT,
+        confirmed_abandoned,
         describe_status,
-        is_abandoned,
         lock_path,
         locked_message,
         read_lock_status,
@@ -268,7 +268,7 @@ def _locks(dirs: Mapping[str, Path], problems: list[str], notes: list[str]) -> d
         if status.kind == ABSENT:
             continue
         holder = status if status.pid is not None else None
-        if is_abandoned(status):
+        if confirmed_abandoned(directory, status):
             message = locked_message(lock_path(directory), holder, abandoned=True)
             problems.append(f"{layer} layer: {message} {layer}")
         else:
