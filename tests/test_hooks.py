@@ -451,6 +451,58 @@ def test_codex_resume_injects_nothing_its_replayed_history_holds_the_index(
     assert hook("hook", "--host", "codex", "SessionStart", stdin=other, cwd=root) == first
 
 
+def test_codex_context_fits_its_byte_cap_in_any_script(
+    tmp_path: Path, hook: Hook, hermetic_home: Path
+) -> None:
+    """Codex 0.171.0 counts a hook's context in four-byte tokens and cuts anything past 2,500
+    to a head and a tail (measured: 9,410 bytes arrive whole, 10,100 bytes do not), so a
+    Chinese index well under the character cap lost its middle."""
+    root = make_project(tmp_path)
+    signs = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥"
+    entries = "\n".join(
+        f"<!-- mid: 20261001-{i:04x} | t: 2026-10-01 10:00:00 | p: p | src: user | tags: "
+        f"部署清单{signs[i // 484]}{signs[i // 22 % 22]}{signs[i % 22]} -->\n第{i}条：先查端口。\n"
+        for i in range(1200)
+    )
+    for layer, name in ((root, "DECISIONS"), (hermetic_home, "LESSONS")):
+        directory = layer / ".pi/agent/memory-auto"
+        directory.mkdir(parents=True)
+        (directory / f"{name}.md").write_text(f"# {name.title()}\n\n{entries}", "utf-8")
+    start = payload("codex", "SessionStart.startup", root)
+    codex = hook("hook", "--host", "codex", "SessionStart", stdin=start, cwd=root)[1]
+    text = context_of(codex, "SessionStart")
+    assert len(text.encode("utf-8")) <= 9_500 and "#部署清单" in text
+    assert text.count(" — 1200 memories") == 2  # both layers still there
+    # Claude Code's cap counts characters: the same store gives it the whole index.
+    claude = payload("claude-code", "SessionStart.startup", root, session_id="claude-session")
+    wide = context_of(hook("hook", "SessionStart", stdin=claude, cwd=root)[1], "SessionStart")
+    assert len(wide.encode("utf-8")) > 9_500 >= len(wide)
+
+
+def test_codex_surfacing_fits_its_byte_cap(tmp_path: Path, hook: Hook, hermetic_home: Path) -> None:
+    root = make_project(tmp_path)
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"autoSurfacing": {"maxFiles": 5, "maxInjectionBytes": 20000}}', "utf-8")
+    for i in range(5):
+        write(hook, root, f"runbook{i}", f"Step{i} of the runbook. " + "部署前先检查端口。" * 100)
+    for i in range(10):
+        write(hook, root, f"other{i}", f"Unrelated note number {i} about lunch.")
+    prompt = " ".join(f"runbook{i} step{i}" for i in range(5))
+    ask = payload("codex", "UserPromptSubmit", root, prompt=prompt)
+    found = context_of(
+        hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root)[1],
+        "UserPromptSubmit",
+    )
+    assert found.count("## runbook") >= 3 and len(found.encode("utf-8")) <= 9_500
+    # Claude Code's context is not cut to Codex's cap.
+    other = payload("claude-code", "UserPromptSubmit", root, prompt=prompt, session_id="cc")
+    wide = context_of(
+        hook("hook", "UserPromptSubmit", stdin=other, cwd=root)[1], "UserPromptSubmit"
+    )
+    assert wide.count("## runbook") == 5 and len(wide.encode("utf-8")) > 9_500
+
+
 def test_codex_is_told_by_its_rollout_file_when_no_host_is_named(
     tmp_path: Path, hook: Hook
 ) -> None:

@@ -4,7 +4,7 @@ The events and stdin mirror Claude Code's (plus ``model`` and ``turn_id``),
 with ``PostCompact`` besides. Codex validates a hook's JSON answer against a
 schema per event that forbids unknown keys, so an answer holds only
 ``hookSpecificOutput`` (``hookEventName``, ``additionalContext``) and
-``systemMessage``. Context past about 2,500 tokens spills to a file. The
+``systemMessage``. Context past 2,500 tokens (of four bytes) spills to a file. The
 context arrives as a ``developer`` message and stays in the session's history:
 ``codex exec resume`` replays it, so a resumed session is not answered again.
 """
@@ -25,6 +25,10 @@ EVENTS: Final = {
 CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
 #: About 2,500 tokens of four characters.
 MAX_CONTEXT: Final = 9_500
+#: Codex counts that context in tokens of four UTF-8 bytes and cuts it past 2,500 to a head
+#: and a tail (0.171.0: 9,410 bytes arrived whole, 10,100 did not): a cap in bytes too, or
+#: an index in Chinese, three bytes a character, loses its middle.
+MAX_CONTEXT_BYTES: Final = 9_500
 PROMPT_BUDGET: Final = 4.0
 TRANSCRIPT: Final = "codex"
 #: Codex 0.171.0 runs a hook only once the user trusted it; ``codex exec`` skips it silently.

@@ -56,6 +56,8 @@ class Note(NamedTuple):
     #: Seed 004's dream nudge: the project layer counted at each new session
     #: ("" when the layout is not consolidated by a dream), after N sessions, after N hours.
     dream: tuple[str, int, float] = ("", 0, 0.0)
+    #: The injection's cap in UTF-8 bytes (0: none), for a host that counts bytes.
+    max_bytes: int = 0
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
@@ -125,6 +127,7 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
             data["reviewTurns"],
             tuple(data["keyNames"]),
             tuple(data.get("dream") or ("", 0, 0.0)),
+            data.get("maxBytes", 0),
         )
         if data["env"] != environment(env, note.key_names):
             return None
@@ -214,6 +217,7 @@ def save(
         "reviewTurns": note.review_turns,
         "keyNames": list(note.key_names),
         "dream": list(note.dream),
+        "maxBytes": note.max_bytes,
         "corpus": corpus is not None,
     }
     try:

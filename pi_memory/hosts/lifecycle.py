@@ -107,6 +107,26 @@ def _max_context(host: str) -> int:
     return limit
 
 
+def _max_bytes(host: str) -> int:
+    """The host's cap on a context in UTF-8 bytes (0: it counts characters only)."""
+    from pi_memory.hosts import host_module
+
+    return int(getattr(host_module(host), "MAX_CONTEXT_BYTES", 0))
+
+
+def _fitted(store: Store, max_chars: int, max_bytes: int) -> str:
+    """The injection within ``max_chars`` and, when given, ``max_bytes``."""
+    text = store.injection(max_chars=max_chars)
+    while max_bytes and len(text.encode("utf-8")) > max_bytes and max_chars > 200:
+        # As many characters as the bytes allow at this text's bytes per character.
+        max_chars = max(200, len(text) * max_bytes // len(text.encode("utf-8")) - 100)
+        shorter = store.injection(max_chars=max_chars)
+        if len(shorter) >= len(text):
+            break  # the layout does not shrink any further
+        text = shorter
+    return text
+
+
 # -- what every moment needs to know ---------------------------------------------------------
 
 
@@ -132,11 +152,12 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
     from pi_memory.hosts import fastpath
 
     day = time.strftime("%Y-%m-%d")
-    limit = _max_context(event.host)
+    limit, max_bytes = _max_context(event.host), _max_bytes(event.host)
     hit = fastpath.lookup(event.cwd, os.environ, day)
     if hit is not None:
         note, corpus_file = hit
-        if note.max_context == limit and (note.refreshed or not refresh):
+        same_cap = note.max_context == limit and note.max_bytes == max_bytes
+        if same_cap and (note.refreshed or not refresh):
 
             def cached_corpus() -> Corpus:
                 known = fastpath.load_corpus(corpus_file) if corpus_file else None
@@ -171,11 +192,12 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     paths = fastpath.watched(directories, _inputs(event.cwd))
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = Store(store.settings)  # read after the fingerprint: a change between is a miss
-    limit = _max_context(event.host)
+    limit, max_bytes = _max_context(event.host), _max_bytes(event.host)
     caps = limits(config)
     note = Note(
-        injection=fresh.injection(max_chars=limit),
+        injection=_fitted(fresh, limit, max_bytes),
         max_context=limit,
+        max_bytes=max_bytes,
         refreshed=refresh,
         limits=(caps.enabled, caps.max_files, caps.max_entry_bytes, caps.max_injection_bytes),
         side_query=caps.enabled and model_available(config, os.environ),
@@ -393,10 +415,14 @@ def on_prompt(event: HookEvent) -> Answer:
 
         skip = session.surfaced(sid) if sid else []
         budget: float = host_module(event.host).PROMPT_BUDGET
+        caps = fastpath.limits_of(known.note)
+        max_bytes = _max_bytes(event.host)
+        if max_bytes and caps.max_injection_bytes > max_bytes:
+            caps = caps._replace(max_injection_bytes=max_bytes)
         found = surface(
             known.corpus(),
             event.prompt,
-            fastpath.limits_of(known.note),
+            caps,
             config=known.config() if known.note.side_query else None,
             skip=skip,
             env=os.environ,
