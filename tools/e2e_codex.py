@@ -28,7 +28,10 @@ Scenario, each step one ``codex exec`` process:
    compacts before the turn, PreCompact starts the handoff job and the index
    is injected again after the compaction, once;
 6. the MCP server ``install codex`` configures hands the model its tools;
-7. Codex warned about no hook setting (its ``--json`` output shows such
+7. session 3's review runs through the ``codex-cli`` provider, a real
+   ``codex exec`` against the same fake, whose own session runs none of the
+   hooks (its request carries no index);
+8. Codex warned about no hook setting (its ``--json`` output shows such
    warnings as ``error`` items), and no worker process is left behind.
 
 An answer Codex's schema refuses (an unknown key) is dropped without a word
@@ -259,6 +262,53 @@ def measure(codex: Codex, runs: int) -> str:
     )
 
 
+#: The fact of session 3, whose review runs through the ``codex-cli`` provider.
+VAULT_FACT = "The deploy key lives in the vault under secret/deploy, never in the repository."
+VAULT_REPLY = (
+    "===MEMORY===\nLAYER: project\nFILE: CONVENTIONS\nKEYWORD: deploy-key\nBODY:\n"
+    + VAULT_FACT
+    + "\n"
+)
+
+
+def found(env: dict[str, str], project: Path, words: list[str], needle: str) -> bool:
+    done = subprocess.run(
+        [sys.executable, "-m", "pi_memory", "search", "--json", *words],
+        cwd=project, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    results = json.loads(done.stdout)["results"] if done.returncode == 0 else []
+    return any(needle in r["body"] for r in results)
+
+
+def review_through_codex(
+    checks: Checks, codex: Codex, model: Fake, env: dict[str, str], project: Path
+) -> None:
+    """Session 3: the memory's review job runs ``codex exec`` itself (the ``codex-cli``
+    provider) against the same fake, and that child session runs none of our hooks."""
+    wait_for(lambda: not workers_alive(), 30)  # session 2's last jobs keep their model
+    config = Path(env["HOME"]) / ".pi" / "agent" / "memory.json"
+    memory = json.loads(config.read_text("utf-8"))
+    memory["providers"]["codexcli"] = {"api": "codex-cli", "command": str(codex.binary)}
+    memory["extractMemories"] = {"model": "codexcli/default"}
+    config.write_text(json.dumps(memory, indent=2), "utf-8")
+    model.script([{"match": "<existing-memories>", "text": VAULT_REPLY}])
+    before = len(responses(model))
+    sid3 = codex.exec(f"Remember this: {VAULT_FACT}")
+    codex.exec("resume", sid3, "Good, that is how the deploy scripts should read it.")
+    checks.check(
+        "session 3's review ran through the real codex exec (codex-cli) and stored its memory",
+        wait_for(lambda: found(env, project, ["vault", "deploy", "key"], "secret/deploy"), 90)
+        and wait_for(lambda: job_ran(Path(env["HOME"]), sid3, "review"), 30),
+    )
+    asked = [r for r in responses(model)[before:] if r["headers"].get("session-id") != sid3]
+    review = [r for r in asked if any("<existing-memories>" in t for t in input_texts(r))]
+    checks.check(
+        "the job's own codex session ran none of our hooks (no index in its request)",
+        bool(review) and not any("<memory-auto>" in t for r in review for t in input_texts(r)),
+        f"{len(review)} review requests",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--e2e", type=Path, default=default_e2e())
@@ -353,6 +403,7 @@ def main() -> int:
             "PreCompact started the handoff job",
             wait_for(lambda: job_ran(Path(env["HOME"]), sid2, "handoff"), 30),
         )
+        review_through_codex(checks, codex, model, env, project)
         checks.check(
             "Codex warned about no hook setting",
             not codex.hook_errors,
