@@ -182,6 +182,10 @@ def rank_order(items: Set[str], ranks: dict[str, int]) -> list[int]:
     return sorted(map(ranks.__getitem__, items))
 
 
+#: :meth:`PrefixIndex._bounds` by the index's parameters, then by probe size.
+_BOUNDS: dict[tuple[float, int | None, bool], dict[int, tuple[int, int, int, list[int]]]] = {}
+
+
 class PrefixIndex:
     """Candidate generation for ``jaccard(x, y) >= threshold`` by prefix filtering.
 
@@ -224,8 +228,9 @@ class PrefixIndex:
         self._lengths: dict[tuple[int, float], int] = {}
         #: Indexed prefix lengths by size.
         self._index_lengths: dict[int, int] = {}
-        #: Per probe size, what :meth:`_bounds` computes.
-        self._bounds_by_size: dict[int, tuple[int, int, int, list[int]]] = {}
+        #: Per probe size, what :meth:`_bounds` computes: shared by every index of
+        #: the same parameters (a detector run makes hundreds, one per group).
+        self._bounds_by_size = _BOUNDS.setdefault((threshold, max_missing, probes_no_smaller), {})
         #: token → (size, key, position) of every set whose prefix holds it, sorted.
         self._postings: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -430,21 +435,24 @@ def prefix_cost(
     the sets), so the estimate costs little next to either join.
     """
     step = max(1, len(members) // _COST_SAMPLE)
-    sample = members[::step]
+    sample = [orders[i] for i in members[::step]]
+    if not sample:
+        return 0.0
     index_share = 2 * threshold / (1 + threshold)
-    probed: Counter[int] = Counter()
-    indexed: Counter[int] = Counter()
-    own = 0
-    for i in sample:
-        ordered = orders[i]
-        size = len(ordered)
-        probed.update(ordered[: size - max(1, math.ceil(threshold * size - EPS)) + 1])
-        prefix = ordered[: size - max(1, math.ceil(index_share * size - EPS)) + 1]
-        indexed.update(prefix)
-        # A set meets itself through its indexed prefix (a part of its probe prefix).
-        own += len(prefix)
+    # Prefix lengths by set size, worked out once per size: few sizes, many sets.
+    lengths: dict[int, tuple[int, int]] = {}
+    for size in {len(ordered) for ordered in sample}:
+        lengths[size] = (
+            size - max(1, math.ceil(threshold * size - EPS)) + 1,
+            size - max(1, math.ceil(index_share * size - EPS)) + 1,
+        )
+    probed = Counter(chain.from_iterable(ordered[: lengths[len(ordered)][0]] for ordered in sample))
+    index_prefixes = [ordered[: lengths[len(ordered)][1]] for ordered in sample]
+    indexed = Counter(chain.from_iterable(index_prefixes))
+    # A set meets itself through its indexed prefix (a part of its probe prefix).
+    own = sum(map(len, index_prefixes))
     visits = (sum(count * indexed[token] for token, count in probed.items()) - own) / 2
-    return visits * (len(members) / len(sample)) ** 2 if sample else 0.0
+    return visits * (len(members) / len(sample)) ** 2
 
 
 #: What a body alone decides, in :class:`Features`' order after ``key``: the
