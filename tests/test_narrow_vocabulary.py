@@ -96,7 +96,7 @@ def test_each_path_is_taken_where_it_pays() -> None:
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
         by_keyword.setdefault(item.key, []).append(index)
-    assert all(duplicates._dense(group, members, 0.45, orders) for members in by_keyword.values())
+    assert all(duplicates._dense(members, 0.45, orders) for members in by_keyword.values())
     # Ordinary prose keeps the prefix index.
     prose = [frozenset(f"{word}{i}" for word in ("a", "b", "c", "d")) for i in range(500)]
     prose_orders = [sorted(words) for words in prose]

@@ -192,7 +192,9 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 def _words_may_conflict(x: Features, y: Features) -> bool:
     """Necessary for a word conflict: each side replaces 1 to 3 content words, Jaccard >= 0.5."""
     common = len(x.content & y.content)
-    small, large = sorted((len(x.content), len(y.content)))
+    small, large = len(x.content), len(y.content)
+    if small > large:
+        small, large = large, small
     return (
         large - MAX_REPLACED_WORDS <= common < small
         and jaccard(x.content, y.content) >= MIN_SIMILARITY_WORDS
@@ -235,11 +237,13 @@ def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[
     ]
     for n, (i, words_i, content_i, numbered_i) in enumerate(sized):
         for j, words_j, content_j, numbered_j in sized[n + 1 :]:
-            small, large = sorted((words_i, words_j))
+            small, large = (words_i, words_j) if words_i <= words_j else (words_j, words_i)
             if numbered_i and numbered_j and size_allows(small, large, MIN_SIMILARITY_NUMBERS):
                 yield (i, j)
                 continue
-            small, large = sorted((content_i, content_j))
+            small, large = (
+                (content_i, content_j) if content_i <= content_j else (content_j, content_i)
+            )
             if large - small <= MAX_REPLACED_WORDS and size_allows(
                 small, large, MIN_SIMILARITY_WORDS
             ):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from pi_memory.detect.similarity import (
     EPS,
@@ -45,7 +45,6 @@ from pi_memory.detect.similarity import (
     prefix_cost,
     ranked,
     rarity_ranks,
-    self_join,
     size_allows,
 )
 from pi_memory.entry import Entry
@@ -146,7 +145,8 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     """
     pairs = _identical_bodies(group)
     orders = group_order(group).tokens
-    _join(group, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
+    sets = _Sets([item.tokens for item in group], [item.numbers for item in group])
+    _join(sets, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
         if item.key:
@@ -157,7 +157,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if len(members) <= SMALL_GROUP:
             pairs.update(_plausible_pairs(group, members))
         else:
-            _join(group, members, MIN_TOKEN, orders, pairs)
+            _join(sets, members, MIN_TOKEN, orders, pairs)
     return pairs
 
 
@@ -177,8 +177,15 @@ def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[
                 yield (i, j)
 
 
+class _Sets(NamedTuple):
+    """What the joins read of a group, item by item: token sets and number sets."""
+
+    tokens: list[frozenset[str]]
+    numbers: list[frozenset[str]]
+
+
 def _join(
-    group: Sequence[Features],
+    sets: _Sets,
     members: list[int],
     threshold: float,
     orders: Sequence[Sequence[int]],
@@ -188,22 +195,32 @@ def _join(
     # Both choices read the same estimate: make it once.
     visits = _Visits(members, threshold, orders)
     if _partitioned(members, threshold, orders, visits):
-        tokens = [item.tokens for item in group]
-        candidates = partition_join(tokens, members, threshold, _ids(group, members))
-        _verified(group, candidates, threshold, out)
+        ids = rarity_ranks(sets.tokens[i] for i in members)
+        _verified(sets, partition_join(sets.tokens, members, threshold, ids), threshold, out)
         return
-    if _dense(group, members, threshold, orders, visits):
-        tokens = [item.tokens for item in group]
-        out.update(dense_join(tokens, members, threshold, _numbers_apart(group)))
+    if _dense(members, threshold, orders, visits):
+        out.update(dense_join(sets.tokens, members, threshold, _numbers_apart(sets.numbers)))
         return
-    found: set[tuple[int, int]] = set()
-    # One index for all: the number guard is checked on the candidates, before
-    # their Jaccard (splitting the members by their numbers made most bodies
-    # probe twice, once among their own and once across).
-    self_join(members, orders, PrefixIndex(threshold, probes_no_smaller=True), found)
-    # The filters let through pairs that only look alike by size and prefix;
-    # checking the Jaccard here is much cheaper than judging them.
-    _verified(group, found, threshold, out)
+    # One index for all, the number guard checked on the candidates (splitting
+    # the members by their numbers made most bodies probe twice, once among
+    # their own and once across). The filters let through pairs that only look
+    # alike by size and prefix: each is checked as it comes, which is much
+    # cheaper than collecting them first, and than judging them.
+    tokens, numbers = sets
+    gate = threshold - EPS
+    index = PrefixIndex(threshold, probes_no_smaller=True)
+    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
+        ordered = orders[i]
+        x = tokens[i]
+        size = len(x)
+        for j in index.probe(ordered):
+            y = tokens[j]
+            common = len(x & y)
+            if common >= gate * (size + len(y) - common):
+                a, b = numbers[i], numbers[j]
+                if not (a and b and a != b):
+                    out.add((i, j) if i < j else (j, i))
+        index.add(i, ordered)
 
 
 class _Visits:
@@ -240,7 +257,6 @@ def _partitioned(
 
 
 def _dense(
-    group: Sequence[Features],
     members: list[int],
     threshold: float,
     orders: Sequence[Sequence[int]],
@@ -255,36 +271,32 @@ def _dense(
     return dense_pays(len(members), pairs, visits or _Visits(members, threshold, orders))
 
 
-def _ids(group: Sequence[Features], members: list[int]) -> dict[str, int]:
-    """Token ids, rarest first, for :func:`partition_join`."""
-    return rarity_ranks(group[i].tokens for i in members)
-
-
-def _numbers_apart(group: Sequence[Features]) -> Callable[[int, int], bool]:
+def _numbers_apart(numbers: Sequence[frozenset[str]]) -> Callable[[int, int], bool]:
     """The number guard: both bodies carry numbers, and not the same ones."""
 
     def apart(i: int, j: int) -> bool:
-        x, y = group[i].numbers, group[j].numbers
+        x, y = numbers[i], numbers[j]
         return bool(x and y and x != y)
 
     return apart
 
 
 def _verified(
-    group: Sequence[Features],
+    sets: _Sets,
     pairs: Iterable[tuple[int, int]],
     threshold: float,
     out: set[tuple[int, int]],
 ) -> None:
     """Add the ``pairs`` the number guard allows whose token Jaccard reaches ``threshold``."""
     gate = threshold - EPS
+    tokens, numbers = sets
     for i, j in pairs:
-        x, y = group[i], group[j]
-        if x.numbers and y.numbers and x.numbers != y.numbers:
-            continue
-        common = len(x.tokens & y.tokens)
-        if common >= gate * (len(x.tokens) + len(y.tokens) - common):
-            out.add((i, j))
+        x, y = tokens[i], tokens[j]
+        common = len(x & y)
+        if common >= gate * (len(x) + len(y) - common):
+            a, b = numbers[i], numbers[j]
+            if not (a and b and a != b):
+                out.add((i, j))
 
 
 def _identical_bodies(group: Sequence[Features]) -> set[tuple[int, int]]:
