@@ -479,6 +479,35 @@ def test_codex_context_fits_its_byte_cap_in_any_script(
     assert len(wide.encode("utf-8")) > 9_500 >= len(wide)
 
 
+@pytest.mark.parametrize("host", ["codex", "claude-code"])
+def test_the_files_layout_window_fits_the_hosts_cap(
+    tmp_path: Path, hook: Hook, hermetic_home: Path, host: str
+) -> None:
+    """Each layer's MEMORY.md window (50 lines, 16 KiB) ignored the host's cap: two full
+    windows reached Codex past its 10,000 bytes and Claude Code past its 10,000 characters."""
+    from pi_memory.entry import LAYERS
+    from pi_memory.hosts.lifecycle import open_context
+
+    root = make_project(tmp_path)
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"layout": "files"}', "utf-8")
+    store = open_context(root)[1]
+    about = "check the staging database port and the pending migrations before the release; "
+    lines = "".join(
+        f"- [Deploy step {i}](deploy_{i}.md) — {about * 2}部署前先检查端口\n" for i in range(60)
+    )
+    for layer in LAYERS:
+        store.directory(layer).mkdir(parents=True, exist_ok=True)
+        (store.directory(layer) / "MEMORY.md").write_text(lines, "utf-8")
+    start = payload(host, "SessionStart.startup", root)
+    text = context_of(
+        hook("hook", "--host", host, "SessionStart", stdin=start, cwd=root)[1], "SessionStart"
+    )
+    assert text.count("<memory_index layer=") == 2 and "Deploy step 59" in text
+    assert len(text.encode("utf-8") if host == "codex" else text) <= 9_500
+
+
 def test_codex_surfacing_fits_its_byte_cap(tmp_path: Path, hook: Hook, hermetic_home: Path) -> None:
     root = make_project(tmp_path)
     config = hermetic_home / ".pi/agent/memory.json"

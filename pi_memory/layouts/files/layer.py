@@ -634,15 +634,22 @@ class FilesLayer:
     # ------------------------------------------------ what the engine shows and injects
 
     def injection(self, layers: Sequence[Injected], max_chars: int | None) -> str:
-        """Seed 004's ``memory_index`` window of each layer's ``MEMORY.md``, project first."""
-        del max_chars  # the window is bounded by lines and bytes
+        """Seed 004's ``memory_index`` window of each layer's ``MEMORY.md``, project first.
+
+        The window is bounded by lines and bytes; under a host's cap (``max_chars``)
+        each layer's window also takes at most its share of it, in bytes, which
+        bounds the characters too."""
         from pi_memory.inject.inject_window import build_index_section, read_index
 
+        window = self.inject_max_bytes
+        if max_chars is not None and layers:
+            # Less each layer's tags and the blank line between them.
+            window = min(window, max(200, max_chars // len(layers) - 100))
         parts = []
         order = {PROJECT: 0, USER: 1}
         for source in sorted(layers, key=lambda s: order.get(s.layer, 2)):
             section = build_index_section(
-                read_index(source.directory), self.inject_max_lines, self.inject_max_bytes
+                read_index(source.directory), self.inject_max_lines, window
             )
             if section.strip():
                 parts.append(
