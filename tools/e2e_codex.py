@@ -31,7 +31,8 @@ Scenario, each step one ``codex exec`` process:
 7. session 3's review runs through the ``codex-cli`` provider, a real
    ``codex exec`` against the same fake, whose own session runs none of the
    hooks (its request carries no index);
-8. Codex warned about no hook setting (its ``--json`` output shows such
+8. an index in Chinese, three bytes a character, still arrives whole;
+9. Codex warned about no hook setting (its ``--json`` output shows such
    warnings as ``error`` items), and no worker process is left behind.
 
 An answer Codex's schema refuses (an unknown key) is dropped without a word
@@ -309,6 +310,34 @@ def review_through_codex(
     )
 
 
+def chinese_index_arrives_whole(
+    checks: Checks, codex: Codex, model: Fake, env: dict[str, str], project: Path
+) -> None:
+    """Codex cuts a hook's context past 2,500 four-byte tokens to a head and a tail: 1,200
+    memories a layer with Chinese keywords (about 10 KB of index at three bytes a character)
+    must still arrive whole."""
+    signs = "甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥"
+    entries = "\n".join(
+        f"<!-- mid: 20261001-{i:04x} | t: 2026-10-01 10:00:00 | p: p | src: user | tags: "
+        f"部署清单{signs[i // 484]}{signs[i // 22 % 22]}{signs[i % 22]} -->\n第{i}条：先查端口。\n"
+        for i in range(1200)
+    )
+    for directory, name in (
+        (project / ".pi" / "agent" / "memory-auto", "DECISIONS"),
+        (Path(env["HOME"]) / ".pi" / "agent" / "memory-auto", "LESSONS"),
+    ):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"{name}.md").write_text(f"# {name.title()}\n\n{entries}", "utf-8")
+    sid = codex.exec("Anything I should know before the release?")
+    first = of_session(responses(model), sid)[:1]
+    index = [t for r in first for t in input_texts(r) if "<memory-auto>" in t]
+    checks.check(
+        "a Chinese index of 1,200 memories a layer reaches Codex whole (not cut to a preview)",
+        len(index) == 1 and "#部署清单" in index[0] and "truncated output" not in index[0],
+        f"{len(index[0].encode('utf-8')) if index else 0} bytes",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--e2e", type=Path, default=default_e2e())
@@ -404,6 +433,7 @@ def main() -> int:
             wait_for(lambda: job_ran(Path(env["HOME"]), sid2, "handoff"), 30),
         )
         review_through_codex(checks, codex, model, env, project)
+        chinese_index_arrives_whole(checks, codex, model, env, project)
         checks.check(
             "Codex warned about no hook setting",
             not codex.hook_errors,
