@@ -432,6 +432,8 @@ def main() -> int:
             "PreCompact started the handoff job",
             wait_for(lambda: job_ran(Path(env["HOME"]), sid2, "handoff"), 30),
         )
+        if args.measure:  # before session 3 makes every quit flush run a codex exec
+            print(f"e2e: {measure(codex, args.measure)}")
         review_through_codex(checks, codex, model, env, project)
         chinese_index_arrives_whole(checks, codex, model, env, project)
         checks.check(
@@ -442,8 +444,6 @@ def main() -> int:
         checks.check(
             "no background worker outlived its job", wait_for(lambda: not workers_alive(), 30)
         )
-        if args.measure:
-            print(f"e2e: {measure(codex, args.measure)}")
     finally:
         model.stop()
         memory_model.stop()
