@@ -88,6 +88,15 @@ def in_private_network() -> None:
 
     if shutil.which("unshare") is None:
         raise not_run("unshare is not installed, so no private network can be made")
+    probe = subprocess.run(
+        ["unshare", "-n", "sh", "-c", "ip link set lo up"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:  # no right to a namespace, or no `ip`: not a failed check
+        said = " ".join(probe.stderr.split())[:200] or f"exit status {probe.returncode}"
+        raise not_run(f"no private network namespace can be made here ({said})")
     env = dict(os.environ, **{NETNS_FLAG: "1"})
     argv = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', sys.executable]
     raise SystemExit(subprocess.call([*argv, *sys.argv], env=env))
