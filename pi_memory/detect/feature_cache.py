@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, Optional
 
-from pi_memory.detect.similarity import BodyFacts, body_lists, facts_of
+from pi_memory.detect.similarity import BodyFacts, body_lists, facts_of, no_cycle_collection
 from pi_memory.entry import Entry
 
 #: The cache files' kind (see :func:`pi_memory.fs.parse_cache.lookup`).
@@ -43,26 +43,32 @@ def known_facts(files: Iterable[tuple[Path, Sequence[Entry]]]) -> dict[str, Body
     the next run (a file modified in the last two seconds is not kept: see
     the parse cache's racy rule).
     """
+    known: dict[str, BodyFacts] = {}
+    # Reading makes a few small containers per body and no cycles: at 100,000
+    # memories the cycle collector's passes would cost several times the reading.
+    with no_cycle_collection():
+        for path, entries in files:
+            if entries:
+                known.update(_file_facts(path, entries))
+    return known
+
+
+def _file_facts(path: Path, entries: Sequence[Entry]) -> dict[str, BodyFacts]:
     from pi_memory.fs.parse_cache import keep, lookup, racy
 
-    known: dict[str, BodyFacts] = {}
-    for path, entries in files:
-        if not entries:
-            continue
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue  # the detectors work these bodies out themselves
-        identity = (st.st_mtime_ns, st.st_size, st.st_ino)
-        cached = lookup(path, identity, _decoded, KIND, RULES)
-        found = dict(cached) if cached is not None else {}
-        if cached is None or any(entry.body not in found for entry in entries):
-            rows = rows_of(entry.body for entry in entries)
-            found = dict(map(_decoded, rows))
-            if not racy(identity[0]):
-                keep(path, identity, rows, KIND, RULES)
-        known.update(found)
-    return known
+    try:
+        st = os.stat(path)
+    except OSError:
+        return {}  # the detectors work these bodies out themselves
+    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    cached = lookup(path, identity, _decoded, KIND, RULES)
+    found = dict(cached) if cached is not None else {}
+    if cached is None or any(entry.body not in found for entry in entries):
+        rows = rows_of(entry.body for entry in entries)
+        found = dict(map(_decoded, rows))
+        if not racy(identity[0]):
+            keep(path, identity, rows, KIND, RULES)
+    return found
 
 
 def rows_of(bodies: Iterable[str]) -> list[Row]:
