@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pi_memory.detect.conflicts import find_conflicts, find_conflicts_bruteforce
 from pi_memory.detect.duplicates import find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.feature_cache import known_facts
+from pi_memory.detect.similarity import features
 from pi_memory.entry import Entry
 from pi_memory.layouts.categories.format import format_entry
 
@@ -380,6 +381,8 @@ def _with_kept_facts(store: list[Entry]) -> tuple[float, list[Any], list[Any]]:
                 files.append((path, [entry for entry in mine if entry.live]))
             known_facts(files)  # the previous run: works the facts out and keeps them
             fresh = [entry._replace() for entry in store]  # not the memoised store
+            # As show meets it, in a new process: no earlier store to let go of.
+            features(())
             start = time.perf_counter()
             known = known_facts(files)
             dups = find_duplicates(fresh, known=known)

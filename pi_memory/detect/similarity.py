@@ -641,19 +641,24 @@ def group_order(group: Sequence[Features]) -> GroupOrder:
 
     Any fixed order keeps the prefix joins exact; rarest first keeps them
     selective. One ranking over tokens, content words and number-free words
-    serves both (a word counts where it occurs in each), and each item's
-    tokens are sorted once: a body without numbers has its tokens as its words.
+    serves both (a word counts once per body that holds it in any of them),
+    and each item's tokens are sorted once: a body without numbers has its
+    tokens as its words.
     """
     known = _orders.get(id(group))
     if known is not None and known[0] is group:
         return known[1]
+    # Most content words are tokens of the same body as they are: count the rest.
     ranks = rarity_ranks(
         chain.from_iterable(
-            (item.tokens, item.content, item.words) if item.numbers else (item.tokens, item.content)
+            (item.tokens, item.content - item.tokens, item.words - item.tokens)
+            if item.numbers
+            else (item.tokens, item.content - item.tokens)
             for item in group
         )
     )
-    order = GroupOrder(ranks, [rank_order(item.tokens, ranks) for item in group])
+    get = ranks.__getitem__
+    order = GroupOrder(ranks, [sorted(map(get, item.tokens)) for item in group])
     if len(_orders) >= _KEPT_ORDERS:
         _orders.clear()
     _orders[id(group)] = (group, order)
