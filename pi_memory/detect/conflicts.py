@@ -160,7 +160,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     pairs: set[tuple[int, int]] = set()
     for members in by_keyword.values():
         if len(members) <= SMALL_GROUP:
-            pairs.update(_plausible_pairs(group, members))
+            pairs.update(p for p in _plausible_pairs(group, members) if _may_conflict(group, *p))
             continue
         ranks, tokens = group_order(group)
         # Without numbers a body's words are its tokens, already in order.
@@ -187,6 +187,14 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         pairs.update(p for p in by_words if _words_may_conflict(group[p[0]], group[p[1]]))
         pairs.update(p for p in by_numbers if _numbers_may_conflict(group[p[0]], group[p[1]]))
     return pairs
+
+
+def _may_conflict(group: Sequence[Features], i: int, j: int) -> bool:
+    """Necessary for either kind of conflict: the one the pair's numbers call for."""
+    x, y = group[i], group[j]
+    if x.numbers and y.numbers and x.numbers != y.numbers:
+        return jaccard(x.words, y.words) >= MIN_SIMILARITY_NUMBERS
+    return _words_may_conflict(x, y)
 
 
 def _words_may_conflict(x: Features, y: Features) -> bool:

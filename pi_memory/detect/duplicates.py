@@ -152,10 +152,11 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if item.key:
             by_keyword.setdefault(item.key, []).append(index)
     # One keyword per entry: a pair shares at most one, so the two-keyword
-    # branch of the rule never applies and the token gate is MIN_TOKEN.
+    # branch of the rule never applies and the token gate is MIN_TOKEN (a pair
+    # sharing the keyword that reaches it also reaches MIN_SCORE).
     for members in by_keyword.values():
         if len(members) <= SMALL_GROUP:
-            pairs.update(_plausible_pairs(group, members))
+            _verified(sets, _plausible_pairs(group, members), MIN_TOKEN, pairs)
         else:
             _join(sets, members, MIN_TOKEN, orders, pairs)
     return pairs
