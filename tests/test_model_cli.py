@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from pi_memory.config.config import Config, parse_config
-from pi_memory.model.cli_provider import CHILD_ENV
+from pi_memory.model.cli_provider import CHILD_ENV, GEMINI_NO_MCP
 from pi_memory.model.client import chat
 from pi_memory.model.errors import NEVER_ANSWERED, ModelUnavailable
 from pi_memory.model.types import Message, ToolSpec
-from tests.conftest import REPO
+from tests.conftest import DATA, REPO
 from tests.fake_provider import FakeProvider, Say
 
 #: Where .ci/run installs the pinned Claude Code (npm, outside the repository).
@@ -265,3 +265,40 @@ def test_gemini_json_output_and_its_token_counts(tmp_path: Path, hermetic_home: 
     cfg = cli_config(hermetic_home, "gemini-cli", command, "cli/gemini-test")
     reply = chat(cfg, "dream", [Message("user", "the question")], job="dream", background=False)
     assert (reply.text, reply.tokens_in, reply.tokens_out) == ("ok: the question", 21, 4)
+
+
+def test_gemini_reads_the_real_cli_output(tmp_path: Path, hermetic_home: Path) -> None:
+    """What gemini 0.61.0 printed against tools/fake_gemini.py: its router's side call
+    counts too (two models in ``stats``)."""
+    recorded = DATA / "model" / "gemini_cli_0.61.0_reply.json"
+    command = fake_cli(tmp_path, f"sys.stdin.read()\nprint(open({str(recorded)!r}).read())")
+    cfg = cli_config(hermetic_home, "gemini-cli", command)
+    reply = chat(cfg, "dream", [Message("user", "x")], job="dream", background=False)
+    assert reply.text.startswith("FAKE_REPLY: [system]")
+    assert (reply.tokens_in, reply.tokens_out) == (892 + 10140, 24 + 26)
+
+
+def test_the_gemini_child_runs_in_a_private_trusted_workspace_without_hooks(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """Workspace settings are how hooks, tools (and by flag MCP servers) are switched off
+    in gemini -p; the job's system prompt replaces the CLI's own; nothing is left behind."""
+    command = fake_cli(
+        tmp_path,
+        "seen = {'cwd': os.getcwd(), 'argv': sys.argv[1:], 'stdin': sys.stdin.read(),\n"
+        "  'settings': json.load(open('.gemini/settings.json')),\n"
+        "  'trust': os.environ.get('GEMINI_CLI_TRUST_WORKSPACE'),\n"
+        "  'system': open(os.environ['GEMINI_SYSTEM_MD']).read()}\n"
+        "print(json.dumps({'response': json.dumps(seen), 'stats': {}}))",
+    )
+    cfg = cli_config(hermetic_home, "gemini-cli", command)
+    reply = chat(
+        cfg, "dream", [Message("user", "x")], system="Be brief.", job="dream", background=False
+    )
+    seen = json.loads(reply.text)
+    assert seen["settings"] == {"hooksConfig": {"enabled": False}, "tools": {"core": []}}
+    assert seen["trust"] == "true" and seen["system"] == "Be brief."
+    assert "[system]" not in seen["stdin"] and seen["stdin"].startswith("[user]\nx")
+    assert seen["argv"][seen["argv"].index("--allowed-mcp-server-names") + 1] == GEMINI_NO_MCP
+    assert Path(seen["cwd"]).name.startswith("pi_memory-gemini-")
+    assert not Path(seen["cwd"]).exists()

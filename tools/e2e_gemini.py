@@ -26,7 +26,13 @@ Scenario, each step one ``gemini -p`` process:
 5. a compression (``/compress`` is not reachable in ``-p``: the fake reports
    990,000 prompt tokens on a tool call, so the CLI compresses before the next
    request) is followed by the handoff, and the next request has the index;
-6. no worker process outlives its job.
+6. session 3's review runs through the ``gemini-cli`` provider, a real
+   ``gemini -p`` against the same fake: its request carries the review's
+   system prompt and the redacted conversation, the reply becomes a memory,
+   the child session runs none of the user's hooks (a probe hook stays
+   silent for it) and gets no tools; a call with a tool gets its
+   ``<tool_call>`` reply parsed, with the token counts gemini reports;
+7. no worker process outlives its job.
 
 Exit 0: every check passed; 1: one failed; 2: the run was impossible (one
 ``e2e: NOT RUN — reason`` line).
@@ -162,6 +168,106 @@ def overhead(
         f"gemini -p in a new session: {with_it:.2f} s with the hooks and MCP server "
         f"installed, {without:.2f} s without (medians of 3)"
     )
+
+
+#: Session 3's fact; its review runs through the ``gemini-cli`` provider.
+VAULT_FACT = "The deploy key lives in the vault under secret/deploy, never in the repository."
+VAULT_REPLY = (
+    "===MEMORY===\nLAYER: project\nFILE: CONVENTIONS\nKEYWORD: deploy-key\nBODY:\n"
+    + VAULT_FACT
+    + "\n"
+)
+#: A secret said in session 3: the child's request must carry it redacted.
+OLD_KEY = "AKIAQ3EGRV7ZX2K5W4PT"
+CHILD_MODEL = "gemini-child-model"
+
+
+def review_through_gemini(
+    checks: Checks,
+    gemini: Callable[..., Any],
+    *,
+    cli_fake: Fake,
+    env: dict[str, str],
+    gemini_bin: Path,
+    stored: Callable[[str], bool],
+) -> None:
+    """Session 3: the review job runs ``gemini -p`` itself (the ``gemini-cli`` provider)
+    against the same fake, and that child session runs none of the user's hooks."""
+    from pi_memory.config.config import parse_config
+    from pi_memory.model.client import chat
+    from pi_memory.model.types import Message, ToolSpec
+
+    home = Path(env["HOME"])
+    wait_for(lambda: not workers_alive(), 30)  # session 2's last jobs keep their model
+    config = home / ".pi" / "agent" / "memory.json"
+    memory = json.loads(config.read_text("utf-8"))
+    memory["providers"]["geminicli"] = {"api": "gemini-cli", "command": str(gemini_bin)}
+    memory["extractMemories"] = {"model": f"geminicli/{CHILD_MODEL}"}
+    config.write_text(json.dumps(memory, indent=2), "utf-8")
+    settings_file = home / ".gemini" / "settings.json"
+    plain = settings_file.read_text("utf-8")
+    probe = home / "probe-hook.jsonl"  # a hook of the user's own, on every event
+    hook = {"type": "command", "command": f"cat >> {probe}; echo >> {probe}"}
+    settings = json.loads(plain)
+    for event in ("SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd"):
+        settings["hooks"].setdefault(event, []).append({"hooks": [hook]})
+    settings_file.write_text(json.dumps(settings, indent=2), "utf-8")
+    cli_fake.script([{"match": "<existing-memories>", "text": VAULT_REPLY}])
+    before = len(cli_fake.requests())
+    try:
+        said = f"Remember this: {VAULT_FACT} The old key {OLD_KEY} was revoked."
+        first = gemini(said, "--output-format", "json")
+        sid3 = json.loads(first.stdout or "{}").get("session_id", "")
+        gemini("Good, that is how the deploy scripts should read it.", "--resume", sid3)
+        checks.check(
+            "session 3's review ran through the real gemini -p (gemini-cli) and stored its memory",
+            wait_for(lambda: stored("secret/deploy"), 120),
+        )
+        wait_for(lambda: not workers_alive(), 30)
+    finally:
+        settings_file.write_text(plain, "utf-8")
+    review_prompt = "You maintain a long-term memory for a coding agent."
+    child = [r for r in cli_fake.requests()[before:] if system_text(r).startswith(review_prompt)]
+    sent = json.dumps([r["body"] for r in child])
+    checks.check(
+        "the child's request has the review's system prompt, the model asked for, no tools",
+        bool(child) and all(CHILD_MODEL in r["path"] and not r["body"].get("tools") for r in child),
+        f"{len(child)} child requests: {[r['path'] for r in child]}",
+    )
+    checks.check(
+        "the child's request carries the conversation redacted",
+        "<existing-memories>" in sent and "[REDACTED:aws-key]" in sent and OLD_KEY not in sent,
+    )
+    events = [
+        json.loads(line)
+        for line in (probe.read_text("utf-8") if probe.exists() else "").splitlines()
+        if line.strip()
+    ]
+    in_child = [e for e in events if "pi_memory-gemini-" in str(e.get("cwd", ""))]
+    checks.check(
+        "the user's probe hook ran in session 3 and never in the job's own gemini session",
+        bool(events) and not in_child and "hook_context" not in sent,
+        f"{len(events)} probe events, {len(in_child)} in the child",
+    )
+    loaded = parse_config(memory, cwd=str(home), home=str(home))
+    tool = ToolSpec("memory", "Change the memory store.", {"type": "object"})
+    call_text = '<tool_call>{"name": "memory", "arguments": {"action": "list"}}</tool_call>'
+    cli_fake.script([{"match": "what is stored?", "text": "Checking.\n" + call_text}])
+    reply = chat(
+        loaded.config, "extractMemories", [Message("user", "what is stored?")],
+        system="You keep the memory.", tools=[tool], job="extract", background=False,
+        env=env, timeout=180,
+    )  # fmt: skip
+    calls = [(c.name, dict(c.arguments)) for c in reply.tool_calls]
+    checks.check(
+        "a tool call in gemini's reply is parsed, with gemini's token counts",
+        calls == [("memory", {"action": "list"})]
+        and reply.text == "Checking."
+        and reply.tokens_in > 0
+        and reply.tokens_out > 0,
+        f"{calls} {reply.text!r} in={reply.tokens_in} out={reply.tokens_out}",
+    )
+    print(f"e2e: gemini-cli tool call: {reply.tokens_in} tokens in, {reply.tokens_out} out")
 
 
 def node_ok() -> bool:
@@ -344,6 +450,19 @@ def main() -> int:
             "the review and the handoff never read the injected context as the user's words",
             bool(learned_from)
             and not any("memory-auto" in b or "hook_context" in b for b in learned_from),
+        )
+
+        def has(needle: str) -> bool:
+            done = subprocess.run(
+                [sys.executable, "-S", str(Path(__file__).resolve().parent.parent / "pi_memory"),
+                 "search", "--json", "vault", "deploy", "key"],
+                cwd=project, env=env, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            results = json.loads(done.stdout)["results"] if done.returncode == 0 else []
+            return any(needle in r["body"] for r in results)
+
+        review_through_gemini(
+            checks, gemini, cli_fake=cli_fake, env=env, gemini_bin=gemini_bin, stored=has
         )
         idle = wait_for(lambda: not workers_alive(), 30)
         checks.check("no background worker outlived its job", idle)

@@ -3,9 +3,10 @@
 ``claude -p --output-format json``, ``codex exec``, ``gemini -p`` run
 non-interactively with the whole conversation on stdin. The child is guarded
 against recursion twice: :data:`CHILD_ENV` is set, which this package's hooks
-check first (a child session never runs our hooks into another job), and hooks
-are switched off by flag where the CLI has one. It runs in its own process
-group, killed whole when the deadline passes.
+check first (a child session never runs our hooks into another job), and the
+CLI's hooks are switched off (Claude Code by a flag; Gemini CLI by the settings
+of a private workspace the child runs in, see :func:`gemini_workspace`). It
+runs in its own process group, killed whole when the deadline passes.
 
 Tool calls are spoken as a text protocol: the prompt lists the tools and asks
 for ``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` blocks, which are
@@ -84,6 +85,12 @@ def _render(message: Message) -> str:
 
 #: Gemini reads the conversation from stdin and appends its ``-p`` prompt to it.
 GEMINI_PROMPT: Final = "Answer the conversation above."
+#: The workspace settings of a Gemini child: no hooks (the user's included), no built-in
+#: tools. Workspace settings override the user's, and are read only in a trusted folder.
+GEMINI_SETTINGS: Final = '{"hooksConfig": {"enabled": false}, "tools": {"core": []}}'
+#: The only MCP server a Gemini child may start; no server has this name (an empty list
+#: means "all" to the CLI, an empty name is refused).
+GEMINI_NO_MCP: Final = "pi-memory-no-mcp-server"
 
 
 def argv(target: Target, ask: Ask, reply_file: str = "") -> list[str]:
@@ -103,7 +110,7 @@ def argv(target: Target, ask: Ask, reply_file: str = "") -> list[str]:
         out = [command, "exec", "--skip-git-repo-check", "--ephemeral", "--color", "never"]
         out += ["--sandbox", "read-only", "--output-last-message", reply_file]
         return out + (["--model", *model] if model else []) + ["-"]
-    out = [command, "--output-format", "json"]
+    out = [command, "--output-format", "json", "--allowed-mcp-server-names", GEMINI_NO_MCP]
     return out + (["--model", *model] if model else []) + ["--prompt", GEMINI_PROMPT]
 
 
@@ -114,20 +121,49 @@ def child_env(env: Mapping[str, str], ask: Ask) -> dict[str, str]:
     return out
 
 
+def gemini_workspace(ask: Ask, env: dict[str, str]) -> str:
+    """A private folder for a Gemini child to run in, returned; ``env`` is completed.
+
+    Its ``.gemini/settings.json`` turns off the hooks and the built-in tools, the
+    folder is trusted for the session (``GEMINI_CLI_TRUST_WORKSPACE``: a headless run
+    in an untrusted folder refuses to start, and ignores workspace settings), and the
+    job's system prompt replaces the CLI's own (``GEMINI_SYSTEM_MD``). The user's
+    project stays out of the child: its GEMINI.md, its settings, its session list.
+    """
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="pi_memory-gemini-")
+    (Path(folder) / ".gemini").mkdir()
+    (Path(folder) / ".gemini" / "settings.json").write_text(GEMINI_SETTINGS, encoding="utf-8")
+    env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
+    if ask.system:
+        system = Path(folder) / "system.md"
+        system.write_text(ask.system, encoding="utf-8")
+        env["GEMINI_SYSTEM_MD"] = str(system)
+    return folder
+
+
 def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Parsed:
     """Run the CLI once; a Parsed reply, or ModelUnavailable when it never answered."""
     stdin = prompt_text(ask)
     name = target.provider.api
-    if ask.system and name != "claude-cli":
+    if ask.system and name == "codex-cli":
         stdin = f"[system]\n{ask.system}\n\n{stdin}"
     reply_file = _reply_file() if name == "codex-cli" else ""
+    child = child_env(env, ask)
+    folder = gemini_workspace(ask, child) if name == "gemini-cli" else None
     try:
-        code, out, err = _run(argv(target, ask, reply_file), stdin, deadline, child_env(env, ask))
+        args = argv(target, ask, reply_file)
+        code, out, err = _run(args, stdin, deadline, child, folder)
         if reply_file:
             out = Path(reply_file).read_text(encoding="utf-8", errors="replace") or out
     finally:
         if reply_file:
             Path(reply_file).unlink(missing_ok=True)
+        if folder:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
     if code != 0 and not out.strip():
         said = " ".join(err.split())[:200] or f"exit status {code}"
         raise ModelUnavailable(f"{name} failed ({said})")
@@ -146,7 +182,9 @@ def _reply_file() -> str:
     return path
 
 
-def _run(args: list[str], stdin: str, deadline: float, env: dict[str, str]) -> tuple[int, str, str]:
+def _run(
+    args: list[str], stdin: str, deadline: float, env: dict[str, str], cwd: str | None = None
+) -> tuple[int, str, str]:
     import subprocess
 
     remaining = deadline - time.monotonic()
@@ -160,6 +198,7 @@ def _run(args: list[str], stdin: str, deadline: float, env: dict[str, str]) -> t
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
+            cwd=cwd,
             start_new_session=posix,
         )
     except OSError as err:
