@@ -124,6 +124,12 @@ def system_text(request: dict[str, Any]) -> str:
     return "".join(p.get("text", "") for p in system.get("parts", []))
 
 
+def declared(request: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers the model."""
+    tools = (request.get("body") or {}).get("tools") or []
+    return [f.get("name", "") for t in tools for f in t.get("functionDeclarations") or []]
+
+
 def wait_for(check: Callable[[], Any], seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -231,7 +237,7 @@ def review_through_gemini(
     sent = json.dumps([r["body"] for r in child])
     checks.check(
         "the child's request has the review's system prompt, the model asked for, no tools",
-        bool(child) and all(CHILD_MODEL in r["path"] and not r["body"].get("tools") for r in child),
+        bool(child) and all(CHILD_MODEL in r["path"] and not declared(r) for r in child),
         f"{len(child)} child requests: {[r['path'] for r in child]}",
     )
     checks.check(
@@ -243,11 +249,11 @@ def review_through_gemini(
         for line in (probe.read_text("utf-8") if probe.exists() else "").splitlines()
         if line.strip()
     ]
-    in_child = [e for e in events if "pi_memory-gemini-" in str(e.get("cwd", ""))]
+    sessions = {str(e.get("session_id")) for e in events}
     checks.check(
         "the user's probe hook ran in session 3 and never in the job's own gemini session",
-        bool(events) and not in_child and "hook_context" not in sent,
-        f"{len(events)} probe events, {len(in_child)} in the child",
+        sessions == {sid3} and "hook_context" not in sent,
+        f"{len(events)} probe events in sessions {sorted(sessions)}, session 3 is {sid3}",
     )
     loaded = parse_config(memory, cwd=str(home), home=str(home))
     tool = ToolSpec("memory", "Change the memory store.", {"type": "object"})
