@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pi_memory.config.config import Config, parse_config
-from pi_memory.model.cli_provider import CHILD_ENV, GEMINI_NO_MCP
+from pi_memory.model.cli_provider import CHILD_ENV, GEMINI_NO_MCP, _private_dir
 from pi_memory.model.client import chat
 from pi_memory.model.errors import NEVER_ANSWERED, ModelUnavailable
 from pi_memory.model.types import Message, ToolSpec
@@ -282,23 +282,53 @@ def test_the_gemini_child_runs_in_a_private_trusted_workspace_without_hooks(
     tmp_path: Path, hermetic_home: Path
 ) -> None:
     """Workspace settings are how hooks, tools (and by flag MCP servers) are switched off
-    in gemini -p; the job's system prompt replaces the CLI's own; nothing is left behind."""
+    in gemini -p; the job's system prompt replaces the CLI's own; every run shares one
+    folder, so gemini's session list and its pruning see one project."""
     command = fake_cli(
         tmp_path,
         "seen = {'cwd': os.getcwd(), 'argv': sys.argv[1:], 'stdin': sys.stdin.read(),\n"
         "  'settings': json.load(open('.gemini/settings.json')),\n"
         "  'trust': os.environ.get('GEMINI_CLI_TRUST_WORKSPACE'),\n"
+        "  'system_file': os.environ['GEMINI_SYSTEM_MD'],\n"
         "  'system': open(os.environ['GEMINI_SYSTEM_MD']).read()}\n"
         "print(json.dumps({'response': json.dumps(seen), 'stats': {}}))",
     )
     cfg = cli_config(hermetic_home, "gemini-cli", command)
-    reply = chat(
-        cfg, "dream", [Message("user", "x")], system="Be brief.", job="dream", background=False
-    )
-    seen = json.loads(reply.text)
-    assert seen["settings"] == {"hooksConfig": {"enabled": False}, "tools": {"core": []}}
-    assert seen["trust"] == "true" and seen["system"] == "Be brief."
+    runs = [
+        json.loads(
+            chat(
+                cfg, "dream", [Message("user", "x")], system=f"Be brief {n}.", job="dream",
+                background=False,
+            ).text
+        )
+        for n in (1, 2)
+    ]  # fmt: skip
+    seen = runs[0]
+    assert seen["settings"] == {
+        "hooksConfig": {"enabled": False},
+        "tools": {"core": []},
+        "general": {"sessionRetention": {"enabled": True, "maxCount": 20}},
+    }
+    assert seen["trust"] == "true"
+    assert [r["system"] for r in runs] == ["Be brief 1.", "Be brief 2."]
     assert "[system]" not in seen["stdin"] and seen["stdin"].startswith("[user]\nx")
     assert seen["argv"][seen["argv"].index("--allowed-mcp-server-names") + 1] == GEMINI_NO_MCP
-    assert Path(seen["cwd"]).name.startswith("pi_memory-gemini-")
-    assert not Path(seen["cwd"]).exists()
+    workspace = Path(seen["cwd"])
+    assert runs[1]["cwd"] == seen["cwd"] and workspace.name == "pi_memory-gemini-child"
+    assert Path(seen["system_file"]).parent == workspace.parent
+    assert not any(Path(r["system_file"]).exists() for r in runs)
+    if sys.platform != "win32":
+        assert workspace.parent.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
+def test_a_gemini_workspace_others_can_write_is_not_used(tmp_path: Path) -> None:
+    """Gemini obeys a folder's settings: a folder others could fill is never the child's."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    chosen = _private_dir(shared)
+    assert chosen != shared and chosen.stat().st_mode & 0o777 == 0o700
+    chosen.rmdir()
+    private = tmp_path / "private"
+    assert _private_dir(private) == private and private.stat().st_mode & 0o777 == 0o700

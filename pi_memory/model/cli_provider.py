@@ -86,8 +86,12 @@ def _render(message: Message) -> str:
 #: Gemini reads the conversation from stdin and appends its ``-p`` prompt to it.
 GEMINI_PROMPT: Final = "Answer the conversation above."
 #: The workspace settings of a Gemini child: no hooks (the user's included), no built-in
-#: tools. Workspace settings override the user's, and are read only in a trusted folder.
-GEMINI_SETTINGS: Final = '{"hooksConfig": {"enabled": false}, "tools": {"core": []}}'
+#: tools, the folder's last 20 sessions kept (a running job's among them). Workspace
+#: settings override the user's, and are read only in a trusted folder.
+GEMINI_SETTINGS: Final = (
+    '{"hooksConfig": {"enabled": false}, "tools": {"core": []},'
+    ' "general": {"sessionRetention": {"enabled": true, "maxCount": 20}}}'
+)
 #: The only MCP server a Gemini child may start; no server has this name (an empty list
 #: means "all" to the CLI, an empty name is refused).
 GEMINI_NO_MCP: Final = "pi-memory-no-mcp-server"
@@ -121,26 +125,59 @@ def child_env(env: Mapping[str, str], ask: Ask) -> dict[str, str]:
     return out
 
 
-def gemini_workspace(ask: Ask, env: dict[str, str]) -> str:
-    """A private folder for a Gemini child to run in, returned; ``env`` is completed.
+def gemini_workspace(ask: Ask, env: dict[str, str]) -> tuple[str, str]:
+    """The folder a Gemini child runs in, and the file to remove after it; ``env`` is
+    completed.
 
-    Its ``.gemini/settings.json`` turns off the hooks and the built-in tools, the
-    folder is trusted for the session (``GEMINI_CLI_TRUST_WORKSPACE``: a headless run
-    in an untrusted folder refuses to start, and ignores workspace settings), and the
-    job's system prompt replaces the CLI's own (``GEMINI_SYSTEM_MD``). The user's
-    project stays out of the child: its GEMINI.md, its settings, its session list.
+    The folder's ``.gemini/settings.json`` turns off the hooks and the built-in tools
+    and keeps the folder's last sessions only (gemini records every session of a
+    folder); the folder is trusted for the run (``GEMINI_CLI_TRUST_WORKSPACE``: a
+    headless run in an untrusted folder refuses to start, and ignores its settings),
+    and the job's system prompt replaces the CLI's own (``GEMINI_SYSTEM_MD``). The
+    user's project stays out of the child: its GEMINI.md, its settings, its sessions.
+    One folder serves every run, so gemini knows one more project, not one a job.
     """
     import tempfile
 
-    folder = tempfile.mkdtemp(prefix="pi_memory-gemini-")
-    (Path(folder) / ".gemini").mkdir()
-    (Path(folder) / ".gemini" / "settings.json").write_text(GEMINI_SETTINGS, encoding="utf-8")
+    parent = _private_dir(Path(tempfile.gettempdir()) / f"pi_memory-gemini{_uid()}")
+    folder = parent / "pi_memory-gemini-child"
+    (folder / ".gemini").mkdir(parents=True, exist_ok=True)
+    settings = folder / ".gemini" / "settings.json"
+    if not settings.is_file() or settings.read_text(encoding="utf-8") != GEMINI_SETTINGS:
+        from pi_memory.fs.atomic import atomic_write_text
+
+        atomic_write_text(settings, GEMINI_SETTINGS, durable=False)
     env["GEMINI_CLI_TRUST_WORKSPACE"] = "true"
-    if ask.system:
-        system = Path(folder) / "system.md"
-        system.write_text(ask.system, encoding="utf-8")
-        env["GEMINI_SYSTEM_MD"] = str(system)
-    return folder
+    if not ask.system:
+        return str(folder), ""
+    fd, system = tempfile.mkstemp(dir=str(parent), prefix="system-", suffix=".md")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(ask.system)
+    env["GEMINI_SYSTEM_MD"] = system
+    return str(folder), system
+
+
+def _uid() -> str:
+    getuid = getattr(os, "getuid", None)  # POSIX: the temporary folder is shared
+    return f"-{getuid()}" if getuid else ""
+
+
+def _private_dir(path: Path) -> Path:
+    """``path``, made if missing; a fresh folder instead when it is not ours alone
+    (another user could have put settings there that gemini would obey)."""
+    import stat
+    import tempfile
+
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = path.lstat()
+    posix = hasattr(os, "getuid")  # elsewhere the temporary folder is the user's own
+    mine = not posix or (info.st_uid == os.getuid() and not info.st_mode & 0o077)
+    if stat.S_ISDIR(info.st_mode) and mine:
+        return path
+    return Path(tempfile.mkdtemp(prefix="pi_memory-gemini-"))
 
 
 def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Parsed:
@@ -151,7 +188,12 @@ def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Pa
         stdin = f"[system]\n{ask.system}\n\n{stdin}"
     reply_file = _reply_file() if name == "codex-cli" else ""
     child = child_env(env, ask)
-    folder = gemini_workspace(ask, child) if name == "gemini-cli" else None
+    folder, system = None, ""
+    if name == "gemini-cli":
+        try:
+            folder, system = gemini_workspace(ask, child)
+        except OSError as failed:
+            raise ModelUnavailable(f"cannot prepare gemini's folder ({failed})") from None
     try:
         args = argv(target, ask, reply_file)
         code, out, err = _run(args, stdin, deadline, child, folder)
@@ -160,10 +202,8 @@ def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Pa
     finally:
         if reply_file:
             Path(reply_file).unlink(missing_ok=True)
-        if folder:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        if system:
+            Path(system).unlink(missing_ok=True)
     if code != 0 and not out.strip():
         said = " ".join(err.split())[:200] or f"exit status {code}"
         raise ModelUnavailable(f"{name} failed ({said})")
