@@ -332,3 +332,13 @@ def test_a_gemini_workspace_others_can_write_is_not_used(tmp_path: Path) -> None
     chosen.rmdir()
     private = tmp_path / "private"
     assert _private_dir(private) == private and private.stat().st_mode & 0o777 == 0o700
+
+
+def test_gemini_thoughts_count_as_output(tmp_path: Path, hermetic_home: Path) -> None:
+    """What gemini 0.61.0 printed when the fake reported 37 thinking tokens: it keeps them
+    apart from ``candidates`` (its ``total`` is the sum of the three)."""
+    recorded = DATA / "model" / "gemini_cli_0.61.0_thinking.json"
+    command = fake_cli(tmp_path, f"sys.stdin.read()\nprint(open({str(recorded)!r}).read())")
+    cfg = cli_config(hermetic_home, "gemini-cli", command, "cli/gemini-fake-model")
+    reply = chat(cfg, "dream", [Message("user", "x")], job="dream", background=False)
+    assert (reply.text, reply.tokens_in, reply.tokens_out) == ("Nothing worth storing.", 232, 46)

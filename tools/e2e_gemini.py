@@ -186,6 +186,8 @@ VAULT_REPLY = (
 #: A secret said in session 3: the child's request must carry it redacted.
 OLD_KEY = "AKIAQ3EGRV7ZX2K5W4PT"
 CHILD_MODEL = "gemini-child-model"
+#: Thinking tokens the fake reports for the tool call reply; they count as output.
+THOUGHTS = 50
 
 
 def review_through_gemini(
@@ -259,7 +261,8 @@ def review_through_gemini(
     loaded = parse_config(memory, cwd=str(home), home=str(home))
     tool = ToolSpec("memory", "Change the memory store.", {"type": "object"})
     call_text = '<tool_call>{"name": "memory", "arguments": {"action": "list"}}</tool_call>'
-    cli_fake.script([{"match": "what is stored?", "text": "Checking.\n" + call_text}])
+    reply_script = {"match": "what is stored?", "text": "Checking.\n" + call_text}
+    cli_fake.script([{**reply_script, "thoughts_tokens": THOUGHTS}])
     try:
         reply = chat(
             loaded.config, "extractMemories", [Message("user", "what is stored?")],
@@ -275,7 +278,7 @@ def review_through_gemini(
         calls == [("memory", {"action": "list"})]
         and reply.text == "Checking."
         and reply.tokens_in > 0
-        and reply.tokens_out > 0,
+        and reply.tokens_out > THOUGHTS,  # the reply's own tokens and the thinking
         f"{calls} {reply.text!r} in={reply.tokens_in} out={reply.tokens_out}",
     )
     print(f"e2e: gemini-cli tool call: {reply.tokens_in} tokens in, {reply.tokens_out} out")

@@ -18,7 +18,8 @@ an object built from the schema (the first enum value, ``next_speaker:
 instruction asks for a ``<state_snapshot>``) gets a snapshot; a scripted reply
 (``POST /_script`` a list of ``{"match": "substring of the prompt", "text":
 "..."}``, and/or ``"call": {"name", "args"}`` for a function call, optionally
-``"prompt_tokens": N``; each used once); anything else ``FAKE_REPLY: <the
+``"prompt_tokens": N`` and ``"thoughts_tokens": N`` (``thoughtsTokenCount``:
+what a thinking model spent); each used once); anything else ``FAKE_REPLY: <the
 prompt's first 80 characters>``. The prompt is the last user turn without
 the ``<session_context>`` and ``<hook_context>`` the CLI adds.
 ``usageMetadata.promptTokenCount`` is the body's size / 4 unless
@@ -112,13 +113,13 @@ def response(reply: dict[str, Any], body: dict[str, Any], raw: bytes) -> dict[st
     parts = [{"text": str(text)}] if text or not call else []
     parts += [{"functionCall": call}] if call else []
     out = max(1, len(json.dumps(parts)) // 4)
+    thoughts = int(reply.get("thoughts_tokens", 0))
+    usage = {"promptTokenCount": prompt, "candidatesTokenCount": out}
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
     return {
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}],
-        "usageMetadata": {
-            "promptTokenCount": prompt,
-            "candidatesTokenCount": out,
-            "totalTokenCount": prompt + out,
-        },
+        "usageMetadata": {**usage, "totalTokenCount": prompt + out + thoughts},
         "modelVersion": str(body.get("model") or "fake"),
     }
 

@@ -306,11 +306,12 @@ def _gemini(out: str, with_tools: bool) -> Parsed:
     tin = tout = 0
     stats = data.get("stats")
     models = stats.get("models") if isinstance(stats, Mapping) else None
+    # Every model the run called (a router's side call included); thinking is output.
     for model in models.values() if isinstance(models, Mapping) else ():
         tokens = model.get("tokens") if isinstance(model, Mapping) else None
         if isinstance(tokens, Mapping):
             tin += count(tokens.get("prompt"))
-            tout += count(tokens.get("candidates"))
+            tout += count(tokens.get("candidates")) + count(tokens.get("thoughts"))
     return _with_tools(text, with_tools, tin, tout)
 
 
