@@ -342,3 +342,16 @@ def test_gemini_thoughts_count_as_output(tmp_path: Path, hermetic_home: Path) ->
     cfg = cli_config(hermetic_home, "gemini-cli", command, "cli/gemini-fake-model")
     reply = chat(cfg, "dream", [Message("user", "x")], job="dream", background=False)
     assert (reply.text, reply.tokens_in, reply.tokens_out) == ("Nothing worth storing.", 232, 46)
+
+
+def test_a_gemini_api_error_is_said_in_gemini_s_words(tmp_path: Path, hermetic_home: Path) -> None:
+    """What gemini 0.61.0 wrote to stderr (exit 1, nothing on stdout) when the API answered
+    404 "not here": its closing JSON, not the terminal warning before it, is the reason."""
+    recorded = DATA / "model" / "gemini_cli_0.61.0_error.stderr"
+    command = fake_cli(
+        tmp_path,
+        f"sys.stdin.read()\nsys.stderr.write(open({str(recorded)!r}).read())\nsys.exit(1)",
+    )
+    cfg = cli_config(hermetic_home, "gemini-cli", command)
+    with pytest.raises(ModelUnavailable, match=r"gemini-cli failed \(not here\)$"):
+        chat(cfg, "dream", [Message("user", "x")], job="dream", background=False)

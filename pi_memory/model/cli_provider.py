@@ -205,7 +205,8 @@ def run(target: Target, ask: Ask, deadline: float, env: Mapping[str, str]) -> Pa
         if system:
             Path(system).unlink(missing_ok=True)
     if code != 0 and not out.strip():
-        said = " ".join(err.split())[:200] or f"exit status {code}"
+        said = _said(err) if name == "gemini-cli" else ""
+        said = said or " ".join(err.split())[:200] or f"exit status {code}"
         raise ModelUnavailable(f"{name} failed ({said})")
     if name == "claude-cli":
         return _claude(out, bool(ask.tools))
@@ -313,6 +314,22 @@ def _gemini(out: str, with_tools: bool) -> Parsed:
             tin += count(tokens.get("prompt"))
             tout += count(tokens.get("candidates")) + count(tokens.get("thoughts"))
     return _with_tools(text, with_tools, tin, tout)
+
+
+def _said(err: str) -> str:
+    """The message of the JSON error gemini ends its stderr with (after warnings and a
+    stack trace), or ``""``."""
+    start = len(err)
+    while start > 0:
+        start = err.rfind("\n{", 0, start)
+        try:
+            data = json.loads(err[start + 1 :])
+        except ValueError:
+            continue
+        error = data.get("error") if isinstance(data, Mapping) else None
+        message = error.get("message") if isinstance(error, Mapping) else None
+        return " ".join(str(message).split())[:200] if message else ""
+    return ""
 
 
 def _plain(out: str, with_tools: bool) -> Parsed:
