@@ -383,16 +383,25 @@ def _tool(store: Store, **args: object) -> str:
 def test_every_tool_write_leaves_a_snapshot_of_what_it_changes(tmp_path: Path) -> None:
     store = files_store(tmp_path / "store")
     layer = _layer(tmp_path)
+
+    def only_new(before: list[Path]) -> Path:
+        # By what appeared, not by name: two snapshots of one millisecond sort by label.
+        (made,) = set(_snapshots(layer)) - set(before)
+        return made
+
     _tool(store, action="add", name="A", content="alpha.")
+    before = _snapshots(layer)
     run_memory_tool(store, "project", {"action": "add", "name": "A", "content": "two."}, LATER)
-    newest = _snapshots(layer)[-1]
-    assert _label(newest) == "write"
-    assert (newest / "A.md").read_text(encoding="utf-8").endswith("\n\nalpha.\n")
-    assert (newest / "MEMORY.md").read_text(encoding="utf-8") == "- [A](A.md) — alpha.\n"
+    made = only_new(before)
+    assert _label(made) == "write"
+    assert (made / "A.md").read_text(encoding="utf-8").endswith("\n\nalpha.\n")
+    assert (made / "MEMORY.md").read_text(encoding="utf-8") == "- [A](A.md) — alpha.\n"
+    before = _snapshots(layer)
     _tool(store, action="remove", name="A")
-    assert (_snapshots(layer)[-1] / "A.md").read_text(encoding="utf-8").endswith("two.\n")
+    assert (only_new(before) / "A.md").read_text(encoding="utf-8").endswith("two.\n")
+    before = _snapshots(layer)
     store.rebuild("project")
-    assert _label(_snapshots(layer)[-1]) == "index"
+    assert _label(only_new(before)) == "index"
 
 
 def test_a_bare_layer_takes_no_rollback_point(tmp_path: Path) -> None:
