@@ -120,3 +120,13 @@ def repo(tmp_path: Path) -> Path:
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     return root
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores this process may use, at most 8.
+
+    Much of the suite waits (child processes, lock timeouts, deadlines): a
+    worker beyond the core count fills those waits (on 2 cores: 21 s → 18 s).
+    """
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min((cores or 1) + 1, 8)
