@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from tests.inproc import call
 
 AUTO = Path(".pi/agent/memory-auto")
@@ -47,6 +49,29 @@ def test_a_deleted_working_directory_leaves_the_user_layer_usable(
         os.chdir(here)
     assert (hermetic_home / AUTO / "USER.md").exists()
     assert not gone.exists()  # never recreated
+
+
+def test_a_new_process_in_a_deleted_working_directory_writes_the_user_layer(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    # A real process: nothing loaded before the directory went away (in a test
+    # process, earlier tests have already looked up whatever the write needs).
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        "import os, sys; os.rmdir(sys.argv[1]); from pi_memory.cli import main; "
+        "raise SystemExit(main(['write', '--layer', 'user', '--keyword', 'k', 'A fact.']))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(gone)],
+        cwd=gone,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "A fact." in (hermetic_home / AUTO / "USER.md").read_text("utf-8")
 
 
 def test_an_empty_home_is_not_the_root(

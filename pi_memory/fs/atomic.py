@@ -114,10 +114,12 @@ def _umask() -> int:
 
 def _read_umask() -> int:
     # Linux reports it without changing it; elsewhere the set-and-restore is the only way.
+    # Read as bytes: opening a text file looks its codec up, and on Python 3.13.0 the
+    # first lookup of a codec from a deleted working directory fails (SystemError).
     try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+        with open("/proc/self/status", "rb") as status:
             for line in status:
-                if line.startswith("Umask:"):
+                if line.startswith(b"Umask:"):
                     return int(line.split()[1], 8)
     except (OSError, ValueError, IndexError):
         pass
