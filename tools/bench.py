@@ -7,7 +7,8 @@ For each store size it builds a realistic categories store (both layers) in a
 temporary HOME and project, then times, as subprocesses the way a host runs
 them: ``python -c pass`` (the floor), the hooks (``session-start``,
 ``user-prompt-submit`` with the surfacing scorer, ``stop`` without a model,
-``pre-tool-use``, an event with nothing to do), ``search``, ``write`` and ``show``.
+``pre-tool-use``, an event with nothing to do; Gemini CLI's ``BeforeAgent`` and
+``AfterAgent``), ``search``, ``write`` and ``show``.
 Medians are reported with their ratio to the floor; this machine is shared
 and noisy, so the ratios are the figure to read.
 A store of notes from one template over about 170 words (``--narrow``) times
@@ -83,6 +84,19 @@ def hook_event(project: Path, name: str, **fields: str) -> str:
     return json.dumps(event)
 
 
+def gemini_event(project: Path, name: str, **fields: str) -> str:
+    """The JSON Gemini CLI sends for ``name`` (see tests/data/hosts/gemini/)."""
+    event = {
+        "session_id": "0f3c1e7a-5b2d-4c8e-9a61-2d7f4b8c9e10",
+        "transcript_path": str(project / "session-gemini.jsonl"),
+        "cwd": str(project),
+        "hook_event_name": name,
+        "timestamp": "2026-12-01T09:00:00.000Z",
+        **fields,
+    }
+    return json.dumps(event)
+
+
 def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
@@ -153,6 +167,16 @@ def bench_size(
             "hook pre-tool-use": (
                 [*py, "-m", "pi_memory", "hook", "pre-tool-use"],
                 hook_event(project, "PreToolUse", tool_name="Bash"),
+            ),
+            # Gemini CLI's own path: the index and surfacing come with each prompt,
+            # and the turn's end checks whether the CLI compressed the chat.
+            "hook gemini before-agent": (
+                [*py, "-m", "pi_memory", "hook", "--host", "gemini", "BeforeAgent"],
+                gemini_event(project, "BeforeAgent", prompt=PROMPT),
+            ),
+            "hook gemini after-agent": (
+                [*py, "-m", "pi_memory", "hook", "--host", "gemini", "AfterAgent"],
+                gemini_event(project, "AfterAgent", prompt=PROMPT, prompt_response="Done."),
             ),
         }
         commands = {
