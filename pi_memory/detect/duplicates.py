@@ -211,17 +211,15 @@ def _join(
     gate = threshold - EPS
     index = PrefixIndex(threshold, probes_no_smaller=True)
     for i in sorted(members, key=lambda k: (len(orders[k]), k)):
-        ordered = orders[i]
         x = tokens[i]
         size = len(x)
-        for j in index.probe(ordered):
+        for j in index.probe_add(i, orders[i]):
             y = tokens[j]
             common = len(x & y)
             if common >= gate * (size + len(y) - common):
                 a, b = numbers[i], numbers[j]
                 if not (a and b and a != b):
                     out.add((i, j) if i < j else (j, i))
-        index.add(i, ordered)
 
 
 class _Visits:

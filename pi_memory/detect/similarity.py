@@ -277,6 +277,43 @@ class PrefixIndex:
             ]
         return found
 
+    def probe_add(self, key: int, ordered: Sequence[int]) -> list[int]:
+        """:meth:`probe` with ``ordered``, then :meth:`add` it as ``key``, in one pass: for a
+        self-join in ascending order of size (then key), where every set already indexed
+        is no larger than ``ordered``.
+
+        One lookup per prefix token serves both, and no indexed set can be too large,
+        so the range of sizes needs only its lower end. The indexed prefix is a part
+        of the probed one (it needs no looser an overlap), and a token's posting gets
+        the set after it was probed: a set never meets itself.
+        """
+        size = len(ordered)
+        if size == 0:
+            return []
+        bounds = self._bounds_by_size.get(size)
+        length, _, smallest, needs = bounds if bounds is not None else self._bounds(size)
+        indexed = self._index_lengths.get(size)
+        if indexed is None:
+            indexed = self._index_lengths[size] = self._prefix_length(size, self._index_share)
+        start = (smallest,)
+        found: list[int] = []
+        postings = self._postings
+        for i, token in enumerate(ordered[:length]):
+            posting = postings.get(token)
+            if posting is None:
+                if i < indexed:
+                    postings[token] = [(size, key, i)]
+                continue
+            rest = size - i
+            found += [
+                other_key
+                for other, other_key, j in posting[bisect_left(posting, start) :]
+                if rest >= needs[other] <= other - j
+            ]
+            if i < indexed:
+                posting.append((size, key, i))
+        return found
+
     def _bounds(self, size: int) -> tuple[int, int, int, list[int]]:
         """For a probe of ``size``: its prefix length, the largest and smallest indexed
         sizes it can pair with, and the overlap each indexed size needs (a whole number:
@@ -681,10 +718,8 @@ def self_join(
     finds each qualifying pair once.
     """
     for i in sorted(members, key=lambda k: (len(orders[k]), k)):
-        ordered = orders[i]
-        for j in index.probe(ordered):
+        for j in index.probe_add(i, orders[i]):
             out.add((i, j) if i < j else (j, i))
-        index.add(i, ordered)
 
 
 def size_allows(small: int, large: int, threshold: float) -> bool:
