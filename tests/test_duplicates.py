@@ -219,6 +219,24 @@ def test_prefix_index_finds_every_pair_at_the_threshold() -> None:
     assert index.probe(rank_order(x, ranks)) == [1]
 
 
+@pytest.mark.parametrize("probes_no_smaller", [False, True])
+def test_probe_add_keeps_a_pair_at_the_threshold_and_drops_one_below(
+    probes_no_smaller: bool,
+) -> None:
+    # The self-join's one-pass probe: sets in ascending size, each probed then indexed.
+    x = {f"w{i}" for i in range(15)}
+    y = {f"w{i}" for i in range(6, 20)}
+    ranks = {f"w{i}": i for i in range(20)}
+    index = PrefixIndex(0.45, probes_no_smaller=probes_no_smaller)
+    # A key comes once per shared prefix token that passes the filters.
+    assert index.probe_add(2, rank_order(y - {"w6"}, ranks)) == []
+    assert set(index.probe_add(1, rank_order(y, ranks))) == {2}  # 13 of 14 shared
+    # J = 0.45 exactly is kept; 8 shared of 20 (J = 0.4) is not.
+    assert set(index.probe_add(0, rank_order(x, ranks))) == {1}
+    # A set equal to x meets x and y, and still not the one below.
+    assert set(index.probe_add(3, rank_order(x, ranks))) == {0, 1}
+
+
 def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:
     import gc
 

@@ -163,12 +163,12 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
             pairs.update(p for p in _plausible_pairs(group, members) if _may_conflict(group, *p))
             continue
         ranks, tokens = group_order(group)
-        # Without numbers a body's words are its tokens, already in order.
-        orders = {
-            i: rank_order(group[i].words, ranks) if group[i].numbers else tokens[i] for i in members
-        }
-        contents = {i: rank_order(group[i].content, ranks) for i in members}
+        # Without numbers a body's words are its tokens, already in order: only
+        # the bodies with numbers need their words ordered.
+        orders = _WordOrders(tokens)
         numbered = [i for i in members if group[i].numbers]
+        orders.update((i, rank_order(group[i].words, ranks)) for i in numbered)
+        contents = {i: rank_order(group[i].content, ranks) for i in members}
         by_words: set[tuple[int, int]] = set()
         by_numbers: set[tuple[int, int]] = set()
         if _dense(members, numbered, orders):
@@ -187,6 +187,18 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         pairs.update(p for p in by_words if _words_may_conflict(group[p[0]], group[p[1]]))
         pairs.update(p for p in by_numbers if _numbers_may_conflict(group[p[0]], group[p[1]]))
     return pairs
+
+
+class _WordOrders(dict[int, list[int]]):
+    """Each body's number-free words in rank order, by index: those of a body with numbers
+    as given, any other's its tokens' order (its words are its tokens)."""
+
+    def __init__(self, tokens: list[list[int]]) -> None:
+        super().__init__()
+        self._tokens = tokens
+
+    def __missing__(self, index: int) -> list[int]:
+        return self._tokens[index]
 
 
 def _may_conflict(group: Sequence[Features], i: int, j: int) -> bool:
