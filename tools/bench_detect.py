@@ -9,9 +9,9 @@ smallest store only: at 100,000 memories they would take hours.
 The detectors share per-entry features, computed once per store: duplicates
 run first and pay for them, conflicts then reuse them, as ``show`` runs the
 two. "alone" is conflicts on a fresh copy of the store, paying for them itself.
-"kept" is both detectors as ``show`` runs them on an unchanged store: each
-body's facts read from the per-file cache a previous run left (the store is
-written as category files for it), the reading included.
+"kept" is both detectors as ``show`` runs them on an unchanged store: in a new
+process, each body's facts read from the per-file cache a previous run left
+(the store is written as category files for it), the reading included.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pi_memory.detect.conflicts import find_conflicts, find_conflicts_bruteforce
 from pi_memory.detect.duplicates import find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.feature_cache import known_facts
-from pi_memory.detect.similarity import features
 from pi_memory.entry import Entry
 from pi_memory.layouts.categories.format import format_entry
 
@@ -363,12 +362,38 @@ def _timed(fn: Any, *args: Any) -> tuple[float, list[Any]]:
     return time.perf_counter() - start, result
 
 
+#: The timed part of "kept", in a new process as ``show`` is: argv = the cache home and
+#: a pickle of (files as (path, live entries), the store), one pickle so that the
+#: entries stay the very objects the store holds, as in ``show``; prints the seconds,
+#: then writes the pickled pairs over that file.
+KEPT = """
+import os, pickle, sys, time
+os.environ["XDG_CACHE_HOME"] = sys.argv[1]
+from pi_memory.detect.conflicts import find_conflicts
+from pi_memory.detect.duplicates import find_duplicates
+from pi_memory.detect.feature_cache import known_facts
+with open(sys.argv[2], "rb") as f:
+    files, store = pickle.load(f)
+start = time.perf_counter()
+known = known_facts(files)
+pairs = [find_duplicates(store, known=known), find_conflicts(store, known=known)]
+print(time.perf_counter() - start)
+with open(sys.argv[2], "wb") as f:
+    pickle.dump(pairs, f)
+"""
+
+
 def _with_kept_facts(store: list[Entry]) -> tuple[float, list[Any], list[Any]]:
     """Seconds for both detectors with each body's facts read from the cache a previous
-    run left (the reading included), and the pairs found."""
+    run left (the reading included), in a new process as ``show`` meets it, and the
+    pairs found."""
+    import pickle
+    import subprocess
+
     saved = os.environ.get("XDG_CACHE_HOME")
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["XDG_CACHE_HOME"] = str(Path(tmp, "cache"))
+        cache = str(Path(tmp, "cache"))
+        os.environ["XDG_CACHE_HOME"] = cache
         try:
             files: list[tuple[Path, list[Entry]]] = []
             for layer in sorted({entry.layer for entry in store}):
@@ -380,19 +405,25 @@ def _with_kept_facts(store: list[Entry]) -> tuple[float, list[Any], list[Any]]:
                 os.utime(path, (an_hour_ago, an_hour_ago))
                 files.append((path, [entry for entry in mine if entry.live]))
             known_facts(files)  # the previous run: works the facts out and keeps them
-            fresh = [entry._replace() for entry in store]  # not the memoised store
-            # As show meets it, in a new process: no earlier store to let go of.
-            features(())
-            start = time.perf_counter()
-            known = known_facts(files)
-            dups = find_duplicates(fresh, known=known)
-            conflicts = find_conflicts(fresh, known=known)
-            return time.perf_counter() - start, dups, conflicts
         finally:
             if saved is None:
                 os.environ.pop("XDG_CACHE_HOME", None)
             else:
                 os.environ["XDG_CACHE_HOME"] = saved
+        fresh = [entry._replace() for entry in store]  # not the memoised store
+        by_id = {id(entry): copy for entry, copy in zip(store, fresh)}
+        shared = Path(tmp, "store.pickle")
+        files_fresh = [(path, [by_id[id(entry)] for entry in live]) for path, live in files]
+        shared.write_bytes(pickle.dumps((files_fresh, fresh)))
+        done = subprocess.run(
+            [sys.executable, "-c", KEPT, cache, str(shared)],
+            env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        dups, conflicts = pickle.loads(shared.read_bytes())  # noqa: S301 -- written just now, by us
+        return float(done.stdout.split()[0]), dups, conflicts
 
 
 def bench(n_values: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
