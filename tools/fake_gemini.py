@@ -34,9 +34,10 @@ import argparse
 import json
 import re
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
+from typing import Any, ClassVar
+
+from fake_server import RecordingHandler
 
 LOCK = threading.Lock()
 STATE: dict[str, Any] = {"script": [], "requests": [], "log": None, "prompt_tokens": None}
@@ -124,41 +125,12 @@ def response(reply: dict[str, Any], body: dict[str, Any], raw: bytes) -> dict[st
     }
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _record(self, body: Any) -> None:
-        entry = {
-            "t": time.time(),
-            "method": self.command,
-            "path": self.path,
-            "headers": {k.lower(): v for k, v in self.headers.items()},
-            "body": body,
-        }
-        with LOCK:
-            STATE["requests"].append(entry)
-            if STATE["log"]:
-                with open(STATE["log"], "a", encoding="utf-8") as log:
-                    log.write(json.dumps(entry, ensure_ascii=False) + "\n")
-
-    def _send(self, code: int, payload: Any, kind: str = "application/json") -> None:
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        if self.path == "/_requests":
-            with LOCK:
-                self._send(200, list(STATE["requests"]))
-            return
-        self._record(None)
-        self._send(404, {"error": {"code": 404, "message": "not here", "status": "NOT_FOUND"}})
+class Handler(RecordingHandler):
+    STATE = STATE
+    LOCK = LOCK
+    NOT_FOUND: ClassVar[dict[str, Any]] = {
+        "error": {"code": 404, "message": "not here", "status": "NOT_FOUND"}
+    }
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -186,7 +158,7 @@ class Handler(BaseHTTPRequestHandler):
         elif method == "streamGenerateContent":
             self._stream(response(choose(body), body, raw))
         else:
-            self._send(404, {"error": {"code": 404, "message": "not here", "status": "NOT_FOUND"}})
+            self._send(404, self.NOT_FOUND)
 
     def _stream(self, whole: dict[str, Any]) -> None:
         """The reply as events: a text in two halves, the last with the finish and usage."""

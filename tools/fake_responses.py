@@ -34,9 +34,11 @@ import json
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from fake_server import RecordingHandler
 
 LOCK = threading.Lock()
 STATE: dict[str, Any] = {"script": [], "requests": [], "log": None, "input_tokens": None}
@@ -114,11 +116,10 @@ def events(body: dict[str, Any], raw: bytes, text: str) -> list[dict[str, Any]]:
     ]
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the request log is the record."""
+class Handler(RecordingHandler):
+    STATE = STATE
+    LOCK = LOCK
+    NOT_FOUND: ClassVar[dict[str, Any]] = {"error": {"message": "no route", "type": "not_found"}}
 
     def _body(self) -> tuple[bytes, Any]:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -128,36 +129,6 @@ class Handler(BaseHTTPRequestHandler):
             return raw, json.loads(raw) if raw else None
         except ValueError:
             return raw, raw.decode("utf-8", "replace")
-
-    def _record(self, body: Any) -> None:
-        entry = {
-            "t": time.time(),
-            "method": self.command,
-            "path": self.path,
-            "headers": {k.lower(): v for k, v in self.headers.items()},
-            "body": body,
-        }
-        with LOCK:
-            STATE["requests"].append(entry)
-            if STATE["log"]:
-                with open(STATE["log"], "a", encoding="utf-8") as log:
-                    log.write(json.dumps(entry) + "\n")
-
-    def _send(self, code: int, payload: Any, kind: str = "application/json") -> None:
-        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        if self.path == "/_requests":
-            with LOCK:
-                self._send(200, STATE["requests"])
-            return
-        self._record(None)
-        self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
     def do_POST(self) -> None:
         raw, body = self._body()
