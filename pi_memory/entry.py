@@ -122,5 +122,14 @@ def normalize_memory_text(body: str) -> str:
     genuinely different memories collide, and a collision drops the second one.
     """
     # split() cuts at the code points a regex's \s matches, and drops both ends.
-    text = " ".join(body.split()).lower()
+    return _trimmed(" ".join(body.split()).lower())
+
+
+def normalize_ascii_lowered(lowered: str) -> str:
+    """:func:`normalize_memory_text` of an ASCII body already lowercased: ASCII
+    case maps no letter to or from whitespace, so lowercasing first makes the same text."""
+    return _trimmed(" ".join(lowered.split()))
+
+
+def _trimmed(text: str) -> str:
     return text.rstrip(_TRAILING_PUNCT).rstrip()

@@ -145,7 +145,9 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     """
     pairs = _identical_bodies(group)
     orders = group_order(group).tokens
-    sets = _Sets([item.tokens for item in group], [item.numbers for item in group])
+    sets = _Sets(
+        [item.tokens for item in group], [item.numbers for item in group], list(map(len, orders))
+    )
     _join(sets, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     by_keyword: dict[str, list[int]] = {}
     for index, item in enumerate(group):
@@ -183,6 +185,8 @@ class _Sets(NamedTuple):
 
     tokens: list[frozenset[str]]
     numbers: list[frozenset[str]]
+    #: How many tokens each holds: the order the prefix index is filled in.
+    sizes: list[int]
 
 
 def _join(
@@ -192,7 +196,8 @@ def _join(
     orders: Sequence[Sequence[int]],
     out: set[tuple[int, int]],
 ) -> None:
-    """Add every pair of ``members`` with token Jaccard >= ``threshold`` the number guard allows."""
+    """Add every pair of ``members`` (ascending) with token Jaccard >= ``threshold`` the number
+    guard allows."""
     # Both choices read the same estimate: make it once.
     visits = _Visits(members, threshold, orders)
     if _partitioned(members, threshold, orders, visits):
@@ -207,10 +212,11 @@ def _join(
     # their own and once across). The filters let through pairs that only look
     # alike by size and prefix: each is checked as it comes, which is much
     # cheaper than collecting them first, and than judging them.
-    tokens, numbers = sets
+    tokens, numbers, sizes = sets
     gate = threshold - EPS
     index = PrefixIndex(threshold, probes_no_smaller=True)
-    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
+    # Ascending size, then index: the members come in index order and the sort is stable.
+    for i in sorted(members, key=sizes.__getitem__):
         x = tokens[i]
         size = len(x)
         for j in index.probe_add(i, orders[i]):
@@ -288,7 +294,7 @@ def _verified(
 ) -> None:
     """Add the ``pairs`` the number guard allows whose token Jaccard reaches ``threshold``."""
     gate = threshold - EPS
-    tokens, numbers = sets
+    tokens, numbers, _ = sets
     for i, j in pairs:
         x, y = tokens[i], tokens[j]
         common = len(x & y)

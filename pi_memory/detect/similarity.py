@@ -24,7 +24,13 @@ from contextlib import contextmanager
 from itertools import chain
 from typing import Any, Final, NamedTuple, TypeVar
 
-from pi_memory.entry import Entry, format_time, normalize_memory_text, parse_time
+from pi_memory.entry import (
+    Entry,
+    format_time,
+    normalize_ascii_lowered,
+    normalize_memory_text,
+    parse_time,
+)
 from pi_memory.keywords import canonical_key, stem
 from pi_memory.text import HAN_CLASS
 
@@ -105,8 +111,12 @@ def _lemma(word: str) -> str:
 
 def content_list(words: Iterable[str]) -> list[str]:
     """The content words of ``words`` (tokens without numbers), as lemmas, each once, in order."""
+    return list(_content(words))
+
+
+def _content(words: Iterable[str]) -> tuple[str, ...]:
     # A lemma is never empty: ``""`` marks a function word.
-    return list(dict.fromkeys(filter(None, map(_CONTENT.__getitem__, words))))
+    return tuple(dict.fromkeys(filter(None, map(_CONTENT.__getitem__, words))))
 
 
 def spelled(words: Iterable[str], lemmas: Iterable[str]) -> tuple[str, ...]:
@@ -548,18 +558,24 @@ def body_lists(
     body: str,
 ) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """The ordered parts of a body's facts: normalised body, tokens, numbers, words, content."""
-    # Most bodies carry no number: one scan for a digit spares them the findall.
-    numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
     lowered = body.lower()
     if lowered.isascii():
-        # token_list's own fast path, and the tokens of the body without its
-        # numbers are then its letter runs: one lowercasing, no substitution.
+        norm = normalize_ascii_lowered(lowered)
+        # token_list's own fast path.
         all_tokens = tuple(dict.fromkeys(_ASCII_TOKEN_RE.findall(lowered)))
+        # Most bodies carry no number. The tokens are the [a-z0-9] runs and a
+        # digit has no case, so the body holds a digit only if they do.
+        if "".join(all_tokens).isalpha():
+            return norm, all_tokens, (), all_tokens, _content(all_tokens)
+        numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body)))
+        # The tokens of the body without its numbers are its letter runs: no substitution.
         words = tuple(dict.fromkeys(_ASCII_WORD_RE.findall(lowered))) if numbers else all_tokens
-    else:
-        all_tokens = tuple(token_list(body))
-        words = tuple(token_list(_NUMBER_RE.sub(" ", body))) if numbers else all_tokens
-    return normalize_memory_text(body), all_tokens, numbers, words, tuple(content_list(words))
+        return norm, all_tokens, numbers, words, _content(words)
+    # One scan for a digit spares most bodies the findall.
+    numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
+    all_tokens = tuple(token_list(body))
+    words = tuple(token_list(_NUMBER_RE.sub(" ", body))) if numbers else all_tokens
+    return normalize_memory_text(body), all_tokens, numbers, words, _content(words)
 
 
 def facts_of(
