@@ -733,7 +733,10 @@ def self_join(
     Ascending size: every earlier set is no larger, so one probe per set
     finds each qualifying pair once.
     """
-    for i in sorted(members, key=lambda k: (len(orders[k]), k)):
+    # Sorted by index first, then (stable) by size alone: no key tuple per member.
+    ordered = sorted(members)
+    ordered.sort(key=lambda k: len(orders[k]))
+    for i in ordered:
         for j in index.probe_add(i, orders[i]):
             out.add((i, j) if i < j else (j, i))
 
