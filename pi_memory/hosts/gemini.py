@@ -38,3 +38,8 @@ PROMPT_BUDGET: Final = 4.0
 TRANSCRIPT: Final = "gemini"
 #: The index goes in with the first prompt of each process, not at session start.
 INDEX_AT_PROMPT: Final = True
+#: PreCompress (``auto``) fires before every model request; a compression shows only in
+#: the chat recording (a new chat begun on it), read at the turn's end or the next prompt.
+COMPACT_HOOK_EVERY_REQUEST: Final = True
+#: No SessionStart follows a compression: the index goes back in with the next prompt.
+NO_START_AFTER_COMPACT: Final = True

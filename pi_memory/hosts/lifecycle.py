@@ -109,9 +109,24 @@ def _max_context(host: str) -> int:
 
 def _max_bytes(host: str) -> int:
     """The host's cap on a context in UTF-8 bytes (0: it counts characters only)."""
+    value = _host_setting(host, "MAX_CONTEXT_BYTES", 0)
+    return value if isinstance(value, int) else 0
+
+
+def _host_flag(host: str, name: str) -> bool:
+    """A quirk the host's module declares (absent: the host does not have it):
+    ``RESUME_REPLAYS_CONTEXT`` (a resumed session's replayed history already holds the
+    index), ``INDEX_AT_PROMPT`` (the index goes in with the first prompt),
+    ``COMPACT_HOOK_EVERY_REQUEST`` (the pre-compaction hook fires before every model
+    request; a compression shows only in the transcript), ``NO_START_AFTER_COMPACT``
+    (no session start follows a compaction)."""
+    return bool(_host_setting(host, name, False))
+
+
+def _host_setting(host: str, name: str, default: object) -> object:
     from pi_memory.hosts import host_module
 
-    return int(getattr(host_module(host), "MAX_CONTEXT_BYTES", 0))
+    return getattr(host_module(host), name, default)
 
 
 def _fitted(store: Store, max_chars: int, max_bytes: int) -> str:
@@ -293,14 +308,6 @@ def on_start(event: HookEvent) -> Answer:
     return Answer(text, said)
 
 
-def _host_flag(host: str, name: str) -> bool:
-    """A host's ``RESUME_REPLAYS_CONTEXT`` (a resumed session's replayed history already
-    holds the index) or ``INDEX_AT_PROMPT`` (the index goes in with the first prompt)."""
-    from pi_memory.hosts import host_module
-
-    return bool(getattr(host_module(host), name, False))
-
-
 def _dream_nudge(event: HookEvent, known: Known) -> str:
     """Seed 004's reminder to dream, counted once per new session; never fails the start."""
     from datetime import datetime, timezone
@@ -396,7 +403,7 @@ def on_prompt(event: HookEvent) -> Answer:
     from pi_memory.jobs.surfacing import surface
 
     sid = event.session_id
-    if sid and event.host == "gemini":
+    if sid and _host_flag(event.host, "COMPACT_HOOK_EVERY_REQUEST"):
         _settle_compression(event)
     reinject = bool(sid) and session.reinject_pending(sid)
     if not event.prompt.strip() and not reinject:
@@ -416,7 +423,7 @@ def on_prompt(event: HookEvent) -> Answer:
         skip = session.surfaced(sid) if sid else []
         budget: float = host_module(event.host).PROMPT_BUDGET
         caps = fastpath.limits_of(known.note)
-        max_bytes = _max_bytes(event.host)
+        max_bytes = known.note.max_bytes
         if max_bytes and caps.max_injection_bytes > max_bytes:
             caps = caps._replace(max_injection_bytes=max_bytes)
         found = surface(
@@ -444,7 +451,7 @@ def on_turn_end(event: HookEvent) -> Answer:
     sid = event.session_id
     if not sid or not event.transcript:
         return Answer()
-    if event.host == "gemini":
+    if _host_flag(event.host, "COMPACT_HOOK_EVERY_REQUEST"):
         _settle_compression(event)
     note = know(event).note
     if not note.background:
@@ -463,7 +470,7 @@ def on_pre_compact(event: HookEvent) -> Answer:
     from pi_memory.jobs import session
 
     sid = event.session_id
-    if sid and event.host == "gemini" and event.source != "manual":
+    if sid and _host_flag(event.host, "COMPACT_HOOK_EVERY_REQUEST") and event.source != "manual":
         if event.transcript:  # maybe a compression: the turn's end will tell
             session.watch_compression(sid, _size(event.transcript))
         return Answer()
@@ -478,12 +485,12 @@ def _compacting(event: HookEvent, end: int) -> None:
     sid = event.session_id
     if sid:
         session.clear_surfaced(sid)
-        if event.host == "gemini":  # no SessionStart follows a compression there
+        if _host_flag(event.host, "NO_START_AFTER_COMPACT"):
             session.request_reinject(sid)
     if not sid or not event.transcript:
         return
     if know(event).note.background:
-        worker.schedule(_record(records.HANDOFF, event)._replace(end=end), event.cwd)
+        worker.schedule(_record(records.HANDOFF, event, end), event.cwd)
 
 
 def _settle_compression(event: HookEvent) -> None:
@@ -524,7 +531,8 @@ def on_end(event: HookEvent) -> Answer:
     return Answer()
 
 
-def _record(kind: str, event: HookEvent) -> JobRecord:
+def _record(kind: str, event: HookEvent, end: int | None = None) -> JobRecord:
+    """The job over ``event``'s transcript up to ``end`` (default: its size now)."""
     import time
 
     from pi_memory.jobs.records import JobRecord
@@ -535,7 +543,7 @@ def _record(kind: str, event: HookEvent) -> JobRecord:
         cwd=str(event.cwd),
         transcript=event.transcript,
         host=event.host,
-        end=_size(event.transcript),
+        end=_size(event.transcript) if end is None else end,
         created=time.time(),
     )
 
