@@ -216,13 +216,13 @@ def file_index(path: Path, entries_of: Callable[[], list[Entry]]) -> FileIndex |
     """
     import os
 
-    from pi_memory.fs.parse_cache import racy
+    from pi_memory.fs.parse_cache import identity_of, racy
 
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return None
-    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    identity = identity_of(st)
     index = load(path, identity)
     if index is not None:
         return index

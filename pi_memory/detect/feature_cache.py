@@ -54,13 +54,13 @@ def known_facts(files: Iterable[tuple[Path, Sequence[Entry]]]) -> dict[str, Body
 
 
 def _file_facts(path: Path, entries: Sequence[Entry]) -> dict[str, BodyFacts]:
-    from pi_memory.fs.parse_cache import keep, lookup, racy
+    from pi_memory.fs.parse_cache import identity_of, keep, lookup, racy
 
     try:
         st = os.stat(path)
     except OSError:
         return {}  # the detectors work these bodies out themselves
-    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    identity = identity_of(st)
     cached = lookup(path, identity, _decoded, KIND, RULES)
     found = dict(cached) if cached is not None else {}
     if cached is None or any(entry.body not in found for entry in entries):

@@ -48,6 +48,11 @@ def _cache_file(path: Path, kind: str = ENTRIES) -> tuple[Path, str]:
     return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.{kind}", name
 
 
+def identity_of(st: os.stat_result) -> tuple[int, int, int]:
+    """What a cache entry is keyed by: the file's mtime (ns), size and inode."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 def lookup(
     path: Path,
     identity: tuple[int, int, int],
@@ -120,7 +125,7 @@ def remember(
                 return None
     except OSError:
         return None
-    identity = (st.st_mtime_ns, st.st_size, st.st_ino)
+    identity = identity_of(st)
     keep(path, identity, entries)
     return identity
 

@@ -88,13 +88,13 @@ class CategoriesLayer:
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
-        from pi_memory.fs.parse_cache import lookup
+        from pi_memory.fs.parse_cache import identity_of, lookup
 
         path = self.directory / file
         try:
             with path.open("rb") as handle:
                 st = os.fstat(handle.fileno())
-                cached = lookup(path, (st.st_mtime_ns, st.st_size, st.st_ino), Entry._make)
+                cached = lookup(path, identity_of(st), Entry._make)
                 if cached is not None:
                     return cached
                 data = handle.read()
@@ -114,11 +114,11 @@ class CategoriesLayer:
         return decode(data), self._parsed(path, data, st, file)
 
     def _parsed(self, path: Path, data: bytes, st: os.stat_result, file: str) -> list[Entry]:
-        from pi_memory.fs.parse_cache import cached_entries
+        from pi_memory.fs.parse_cache import cached_entries, identity_of
 
         return cached_entries(
             path,
-            (st.st_mtime_ns, st.st_size, st.st_ino),
+            identity_of(st),
             lambda: parse_entries(decode(data), self.layer, file),
             Entry._make,
         )
@@ -132,7 +132,7 @@ class CategoriesLayer:
     def unreadable(self) -> list[str]:
         """``FILE:LINE`` of every line no memory was read from; an unchanged file's answer
         comes from the parse cache, as its entries do."""
-        from pi_memory.fs.parse_cache import cached_entries
+        from pi_memory.fs.parse_cache import cached_entries, identity_of
 
         places: list[str] = []
         for file in self.files:
@@ -145,7 +145,7 @@ class CategoriesLayer:
                 continue
             numbers = cached_entries(
                 path,
-                (st.st_mtime_ns, st.st_size, st.st_ino),
+                identity_of(st),
                 functools.partial(_unread_rows, data),
                 _unread_row,
                 kind="unread",
