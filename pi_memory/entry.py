@@ -19,7 +19,7 @@ USER: Final = "user"
 PROJECT: Final = "project"
 LAYERS: Final = (USER, PROJECT)
 
-#: The category files of each layer (seed 000's storage layout), in display order.
+#: The category files of each layer (pi-memory-auto's storage layout), in display order.
 CATEGORY_FILES: Final = {
     USER: ("USER.md", "TOOLING.md", "LESSONS.md"),
     PROJECT: ("CONVENTIONS.md", "DECISIONS.md", "FAILURES.md"),
@@ -60,7 +60,7 @@ class Entry(NamedTuple):
     superseded_by: str = ""
     #: How many stored keywords were dropped when this row was read (legacy 1-3 rows).
     dropped_keywords: int = 0
-    #: Fields only the ``files`` layout has (seed 004's frontmatter); empty elsewhere.
+    #: Fields only the ``files`` layout has (pi-memory's frontmatter); empty elsewhere.
     name: str = ""
     description: str = ""
     type: str = ""

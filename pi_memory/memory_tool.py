@@ -1,4 +1,4 @@
-"""The agent's ``memory`` tool (seed 004): add, replace, remove, list, search.
+"""The agent's ``memory`` tool (pi-memory): add, replace, remove, list, search.
 
 The layout that has it does the work (:meth:`LayerStore.memory_tool`); this
 module checks the arguments and runs each write under the store's lock, so

@@ -52,7 +52,7 @@ def checked_supersedes(supersedes: Sequence[str]) -> tuple[str, ...]:
 
 
 def plan_write(entries: Sequence[Entry], request: WriteRequest, fresh_id: str) -> WritePlan:
-    """Seed 000's ``appendEntry`` decided on the layer's ``entries``.
+    """pi-memory-auto's ``appendEntry`` decided on the layer's ``entries``.
 
     A live memory whose body normalises the same is repeated (``seen`` + 1,
     ``last`` = now, the new supersede links merged in); otherwise a new entry

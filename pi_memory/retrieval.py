@@ -1,11 +1,11 @@
 """Search over entries: tokenising, scoring, ranking, paging, and the text a reader sees.
 
-Modes (seed 000's retrieval table):
+Modes (pi-memory-auto's retrieval table):
 
 ``keyword`` (default)
     A hit needs any one query token in the body or keyword. Scored
     ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + phrases*1 + recency``,
-    seed 000's shape (content match dominates, keyword hits next, time breaks
+    pi-memory-auto's shape (content match dominates, keyword hits next, time breaks
     ties), with content match measured over the entries searched: query tokens
     weigh by their rarity (idf) in ``coverage`` and ``textHits``, body hits
     saturate and are normalised by body length, and each adjacent pair of

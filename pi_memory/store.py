@@ -1,7 +1,7 @@
 """The engine: one store of two layers, in either layout.
 
 Everything that changes a memory goes through here, under the layer's write
-lock: the write path of seed 000 (normalise, de-duplicate across the layer,
+lock: the write path of pi-memory-auto (normalise, de-duplicate across the layer,
 bump ``seen``/``last`` in place or append, mark superseded rows), the usage
 log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
 (keywords, retrieval, staleness, detectors) do the deciding.
@@ -170,7 +170,7 @@ class Store:
         return StoreLock(directory, op, self.settings.lock_timeout_ms)
 
     def _rollback_point_of(self, directory: Path) -> Callable[[str, Sequence[str]], None]:
-        """Seed 004's snapshot-on-write: copy the files a change is about to touch."""
+        """pi-memory's snapshot-on-write: copy the files a change is about to touch."""
 
         def rollback_point(label: str, files: Sequence[str]) -> None:
             if self._rollback_paused:
@@ -183,7 +183,7 @@ class Store:
         return rollback_point
 
     def one_rollback_point(self, layer: str, label: str) -> None:
-        """Seed 004's dream: one copy of the whole directory, then no point per change
+        """pi-memory's dream: one copy of the whole directory, then no point per change
         until :meth:`end_rollback_point`. Call with the layer's lock held."""
         from pi_memory.fs.snapshot import memory_files, whole_dir_snapshot
 
@@ -231,7 +231,7 @@ class Store:
         supersedes: Sequence[str] = (),
         src: str = "user",
     ) -> WriteOutcome:
-        """Seed 000's ``appendEntry``: validate, then de-duplicate or append, then supersede.
+        """pi-memory-auto's ``appendEntry``: validate, then de-duplicate or append, then supersede.
 
         What to write is decided by :func:`pi_memory.plan.plan_write` on the
         layer as read under the lock; this method only checks and does it.

@@ -99,7 +99,7 @@ def test_a_dream_stages_every_action_and_commits_once(
     assert tools == ["add", "replace", "remove", "list", "search", "rename", "rebuild_index"]
     last = bodies[-1]["messages"]
     assert [m["role"] for m in last].count("tool") == 8
-    # Seed 004's rename: the file name and the index line follow the new name.
+    # pi-memory's rename: the file name and the index line follow the new name.
     assert _files(files_store) == ["Deploy-B.md", "MEMORY.md", "Test-command.md"]
     assert "name: Test command" in (files_store / "Test-command.md").read_text()
     index = (files_store / "MEMORY.md").read_text()
@@ -207,7 +207,7 @@ def test_the_extract_agent_stops_after_five_rounds(
     assert len(fake_provider.posts()) == 6
 
 
-def test_a_dream_over_the_categories_layout_uses_seed_000s_operations(
+def test_a_dream_over_the_categories_layout_uses_pi_memory_autos_operations(
     tmp_path: Path,
     hermetic_home: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -184,7 +184,7 @@ def test_a_bad_setting_falls_back_on_stderr_and_stdout_stays_protocol(
 ) -> None:
     config = hermetic_home / ".pi" / "agent" / "memory.json"
     config.parent.mkdir(parents=True)
-    config.write_text('{"layout": 3}')  # a malformed file would count as {} (seed 004)
+    config.write_text('{"layout": 3}')  # a malformed file would count as {} (pi-memory)
     c = McpClient(project)
     c.initialize()
     tools = c.request("tools/list")["result"]["tools"]

@@ -1,11 +1,11 @@
 """``rebuild <layer>``: repair one layer, then regenerate its ``MEMORY.md``; say what changed.
 
-Every layout does the same job. Without a model the repair is seed 000's
+Every layout does the same job. Without a model the repair is pi-memory-auto's
 deterministic part: malformed tags are repaired and legacy 1-3 keyword rows
 collapse to their first valid keyword (reported as ``collapsed``), with a
 ``.bak`` of every rewritten file. The index is then written afresh from what
 is on disk: the categories layout's keyword table, or the files layout's one
-line per memory under its handwritten header (seed 004's ``rebuild_index``).
+line per memory under its handwritten header (pi-memory's ``rebuild_index``).
 
 With a model (``defaults.model``), each memory's one keyword is re-derived
 first (:mod:`pi_memory.jobs.rekey`), 12 memories per call.

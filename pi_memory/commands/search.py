@@ -1,4 +1,4 @@
-"""``search``: find memories in both layers (seed 000's ``memory_search``)."""
+"""``search``: find memories in both layers (pi-memory-auto's ``memory_search``)."""
 
 from __future__ import annotations
 

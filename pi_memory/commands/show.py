@@ -1,6 +1,6 @@
-"""``show``: both layers' tables, counts, watermark, health and lock (seed 000's ``/memory``).
+"""``show``: both layers' tables, counts, watermark, health and lock (pi-memory-auto's ``/memory``).
 
-A layout with a status block of its own (seed 004's seven lines) prints that for
+A layout with a status block of its own (pi-memory's seven lines) prints that for
 each layer instead of the keyword table; the health block is the same for every layout.
 """
 
@@ -218,7 +218,7 @@ def run_show(*, as_json: bool) -> int:
         "notes": list(loaded.problems),
     }
     if problems and store.layer(USER).status_block:
-        # Seed 004: a misconfigured store reports that, and nothing else.
+        # pi-memory: a misconfigured store reports that, and nothing else.
         lines.insert(1, "Dir: not initialized")
         return _emit(lines, data, as_json)
     now = datetime.now()

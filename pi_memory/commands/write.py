@@ -1,4 +1,4 @@
-"""``write``: store one memory (seed 000's ``memory_write``)."""
+"""``write``: store one memory (pi-memory-auto's ``memory_write``)."""
 
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 
 Sources, later ones winning:
 
-1. the built-in defaults (seed 004's configuration table plus ours);
+1. the built-in defaults (pi-memory's configuration table plus ours);
 2. the user file ``~/.pi/agent/memory.json``;
 3. ``<project root>/.pi/memory.json`` — only when the user file lists that root in
    ``trustedProjects``. A cloned repository must never be able to redirect
    ``memoryDir``, models or providers on its own;
-4. seed 000's ``PI_MEMORY_AUTO_*`` environment variables.
+4. pi-memory-auto's ``PI_MEMORY_AUTO_*`` environment variables.
 
 Reading never raises: a broken file or a value of the wrong type becomes an
 *error* line (``show`` then reports ``Memory: misconfigured``) and the default is
@@ -45,7 +45,7 @@ CLI_APIS: Final = ("claude-cli", "codex-cli", "gemini-cli")
 TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 
 
-#: Seed 000's environment knobs: variable → (memory.json key, default, minimum, maximum).
+#: pi-memory-auto's environment knobs: variable → (memory.json key, default, minimum, maximum).
 ENV_KNOBS: Final[Mapping[str, tuple[str, int, int, int | None]]] = {
     "PI_MEMORY_AUTO_REVIEW_TURNS": ("reviewTurns", d.REVIEW_TURNS, 1, 1000),
     "PI_MEMORY_AUTO_CONSOLIDATE_EVERY": ("consolidateEvery", d.CONSOLIDATE_EVERY, 2, 500),
@@ -149,7 +149,7 @@ class Provider(NamedTuple):
 class Config(NamedTuple):
     #: Root of the ``files`` layout's directories (absolute).
     memory_dir: str
-    #: Seed 000's global directory, ``PI_MEMORY_AUTO_DIR`` (absolute).
+    #: pi-memory-auto's global directory, ``PI_MEMORY_AUTO_DIR`` (absolute).
     auto_dir: str
     layout: str = CATEGORIES
     mem_index_max_lines: int = d.MEM_INDEX_MAX_LINES
@@ -478,7 +478,7 @@ def _apply_env(
     home: str,
     platform: str,
 ) -> Config:
-    """Seed 000's variables override the file; a bad value is ignored, a number clamped."""
+    """pi-memory-auto's variables override the file; a bad value is ignored, a number clamped."""
     changes: dict[str, Any] = {}
     for variable, (key, _default, low, high) in ENV_KNOBS.items():
         text = env.get(variable, "").strip()
@@ -521,7 +521,7 @@ def _read_json_object(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     """The JSON object in ``path``; ``None`` when absent or unusable.
 
     A file that cannot be read, is not JSON or holds no object counts as ``{}``
-    (seed 004): the defaults apply, with one warning line.
+    (pi-memory): the defaults apply, with one warning line.
     """
     import json
 
@@ -650,7 +650,7 @@ def _task_extras(out: dict[str, Any], model: str | None, sp: SessionPersistence 
 
 
 def seed_dict(config: Config) -> dict[str, Any]:
-    """The configuration in seed 004's ``memory.json`` shape (unset models omitted)."""
+    """The configuration in pi-memory's ``memory.json`` shape (unset models omitted)."""
     defaults: dict[str, Any] = {}
     if config.defaults.model is not None:
         defaults["model"] = config.defaults.model
@@ -698,7 +698,7 @@ def seed_dict(config: Config) -> dict[str, Any]:
 
 
 def config_dict(config: Config) -> dict[str, Any]:
-    """Every setting, seed 004's keys plus ours, in ``memory.json`` shape (for ``--json``)."""
+    """Every setting, pi-memory's keys plus ours, in ``memory.json`` shape (for ``--json``)."""
     out = seed_dict(config)
     out.update(
         {
@@ -752,5 +752,5 @@ def user_layer_dir(config: Config) -> Path:
 
 
 def extraction_enabled(config: Config) -> bool:
-    """Whether extraction runs: always with seed 000's layout, seed 004's only when enabled."""
+    """Whether extraction runs: always in the categories layout, when enabled in files."""
     return config.layout == CATEGORIES or config.extract_memories.enabled

@@ -1,4 +1,4 @@
-"""Every configuration default, each stated once (seed 004's table plus seed 000's knobs).
+"""Every configuration default, each stated once (pi-memory's table plus pi-memory-auto's knobs).
 
 A leaf (it imports only ``typing``), so the lock, the layouts and the engine take their
 defaults from here without loading the configuration reader.
@@ -40,7 +40,7 @@ EXTRACT_MAX_CONTEXT_TOKENS: Final = 2000
 EXTRACT_MAX_TOOL_RESULT_CHARS: Final = 500
 EXTRACT_MAX_ASSISTANT_CHARS: Final = 2000
 
-#: Seed 000's knobs (also ``PI_MEMORY_AUTO_*`` variables).
+#: pi-memory-auto's knobs (also ``PI_MEMORY_AUTO_*`` variables).
 REVIEW_TURNS: Final = 10
 CONSOLIDATE_EVERY: Final = 20
 INDEX_BUDGET: Final = 3000
@@ -54,7 +54,7 @@ DAILY_TOKEN_CAP: Final = 2_000_000
 PROVIDER_MAX_RETRIES: Final = 3
 PROVIDER_RETRY_BACKOFF_MS: Final = 1000
 
-#: Seed 004's configuration with its defaults, in the seed's JSON shape.
+#: pi-memory's configuration with its defaults, in the seed's JSON shape.
 #: There is deliberately no model anywhere: models must be configured explicitly.
 DEFAULT_CONFIG: Final[Mapping[str, Any]] = {
     "memoryDir": MEMORY_DIR,

@@ -45,7 +45,7 @@ def task_model(config: Config, task: str) -> str | None:
 
 
 def required_models(config: Config) -> list[ModelRequirement]:
-    """Seed 004's rule: dream always; extraction and surfacing when enabled."""
+    """pi-memory's rule: dream always; extraction and surfacing when enabled."""
     tasks = ["dream"]
     if config.extract_memories.enabled:
         tasks.append("extractMemories")
@@ -91,7 +91,7 @@ def model_config_errors(
     resolve: Callable[[str], bool] | None = None,
     strict: bool = False,
 ) -> list[str]:
-    """Model configuration errors, worded as in seed 004.
+    """Model configuration errors, worded as in pi-memory.
 
     ``strict`` is the seed's check (:func:`required_models`): every task that
     runs and lacks a model, in the seed's order. The default is ours only for a

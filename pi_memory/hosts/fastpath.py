@@ -53,7 +53,7 @@ class Note(NamedTuple):
     review_turns: int
     #: The environment variables whose presence was part of the fingerprint.
     key_names: tuple[str, ...]
-    #: Seed 004's dream nudge: the project layer counted at each new session
+    #: pi-memory's dream nudge: the project layer counted at each new session
     #: ("" when the layout is not consolidated by a dream), after N sessions, after N hours.
     dream: tuple[str, int, float] = ("", 0, 0.0)
     #: The injection's cap in UTF-8 bytes (0: none), for a host that counts bytes.

@@ -1,4 +1,4 @@
-"""What each moment of a session does, whichever host reported it (seed 000's lifecycle).
+"""What each moment of a session does, whichever host reported it (pi-memory-auto's lifecycle).
 
 ``start``
     Rewrite the derived ``MEMORY.md`` files (only if the lock is free at
@@ -240,7 +240,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
 
 
 def _consolidate_due(store: Store, every: int, event: HookEvent) -> None:
-    """Seed 000's catch-up: a layer whose consolidation came due is consolidated in
+    """pi-memory-auto's catch-up: a layer whose consolidation came due is consolidated in
     the background. Its records share one claim, so two rounds never run at once;
     it is looked at only when the store changed (a note answers otherwise)."""
     import time
@@ -309,7 +309,7 @@ def on_start(event: HookEvent) -> Answer:
 
 
 def _dream_nudge(event: HookEvent, known: Known) -> str:
-    """Seed 004's reminder to dream, counted once per new session; never fails the start."""
+    """pi-memory's reminder to dream, counted once per new session; never fails the start."""
     from datetime import datetime, timezone
 
     directory, sessions, hours = known.note.dream

@@ -1,4 +1,4 @@
-"""``compact``: seed 000's consolidation pass over one layer, and the automatic round.
+"""``compact``: pi-memory-auto's consolidation pass over one layer, and the automatic round.
 
 The layer is examined in pages of 120 memories, newest first, each memory
 once per pass, at most 12 rounds. Each page goes to the model with hints

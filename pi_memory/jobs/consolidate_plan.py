@@ -1,4 +1,4 @@
-"""Seed 000's consolidation round: the page the model sees, and the plan its reply may make; pure.
+"""pi-memory-auto's consolidation: the page the model sees, the plan its reply may make; pure.
 
 The model sees one page of memories of one layer (id, file, keyword, text,
 and who retired a retired one) plus ``<likely-duplicates>`` and
@@ -27,7 +27,7 @@ from typing import Final, NamedTuple
 
 from pi_memory.entry import Entry
 
-#: Seed 000: pages of 120 memories, newest first, at most 12 rounds per pass.
+#: pi-memory-auto: pages of 120 memories, newest first, at most 12 rounds per pass.
 PAGE_SIZE: Final = 120
 MAX_ROUNDS: Final = 12
 #: Hint pairs attached to each page.

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 #: The ping: short enough for any model, unmistakable in a provider's logs.
 PING: Final = "Reply with the single word OK."
 PING_TOKENS: Final = 64
-#: The seed-000 jobs have no model key of their own: they run with ``defaults.model``.
+#: The pi-memory-auto jobs have no model key of their own: they run with ``defaults.model``.
 DEFAULT_JOBS: Final = "review, handoff, compact, rebuild"
 
 
@@ -116,7 +116,7 @@ def _models(config: Config, env: Mapping[str, str], problems: list[str]) -> list
 
 
 def _model_advice(config: Config, error: str, env: Mapping[str, str]) -> str:
-    """What to do about seed 004's "not resolvable" line (the "no model" line says it)."""
+    """What to do about pi-memory's "not resolvable" line (the "no model" line says it)."""
     if "is not resolvable" not in error:
         return ""
     name = error.split('"')[1]

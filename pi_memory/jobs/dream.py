@@ -1,9 +1,9 @@
-"""``dream``: seed 004's headless tidy-up of one layer, in either layout.
+"""``dream``: pi-memory's headless tidy-up of one layer, in either layout.
 
 Orient → Gather Signal → Consolidate → Prune & Index, run by a model that
 has no file access: in the ``files`` layout exactly the seven ``memory``
 actions (``rename`` and ``rebuild_index`` only here), in the ``categories``
-layout the same phases over seed 000's operations (list, search, write with
+layout the same phases over pi-memory-auto's operations (list, search, write with
 supersedes, merge, rename, rebuild_index). The round holds the layer's
 logical lock from start to end (and ``.dream.lock`` for other processes);
 the model's actions are staged and, once it finished, applied under the

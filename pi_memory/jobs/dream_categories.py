@@ -1,8 +1,8 @@
-"""The dream's tools for the ``categories`` layout: seed 004's phases over seed 000's operations.
+"""The dream's tools for the ``categories`` layout: pi-memory's phases, pi-memory-auto's operations.
 
 ``list`` and ``search`` read the layer; ``write`` stores a memory (one
 keyword, a category file, ``supersedes``), ``merge`` folds duplicates into one
-(seed 000's validated ``MERGE``), ``rename`` replaces a keyword everywhere
+(pi-memory-auto's validated ``MERGE``), ``rename`` replaces a keyword everywhere
 (``RENAME``), ``rebuild_index`` regenerates ``MEMORY.md``. As with the files
 layout's tool, everything is staged against a copy and committed afterwards.
 """

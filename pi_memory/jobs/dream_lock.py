@@ -1,6 +1,6 @@
 """The dream's hold on a layer for its whole round, visible to other processes.
 
-A dream holds the in-process logical lock for its round (seed 004); the
+A dream holds the in-process logical lock for its round (pi-memory); the
 extract agent may run in another process (the background worker), so the
 round is also marked by ``<dir>/.dream.lock``, created with ``O_EXCL`` and
 holding the same record as ``.lock``. The extract agent skips its turn while

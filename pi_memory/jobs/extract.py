@@ -1,4 +1,4 @@
-"""``extract``: learn from a transcript — seed 000's review and handoff, seed 004's agent.
+"""``extract``: learn from a transcript — pi-memory-auto's review and handoff, pi-memory's agent.
 
 :func:`extract` reads the transcript, asks the review gate whether (and from
 which message) to review, asks the model, validates its reply and only then
@@ -6,8 +6,8 @@ writes through the store, each memory under the store's lock. A model that
 never answered leaves the store and the gate's cursor as they were and is
 reported as such, never as "nothing worth storing".
 
-In the ``files`` layout a turn is reviewed by seed 004's extract agent (see
-:mod:`pi_memory.jobs.extract_agent`); a compaction handoff uses seed 000's
+In the ``files`` layout a turn is reviewed by pi-memory's extract agent (see
+:mod:`pi_memory.jobs.extract_agent`); a compaction handoff uses pi-memory-auto's
 one-shot review in both layouts.
 """
 
@@ -65,7 +65,7 @@ def extract(
         return JobOutcome(job, SKIPPED, decision.skip, dry_run=dry_run)
     new = turns[decision.start :]
     if not handoff and not dry_run:
-        # Seed 000: the turn is marked before the model is asked, so a repeated
+        # pi-memory-auto: the turn is marked before the model is asked, so a repeated
         # delivery of the same turn can never start a second review.
         review_gate.save_state(state_file, state._replace(last_turn=decision.turn))
     if store.layer(layer or "project").agent_tools == ("memory",) and not handoff:

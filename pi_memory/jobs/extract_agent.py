@@ -1,4 +1,4 @@
-"""Seed 004's extract-memories agent, for the ``files`` layout.
+"""pi-memory's extract-memories agent, for the ``files`` layout.
 
 The agent gets a structured rendering of the turn (user messages whole,
 assistant text and tool calls, shortened tool results), the main agent's five
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
 
-#: Seed 004: at most 5 rounds of tool calls, 120 seconds.
+#: pi-memory: at most 5 rounds of tool calls, 120 seconds.
 MAX_ROUNDS: Final = 5
 SECONDS: Final = 120.0
 

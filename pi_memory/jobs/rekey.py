@@ -1,6 +1,6 @@
 """``rebuild`` with a model: one keyword per memory re-derived, 12 memories per call.
 
-Seed 000's keyword rebuild. Each batch shows the model the memories' ids and
+pi-memory-auto's keyword rebuild. Each batch shows the model the memories' ids and
 text (and the layer's most used keywords, so topics converge); the reply is
 one ``<id>: <keyword>`` line per memory. A line for an id outside the batch,
 a repeated id or a keyword that breaks the one-keyword rule is ignored (that
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pi_memory.config.config import Config
     from pi_memory.store import Store
 
-#: Seed 000: keywords are re-derived 12 memories per call.
+#: pi-memory-auto: keywords are re-derived 12 memories per call.
 BATCH: Final = 12
 #: Existing keywords offered for reuse.
 OFFERED_KEYWORDS: Final = 40

@@ -1,4 +1,4 @@
-"""Seed 000's review: what the model is sent and what its reply may change; pure.
+"""pi-memory-auto's review: what the model is sent and what its reply may change; pure.
 
 The model sees the conversation (its tail), an "existing memories" digest
 with ids, and ``<possible-conflicts>`` pairs. It answers with up to
@@ -18,10 +18,10 @@ from typing import Final, NamedTuple
 
 from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
 
-#: Seed 000: a review stores at most 3 memories, a compaction handoff at most 2.
+#: pi-memory-auto: a review stores at most 3 memories, a compaction handoff at most 2.
 REVIEW_MAX: Final = 3
 HANDOFF_MAX: Final = 2
-#: Seed 000: the digest of existing memories is capped at 4,000 characters.
+#: pi-memory-auto: the digest of existing memories is capped at 4,000 characters.
 DIGEST_CHARS: Final = 4000
 #: Characters of one memory's text in the digest.
 DIGEST_BODY_CHARS: Final = 200

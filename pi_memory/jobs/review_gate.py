@@ -1,6 +1,6 @@
 """The review gate of one session: which turn was reviewed, how far the reviews reach.
 
-Seed 000 keeps two pieces of state per session and moves them at different
+pi-memory-auto keeps two pieces of state per session and moves them at different
 moments on purpose:
 
 - ``last_turn`` is recorded **before** the model is asked, so the same turn
@@ -25,7 +25,7 @@ from typing import Final, NamedTuple
 
 from pi_memory.transcripts import USER, Turn
 
-#: Seed 000: a session with fewer messages is never reviewed.
+#: pi-memory-auto: a session with fewer messages is never reviewed.
 MIN_MESSAGES: Final = 4
 STATE_FILE: Final = "review.json"
 

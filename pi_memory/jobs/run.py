@@ -1,6 +1,6 @@
 """One background job, by kind: the single place the worker meets the model jobs.
 
-A consolidation is seed 000's automatic round over one layer. A review, a
+A consolidation is pi-memory-auto's automatic round over one layer. A review, a
 handoff and the quit flush are one extraction over the session's
 transcript: the extraction's review gate knows how far earlier reviews reached
 (its cursor), so each covers only what is new, and two of them in a row cost

@@ -49,7 +49,7 @@ _SAFE: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 
 class Gate(NamedTuple):
-    """Seed 000's review gate, per session: turns are counted here because hosts
+    """pi-memory-auto's review gate, per session: turns are counted here because hosts
     give no turn index; the turn a review started at is recorded *before* it runs."""
 
     turns: int = 0
@@ -197,7 +197,7 @@ def count_turn(gate: Gate, key: str) -> Gate:
 
 
 def review_due(gate: Gate, every: int) -> bool:
-    """Seed 000: every ``every`` turns, and a turn index starts at most one review."""
+    """pi-memory-auto: every ``every`` turns, and a turn index starts at most one review."""
     return gate.turns > gate.reviewed_at and gate.turns - gate.reviewed_at >= every
 
 

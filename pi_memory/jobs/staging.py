@@ -7,7 +7,7 @@ and recorded, not performed; :meth:`Staging.commit` replays them through the
 real tool, under the store's lock, once the agent has finished. A model that
 fails half-way therefore changes nothing.
 
-``rename`` and ``rebuild_index`` exist only in the dream's tool (seed 004's
+``rename`` and ``rebuild_index`` exist only in the dream's tool (pi-memory's
 seven actions); the extract agent gets the main agent's five.
 """
 

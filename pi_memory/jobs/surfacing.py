@@ -8,7 +8,7 @@ Two pickers, one output:
   is relevant only with at least :data:`MIN_EVIDENCE` pieces of evidence — two
   specific tokens, or its keyword plus one — so one shared word never surfaces
   anything. Superseded memories never surface.
-- **The side-query** (seed 004, only when ``autoSurfacing`` has a model and the
+- **The side-query** (pi-memory, only when ``autoSurfacing`` has a model and the
   host's timeout leaves room): the model reads a manifest of at most 200
   entries / 4,000 characters of descriptions and names at most ``maxFiles``;
   names it made up are dropped. When it does not answer in time, the scorer's
@@ -62,7 +62,7 @@ class Item(NamedTuple):
 
 
 class Limits(NamedTuple):
-    """``autoSurfacing``'s switches and caps (seed 004's defaults)."""
+    """``autoSurfacing``'s switches and caps (pi-memory's defaults)."""
 
     enabled: bool = True
     max_files: int = 3
@@ -225,7 +225,7 @@ def ask_model(
     env: Mapping[str, str],
     background: bool = True,
 ) -> list[Item]:
-    """Seed 004's side-query; raises the model client's errors when it cannot answer."""
+    """pi-memory's side-query; raises the model client's errors when it cannot answer."""
     from pi_memory.inject.inject_window import manifest_lines
     from pi_memory.model.client import chat
     from pi_memory.model.prompts import load

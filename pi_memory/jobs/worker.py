@@ -43,7 +43,7 @@ def background_ready(config: Config, env: Mapping[str, str]) -> bool:
     if env.get(CHILD_ENV):
         return False  # inside a worker's own model session: no recursion
     if not extraction_enabled(config):
-        return False  # seed 004: extraction is off until enabled
+        return False  # pi-memory: extraction is off until enabled
     name = task_model(config, "extractMemories")
     return bool(name) and model_resolves(config, name or "", env)
 

@@ -69,7 +69,7 @@ class ToolWrite(NamedTuple):
 
 
 class MemoryTool(Protocol):
-    """The agent's ``memory`` tool on one layer (seed 004); the engine holds the lock."""
+    """The agent's ``memory`` tool on one layer (pi-memory); the engine holds the lock."""
 
     @property
     def entry_types(self) -> tuple[str, ...]: ...
@@ -122,7 +122,7 @@ class LayerStore(Protocol):
 
     @property
     def snapshot_on_write(self) -> bool:
-        """Seed 004: the engine leaves a rollback point in ``.backups/`` before each change."""
+        """pi-memory: the engine leaves a rollback point in ``.backups/`` before each change."""
 
     @property
     def status_block(self) -> bool:
@@ -131,7 +131,7 @@ class LayerStore(Protocol):
 
     @property
     def files_by_category(self) -> bool:
-        """A memory goes to the category file it names (seed 000); else the layout names it."""
+        """A memory goes to the category file it names (pi-memory-auto); else the layout picks."""
 
     @property
     def agent_tools(self) -> tuple[str, ...]:
@@ -192,7 +192,7 @@ class LayerStore(Protocol):
         """``(memories since the last consolidation, when that was)`` from the index."""
 
     def keep_backups(self, files: Collection[str]) -> None:
-        """Before a consolidation rewrites ``files``: seed 000 keeps a ``.bak`` of each
+        """Before a consolidation rewrites ``files``: pi-memory-auto keeps a ``.bak`` of each
         (a layout that leaves rollback points on every change does nothing more)."""
 
     def finish_consolidation(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:

@@ -37,7 +37,7 @@ CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
 COMMANDS: Final = {"claude-cli": "claude", "codex-cli": "codex", "gemini-cli": "gemini"}
 #: Claude Code settings for the child: none of the user's hooks run in it.
 CLAUDE_SETTINGS: Final = '{"disableAllHooks": true}'
-#: Seed 004's think levels → ``claude --effort`` (``off`` leaves the CLI's default).
+#: pi-memory's think levels → ``claude --effort`` (``off`` leaves the CLI's default).
 CLAUDE_EFFORT: Final = {
     "minimal": "low",
     "low": "low",

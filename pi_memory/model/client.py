@@ -47,7 +47,7 @@ JOB_TIMEOUTS: Final[Mapping[str, float]] = {
 }
 DEFAULT_TIMEOUT: Final = 120.0
 
-#: Seed 004's tasks that have their own ``model`` and ``thinkLevel`` in memory.json.
+#: pi-memory's tasks that have their own ``model`` and ``thinkLevel`` in memory.json.
 SEED_TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 #: A parsed reply's problem → the ledger's outcome.
 _OUTCOMES: Final = {"": "ok", "cut": "cut", "refused": "refused"}
@@ -64,7 +64,7 @@ class Target(NamedTuple):
 
 
 def model_name(config: Config, task: str) -> str | None:
-    """The task's own ``model`` (seed 004's three tasks), else ``defaults.model``."""
+    """The task's own ``model`` (pi-memory's three tasks), else ``defaults.model``."""
     if task in SEED_TASKS:
         from pi_memory.config.models import task_model
 
@@ -73,7 +73,7 @@ def model_name(config: Config, task: str) -> str | None:
 
 
 def resolve(config: Config, task: str, env: Mapping[str, str]) -> Target:
-    """The model ``task`` runs with, or ModelNotConfigured in seed 004's words."""
+    """The model ``task`` runs with, or ModelNotConfigured in pi-memory's words."""
     name = model_name(config, task)
     if not name:
         where = f'"{task}.model" or "defaults.model"' if task in SEED_TASKS else '"defaults.model"'

@@ -13,7 +13,7 @@ class ModelError(PiMemoryError):
 
 
 class ModelNotConfigured(ModelError):
-    """No model for the task, or one that does not resolve (seed 004's wording)."""
+    """No model for the task, or one that does not resolve (pi-memory's wording)."""
 
 
 class ModelUnavailable(ModelError):

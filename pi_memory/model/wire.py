@@ -13,7 +13,7 @@ REFUSED: Final = "refused"
 EMPTY: Final = "empty"
 MALFORMED: Final = "malformed"
 
-#: Seed 004's think levels → Anthropic thinking budget (tokens); ``off`` sends none.
+#: pi-memory's think levels → Anthropic thinking budget (tokens); ``off`` sends none.
 THINK_BUDGET: Final[Mapping[str, int]] = {
     "minimal": 1024,
     "low": 2048,
@@ -21,7 +21,7 @@ THINK_BUDGET: Final[Mapping[str, int]] = {
     "high": 16384,
     "xhigh": 32768,
 }
-#: Seed 004's think levels → Chat Completions ``reasoning_effort``; ``off`` sends none.
+#: pi-memory's think levels → Chat Completions ``reasoning_effort``; ``off`` sends none.
 THINK_EFFORT: Final[Mapping[str, str]] = {
     "minimal": "minimal",
     "low": "low",
@@ -39,7 +39,7 @@ class Ask(NamedTuple):
     messages: Sequence[Message]
     tools: Sequence[ToolSpec]
     max_tokens: int
-    #: Seed 004's think level (``off`` … ``xhigh``).
+    #: pi-memory's think level (``off`` … ``xhigh``).
     think: str
 
 

@@ -43,7 +43,7 @@ def project_dir_name(key: str, platform: str) -> str:
     segments vanish, so no key can climb out of the memory directory. On win32
     a backslash separates segments too and the result is made Windows-safe; on
     POSIX a backslash is an ordinary character. The mapping is not injective:
-    ``/a__b`` and ``/a/b`` share a directory, as in seed 004.
+    ``/a__b`` and ``/a/b`` share a directory, as in pi-memory.
     """
     separators = _WIN32_SEPARATORS if platform == WIN32 else _POSIX_SEPARATORS
     segments = [

@@ -1,4 +1,4 @@
-"""Entry file names: the ``files`` layout's file for a memory's ``name`` (seed 004)."""
+"""Entry file names: the ``files`` layout's file for a memory's ``name`` (pi-memory)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def resolve_unique_file_name(base: str, used: Collection[str]) -> str:
 
 
 def entry_file_name(name: str) -> str:
-    """The file name derived from a memory's ``name`` (seed 004).
+    """The file name derived from a memory's ``name`` (pi-memory).
 
     Unsafe characters become ``_``, edge whitespace and dots are trimmed,
     whitespace runs become ``-``, the stem is capped at 100 UTF-8 bytes, a

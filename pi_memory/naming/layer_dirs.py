@@ -1,8 +1,8 @@
 """Where each layer of a store lives, per layout.
 
-- ``categories`` (seed 000): ``$PI_MEMORY_AUTO_DIR`` or ``~/.pi/agent/memory-auto/``
+- ``categories`` (pi-memory-auto): ``$PI_MEMORY_AUTO_DIR`` or ``~/.pi/agent/memory-auto/``
   for the user layer and ``<project root>/.pi/agent/memory-auto/`` for the project;
-- ``files`` (seed 004): ``<memoryDir>/user/`` and ``<memoryDir>/git/<name>/`` or
+- ``files`` (pi-memory): ``<memoryDir>/user/`` and ``<memoryDir>/git/<name>/`` or
   ``<memoryDir>/local/<name>/`` (:mod:`pi_memory.naming.project_key`).
 """
 

@@ -1,6 +1,6 @@
 """Project identity: which memory directory a working directory belongs to.
 
-The ``files`` layout (seed 004) keeps a project's memories in
+The ``files`` layout (pi-memory) keeps a project's memories in
 ``<memoryDir>/git/<host__owner__repo>/`` for a git repository with a usable
 remote and ``<memoryDir>/local/<path key>/`` otherwise. The remote comes from
 the raw git config: ``origin`` first, then the other remotes in code-unit

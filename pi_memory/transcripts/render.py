@@ -2,11 +2,11 @@
 
 Two renderings, one per seed:
 
-- :func:`serialize` is seed 000's review transcript: one labelled line per
+- :func:`serialize` is pi-memory-auto's review transcript: one labelled line per
   message (``[User]:``, ``[Assistant]:``, ``[Assistant tool calls]:``,
   ``[Tool result]:``), so the model sees what was done, not only what was
   said; :func:`keep_tail` then caps it keeping the end.
-- :func:`structured` is seed 004's rendering of a whole turn for the extract
+- :func:`structured` is pi-memory's rendering of a whole turn for the extract
   agent: numbered messages, user text never cut, assistant text and tool
   results cut to their limits, and over the total budget the middle goes
   first, user messages last.
@@ -21,7 +21,7 @@ from pi_memory.transcripts import ASSISTANT, TOOL, USER, Turn
 
 #: Characters of one tool result kept in the review transcript.
 TOOL_RESULT_CHARS: Final = 2000
-#: Seed 000: the review transcript keeps its last 60,000 characters.
+#: pi-memory-auto: the review transcript keeps its last 60,000 characters.
 REVIEW_TAIL_CHARS: Final = 60_000
 CUT: Final = "…"
 

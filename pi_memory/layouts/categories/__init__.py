@@ -1,1 +1,1 @@
-"""The ``categories`` layout (seed 000): category files of entry rows, a derived index."""
+"""The ``categories`` layout (pi-memory-auto): category files of entry rows, a derived index."""

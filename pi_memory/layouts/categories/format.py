@@ -1,4 +1,4 @@
-"""The ``categories`` layout (seed 000): category files holding one entry row per memory.
+"""The ``categories`` layout (pi-memory-auto): category files holding one entry row per memory.
 
 A row is a metadata comment line followed by the body::
 

@@ -1,4 +1,4 @@
-"""One layer directory of the ``categories`` layout (seed 000): its category files.
+"""One layer directory of the ``categories`` layout (pi-memory-auto): its category files.
 
 The row format is :mod:`pi_memory.layouts.categories.format`; the keyword table
 (``MEMORY.md`` and the injected block) is :mod:`pi_memory.layouts.categories.index`.
@@ -49,7 +49,7 @@ DEFAULT_INDEX_BUDGET = 3000
 class CategoriesLayer:
     """One layer directory of the ``categories`` layout."""
 
-    #: Seed 000 keeps ``.bak`` copies of what ``rebuild`` rewrites, not rollback points.
+    #: pi-memory-auto keeps ``.bak`` copies of what ``rebuild`` rewrites, not rollback points.
     snapshot_on_write = False
     files_by_category = True
     agent_tools = ("memory_search", "memory_write")

@@ -1,1 +1,1 @@
-"""The ``files`` layout (seed 004): one Markdown file per memory and a hand-editable index."""
+"""The ``files`` layout (pi-memory): one Markdown file per memory and a hand-editable index."""

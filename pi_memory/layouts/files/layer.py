@@ -405,7 +405,7 @@ class FilesLayer:
         self._write(INDEX_FILE, self._rebuilt(entries).text)
 
     def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
-        """Seed 004's ``rebuild_index``: every live memory's line, oldest ``modified`` first,
+        """pi-memory's ``rebuild_index``: every live memory's line, oldest ``modified`` first,
         under the handwritten header (the lines before the first memory line)."""
         del recalls
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -524,7 +524,7 @@ class FilesLayer:
         return WriteResult(entry.file, self._warning(after))
 
     def rename(self, ref: str, new_name: str, now: datetime | None = None) -> WriteResult:
-        """Seed 004's dream-only ``rename``: the name, the file name and the index line
+        """pi-memory's dream-only ``rename``: the name, the file name and the index line
         follow, and the line keeps its place; id, body and times stay."""
         new_name = js_trim(new_name)
         check_name(new_name)
@@ -634,7 +634,7 @@ class FilesLayer:
     # ------------------------------------------------ what the engine shows and injects
 
     def injection(self, layers: Sequence[Injected], max_chars: int | None) -> str:
-        """Seed 004's ``memory_index`` window of each layer's ``MEMORY.md``, project first.
+        """pi-memory's ``memory_index`` window of each layer's ``MEMORY.md``, project first.
 
         The window is bounded by lines and bytes; under a host's cap (``max_chars``)
         each layer's window also takes at most its share of it, in bytes, which
@@ -677,7 +677,7 @@ class FilesLayer:
         entry_count: int,
         lock_shown: str | None = None,
     ) -> tuple[list[str], dict[str, Any]]:
-        """Seed 004's seven-line status of this layer, and the same facts as JSON."""
+        """pi-memory's seven-line status of this layer, and the same facts as JSON."""
         from pi_memory.layouts.files.status import status_json, status_lines
 
         meta = _read_bytes(self.directory / ".dream-meta.json")

@@ -1,6 +1,6 @@
 """What the ``files`` layout's ``memory`` tool removed or replaced, kept for a while.
 
-Seed 004's ``remove`` deletes a memory's file and ``replace`` (or ``add`` of an
+pi-memory's ``remove`` deletes a memory's file and ``replace`` (or ``add`` of an
 existing name) overwrites it; its ``.backups/`` rollback points rotate out
 after ``lock.snapshotKeep`` more writes. So that an agent can never destroy a
 memory for good, each of those first copies the file it is about to delete or

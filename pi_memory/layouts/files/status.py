@@ -1,4 +1,4 @@
-"""``show`` for the ``files`` layout: seed 004's ``/memory`` status block.
+"""``show`` for the ``files`` layout: pi-memory's ``/memory`` status block.
 
 Healthy, seven lines::
 
