@@ -17,6 +17,7 @@ import pytest
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected, LockError
 from pi_memory.fs.snapshot import natural_key
+from pi_memory.inject.inject_window import truncate_index_for_injection
 from pi_memory.layouts import open_layer
 from pi_memory.layouts.carry import (
     FILE_NAME_KEY,
@@ -684,3 +685,16 @@ def test_rename_moves_the_file_and_keeps_the_index_line_in_place(tmp_path: Path)
         layer.rename("first", "last")
     with pytest.raises(EntryRejected, match="not found"):
         layer.rename("nothing", "else")
+
+
+def test_add_appends_below_a_handwritten_last_line_so_the_window_shows_it(
+    tmp_path: Path,
+) -> None:
+    layer = _layer(tmp_path)
+    layer.add("A", "first.", now=NOW)
+    layer.index_path.write_text(layer.read_index() + "## Group X\n", encoding="utf-8")
+    layer.add("B", "second.", now=LATER)
+    assert layer.read_index().splitlines()[-2:] == ["## Group X", "- [B](B.md) — second."]
+    # The injection window is the bottom of the file: the newest memory is in a one-line window.
+    window = truncate_index_for_injection(layer.read_index(), 1, 16384)
+    assert window.content.endswith("- [B](B.md) — second.\n")

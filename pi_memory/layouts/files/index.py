@@ -3,8 +3,9 @@
 A recognised line is ``- [Name](file.md) — description`` (U+2014 with one
 space either side when written; any whitespace accepted when read). Every
 other line — headings, groups, comments, blank lines — belongs to the person
-who wrote it, so writes are surgical: ``add`` inserts after the last
-recognised line, ``replace`` rewrites its own line in place, ``remove``
+who wrote it, so writes are surgical: ``add`` appends at the very end (the
+injection window is the bottom of the file, so the newest memory is always
+in it), ``replace`` rewrites its own line in place, ``remove``
 deletes its own line, and nothing else moves.
 
 Line endings are the one exception: CRLF and lone CR are normalised to LF
@@ -112,8 +113,8 @@ def upsert_index_line(
 ) -> str:
     """Write ``file``'s line: at ``at_line_no``, over its first existing line, or appended.
 
-    A new line goes right after the last recognised entry line, so trailing
-    handwritten notes stay at the bottom; with no entry lines it goes last.
+    A new line goes at the very end, below any handwritten trailing line: the
+    injection window counts from the bottom, and the newest memory belongs there.
     """
     parsed = parse_entry_index(raw)
     line = format_index_line(name, file, description)
@@ -125,10 +126,7 @@ def upsert_index_line(
         if entry.file == file:
             lines[entry.line_no] = line
             return _join_lines(lines)
-    if parsed.entries:
-        lines.insert(parsed.entries[-1].line_no + 1, line)
-    else:
-        lines.append(line)
+    lines.append(line)
     return _join_lines(lines)
 
 

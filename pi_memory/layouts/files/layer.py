@@ -251,7 +251,7 @@ class FilesLayer:
     # ------------------------------------------------ protocol (the engine holds the lock)
 
     def append(self, entry: Entry) -> Entry:
-        """Store a new memory as its own file and add its index line after the last one."""
+        """Store a new memory as its own file and append its index line."""
         existing = self.read()
         if any(e.id == entry.id for e in existing if entry.id):
             raise EntryRejected(f"an entry with id {entry.id} already exists")
