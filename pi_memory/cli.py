@@ -83,6 +83,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     from pi_memory import __version__
     from pi_memory.errors import UsageError
+    from pi_memory.hosts.registry import NAMES as HOSTS
 
     class Parser(argparse.ArgumentParser):
         def error(self, message: str) -> NoReturn:
@@ -160,9 +161,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     x = cmd["extract"]
     x.add_argument("--transcript", required=True, metavar="FILE", help="the session's transcript")
-    x.add_argument(
-        "--format", default="auto", choices=("auto", "claude-code", "codex", "gemini", "pi")
-    )
+    x.add_argument("--format", default="auto", choices=("auto", *HOSTS))
     x.add_argument("--layer", help="store only memories of this layer (user|project)")
     x.add_argument("--session", help="session id for the review gate (default: the file's name)")
     x.add_argument(
@@ -201,7 +200,7 @@ def _build_parser() -> argparse.ArgumentParser:
     found.add_argument(
         "--host",
         action="append",
-        choices=("claude-code", "codex", "gemini", "pi"),
+        choices=HOSTS,
         help="only this agent's sessions (repeatable; default: all)",
     )
     found.add_argument("--project", default="", help="only sessions whose directory contains this")
@@ -219,7 +218,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
     for name in ("install", "uninstall"):
         c = cmd[name]
-        c.add_argument("host", metavar="HOST", choices=("claude-code", "codex", "gemini", "pi"))
+        c.add_argument("host", metavar="HOST", choices=HOSTS)
         c.add_argument("--scope", default="user", choices=("user", "project"))
         c.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
     cmd["install"].add_argument(
@@ -319,11 +318,11 @@ def _dispatch(ns: argparse.Namespace) -> int:
         if ns.action != "search":
             raise UsageError("usage: python -m pi_memory sessions search QUERY...")
         from pi_memory.commands.sessions import run_sessions_search
-        from pi_memory.transcripts import FORMATS
+        from pi_memory.hosts.registry import NAMES as HOSTS
 
         return run_sessions_search(
             ns.query,
-            hosts=ns.host or FORMATS,
+            hosts=ns.host or HOSTS,
             project=ns.project,
             limit=ns.limit,
             max_sessions=ns.max_sessions,

@@ -41,14 +41,15 @@ def with_hooks(report: Report, cwd: Path) -> Report:
     an older command, a partial edit) is ``outdated``.
     """
     from pi_memory.commands.install import backups, read_file
-    from pi_memory.hosts.install import HOSTS, Locations, current_launcher, plan
+    from pi_memory.hosts.install import Locations, current_launcher, plan
+    from pi_memory.hosts.registry import NAMES
     from pi_memory.naming.git_repo import project_root
     from pi_memory.naming.home import home_dir
 
     loc = Locations(home=home_dir(os.environ), root=project_root(cwd), env=os.environ)
     launcher = current_launcher()
     states: dict[str, str] = {}
-    for host in HOSTS:
+    for host in NAMES:
         for scope in ("user", "project"):
             try:
                 steps = {

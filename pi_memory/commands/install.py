@@ -100,9 +100,9 @@ def run_install(action: str, host: str, scope: str, dry_run: bool, pyz: str | No
         write_line(f"{host} ({scope}): dry run, nothing was changed")
     elif action == "install":
         write_line(f"{host} ({scope}): installed; start a new session to load it")
-        from pi_memory.hosts import host_module
+        from pi_memory.hosts.registry import host as record
 
-        note: str = getattr(host_module(host), "INSTALL_NOTE", "")
+        note = record(host).install_note
         if note:
             write_line(note)
     return 0

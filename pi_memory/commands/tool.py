@@ -99,22 +99,22 @@ def session_search(args: Mapping[str, Any]) -> tuple[bool, str]:
     from pathlib import Path
 
     from pi_memory.config.config import load_for
-    from pi_memory.transcripts import FORMATS
+    from pi_memory.hosts.registry import NAMES
     from pi_memory.transcripts.session_search import render_sessions, search_sessions
 
     query = _text(args, "query", required=True)
     if not query.strip():
         raise ToolArgumentError('"query" must hold the words to find')
     host = _text(args, "host")
-    if host and host not in FORMATS:
-        raise ToolArgumentError(f'"host" is one of {", ".join(FORMATS)}')
+    if host and host not in NAMES:
+        raise ToolArgumentError(f'"host" is one of {", ".join(NAMES)}')
     limit = args.get("limit")
     if limit is None:
         limit = load_for(Path(os.getcwd()), os.environ).config.session_search.max_matches
     elif not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 50:
         raise ToolArgumentError('"limit" must be a whole number from 1 to 50')
     result = search_sessions(
-        query, hosts=(host,) if host else FORMATS, project=_text(args, "project"), limit=limit
+        query, hosts=(host,) if host else NAMES, project=_text(args, "project"), limit=limit
     )
     return True, render_sessions(result)
 

@@ -12,20 +12,23 @@ from __future__ import annotations
 
 from typing import Final
 
-NAME: Final = "claude-code"
-#: Lifecycle moment → the event that carries it.
-EVENTS: Final = {
-    "start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "turn_end": "Stop",
-    "pre_compact": "PreCompact",
-    "end": "SessionEnd",
-}
-#: Events whose answer may carry ``additionalContext``.
-CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
-MAX_CONTEXT: Final = 9_500
-#: Seconds a prompt hook may spend on the surfacing side-query (the default hook
-#: timeout is 600 s, but every second here is a second before each answer).
-PROMPT_BUDGET: Final = 4.0
-#: The transcript format of ``transcript_path``.
-TRANSCRIPT: Final = "claude-code"
+from pi_memory.hosts.host import ConfigDir, Host
+
+HOST: Final = Host(
+    name="claude-code",
+    title="Claude Code",
+    events={
+        "start": "SessionStart",
+        "prompt": "UserPromptSubmit",
+        "turn_end": "Stop",
+        "pre_compact": "PreCompact",
+        "end": "SessionEnd",
+    },
+    context_events=("SessionStart", "UserPromptSubmit"),
+    max_context=9_500,
+    # Every second the surfacing side-query spends comes before each answer (the hook
+    # timeout is 600 s by default).
+    prompt_budget=4.0,
+    config_dir=ConfigDir("CLAUDE_CONFIG_DIR", (".claude",)),
+    model_cli="claude",
+)

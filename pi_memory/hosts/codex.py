@@ -11,32 +11,49 @@ context arrives as a ``developer`` message and stays in the session's history:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
-NAME: Final = "codex"
-EVENTS: Final = {
-    "start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "turn_end": "Stop",
-    "pre_compact": "PreCompact",
-    "post_compact": "PostCompact",
-    "end": "SessionEnd",
-}
-CONTEXT_EVENTS: Final = ("SessionStart", "UserPromptSubmit")
-#: About 2,500 tokens of four characters.
-MAX_CONTEXT: Final = 9_500
-#: Codex counts that context in tokens of four UTF-8 bytes and cuts it past 2,500 to a head
-#: and a tail (0.171.0: 9,410 bytes arrived whole, 10,100 did not): a cap in bytes too, or
-#: an index in Chinese, three bytes a character, loses its middle.
-MAX_CONTEXT_BYTES: Final = 9_500
-PROMPT_BUDGET: Final = 4.0
-TRANSCRIPT: Final = "codex"
-#: Codex 0.171.0 runs a hook only once the user trusted it; ``codex exec`` skips it silently.
-INSTALL_NOTE: Final = (
-    "codex: start codex once and trust the hooks (it says: hooks need review);"
-    " codex exec skips them until then"
+from pi_memory.hosts.host import ConfigDir, Host
+
+
+def sends(payload: Mapping[str, object]) -> bool:
+    """A turn's id, or a transcript that is a rollout file (``…/rollout-<time>-<id>.jsonl``)."""
+    path = payload.get("transcript_path")
+    return "turn_id" in payload or (
+        isinstance(path, str) and Path(path).name.startswith("rollout-")
+    )
+
+
+HOST: Final = Host(
+    name="codex",
+    title="Codex CLI",
+    events={
+        "start": "SessionStart",
+        "prompt": "UserPromptSubmit",
+        "turn_end": "Stop",
+        "pre_compact": "PreCompact",
+        "post_compact": "PostCompact",
+        "end": "SessionEnd",
+    },
+    context_events=("SessionStart", "UserPromptSubmit"),
+    # About 2,500 tokens of four characters.
+    max_context=9_500,
+    # Codex counts that context in tokens of four UTF-8 bytes and cuts it past 2,500 to a
+    # head and a tail (0.171.0: 9,410 bytes arrived whole, 10,100 did not): a cap in bytes
+    # too, or an index in Chinese, three bytes a character, loses its middle.
+    max_context_bytes=9_500,
+    prompt_budget=4.0,
+    config_dir=ConfigDir("CODEX_HOME", (".codex",)),
+    # Codex clamps a longer SessionEnd timeout, with a warning.
+    hook_timeout_caps={"SessionEnd": 3},
+    model_cli="codex",
+    sends=sends,
+    # Codex 0.171.0 runs a hook only once the user trusted it; ``codex exec`` skips it.
+    install_note=(
+        "codex: start codex once and trust the hooks (it says: hooks need review);"
+        " codex exec skips them until then"
+    ),
+    resume_replays_context=True,
 )
-#: Seconds Codex gives a hook at most: it clamps a longer SessionEnd timeout, with a warning.
-HOOK_TIMEOUT_CAPS: Final = {"SessionEnd": 3}
-#: A resumed session's replayed history already holds what session start injected.
-RESUME_REPLAYS_CONTEXT: Final = True

@@ -10,31 +10,29 @@ sends ``timestamp``, Codex ``turn_id``), else Claude Code.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, TextIO
 
-from pi_memory.hosts import HOSTS, MOMENTS, canonical, host_module
+from pi_memory.hosts import MOMENTS, canonical
 
 if TYPE_CHECKING:
+    from pi_memory.hosts.host import Host
     from pi_memory.hosts.lifecycle import Answer, HookEvent
 
 
-def detect_host(name: str, payload: dict[str, object]) -> str:
+def detect_host(name: str, payload: Mapping[str, object]) -> str:
+    """The host of a hook run without ``--host``: the one host whose event this name is,
+    else the first whose payload this is, else the default one."""
+    from pi_memory.hosts.registry import DEFAULT, every
+
+    hosts = [h for h in every() if not h.named_only]
     key = canonical(name)
-    if key in ("beforeagent", "afteragent", "precompress"):
-        return "gemini"
-    if key == "postcompact" or "turn_id" in payload or _is_rollout(payload):
-        return "codex"
-    if "timestamp" in payload and "permission_mode" not in payload:
-        return "gemini"
-    return "claude-code"
-
-
-def _is_rollout(payload: dict[str, object]) -> bool:
-    """Whether the transcript is a Codex rollout file (``…/rollout-<time>-<id>.jsonl``)."""
-    path = payload.get("transcript_path")
-    return isinstance(path, str) and Path(path).name.startswith("rollout-")
+    senders = [h for h in hosts if key in map(canonical, h.events.values())]
+    if len(senders) == 1:
+        return senders[0].name
+    found = next((h for h in hosts if h.sends is not None and h.sends(payload)), None)
+    return found.name if found else DEFAULT
 
 
 def read_payload(stream: TextIO | None) -> dict[str, object]:
@@ -97,34 +95,35 @@ def handle(name: str, host: str, stream: TextIO | None) -> str | None:
 
         log_line(f"hook {name}", f"unreadable event: {exc}")
         return None
-    if host not in HOSTS:
-        host = detect_host(name, payload)
-    shape = host_module(host)
-    if moment not in shape.EVENTS:
+    from pi_memory.hosts.registry import MODULES
+    from pi_memory.hosts.registry import host as record
+
+    shape = record(host if host in MODULES else detect_host(name, payload))
+    if moment not in shape.events:
         return None  # an event this host does not send under that name
     from pi_memory.hosts.lifecycle import run
 
-    answer = run(to_event(moment, host, payload))
+    answer = run(to_event(moment, shape.name, payload))
     own = payload.get("hook_event_name")
-    event_name = own if isinstance(own, str) and own else shape.EVENTS[moment]
+    event_name = own if isinstance(own, str) and own else shape.events[moment]
     return render(shape, event_name, answer)
 
 
-def render(shape: ModuleType, event_name: str, answer: Answer) -> str | None:
+def render(shape: Host, event_name: str, answer: Answer) -> str | None:
     """The JSON the host reads: context only where the event takes it, then the
     user-visible message. ASCII JSON: a host's pipe may not be UTF-8 (Windows
     consoles), and every JSON parser reads ``\\u`` escapes back as the same text."""
     import json
 
-    if getattr(shape, "PLAIN_TEXT", False):
+    if shape.plain_text:
         # pi: the extension injects the text itself; a user-visible message is logged.
         if answer.system_message:
             from pi_memory.error_handler import log_line
 
             log_line(f"hook {event_name}", answer.system_message)
-        return answer.context if event_name in shape.CONTEXT_EVENTS and answer.context else None
+        return answer.context if event_name in shape.context_events and answer.context else None
     out: dict[str, object] = {}
-    if answer.context and event_name in shape.CONTEXT_EVENTS:
+    if answer.context and event_name in shape.context_events:
         out["hookSpecificOutput"] = {
             "hookEventName": event_name,
             "additionalContext": answer.context,
@@ -138,10 +137,10 @@ def render(shape: ModuleType, event_name: str, answer: Answer) -> str | None:
 
 
 def help_text() -> str:
-    from pi_memory.hosts import claude_code, codex, gemini, pi_agent
+    from pi_memory.hosts.registry import NAMES, every
 
     lines = [
-        "usage: python -m pi_memory hook [--host claude-code|codex|gemini|pi] EVENT",
+        f"usage: python -m pi_memory hook [--host {'|'.join(NAMES)}] EVENT",
         "",
         "Handle one agent event: the event JSON on stdin, the host's answer on stdout.",
         "Always exits 0; errors go to the log. Events (any of SessionStart,",
@@ -156,8 +155,8 @@ def help_text() -> str:
         "post_compact": "forget what was surfaced; the index is re-rendered",
         "end": "hand the quit flush to a background process",
     }
-    for shape in (claude_code, codex, gemini, pi_agent):
-        lines.append(f"  {shape.NAME}:")
-        for moment, event in shape.EVENTS.items():
+    for shape in every():
+        lines.append(f"  {shape.name}:")
+        for moment, event in shape.events.items():
             lines.append(f"    {event:<17} {what[moment]}")
     return "\n".join(lines) + "\n"

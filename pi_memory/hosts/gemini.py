@@ -22,24 +22,37 @@ with the first prompt instead, after it, as BeforeAgent's context.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
-NAME: Final = "gemini"
-EVENTS: Final = {
-    "start": "SessionStart",
-    "prompt": "BeforeAgent",
-    "turn_end": "AfterAgent",
-    "pre_compact": "PreCompress",
-    "end": "SessionEnd",
-}
-CONTEXT_EVENTS: Final = ("SessionStart", "BeforeAgent")
-MAX_CONTEXT: Final = 9_500
-PROMPT_BUDGET: Final = 4.0
-TRANSCRIPT: Final = "gemini"
-#: The index goes in with the first prompt of each process, not at session start.
-INDEX_AT_PROMPT: Final = True
-#: PreCompress (``auto``) fires before every model request; a compression shows only in
-#: the chat recording (a new chat begun on it), read at the turn's end or the next prompt.
-COMPACT_HOOK_EVERY_REQUEST: Final = True
-#: No SessionStart follows a compression: the index goes back in with the next prompt.
-NO_START_AFTER_COMPACT: Final = True
+from pi_memory.hosts.host import ConfigDir, Host
+
+
+def sends(payload: Mapping[str, object]) -> bool:
+    """Gemini CLI sends a ``timestamp``; Claude Code, which may too, a ``permission_mode``."""
+    return "timestamp" in payload and "permission_mode" not in payload
+
+
+HOST: Final = Host(
+    name="gemini",
+    title="Gemini CLI",
+    events={
+        "start": "SessionStart",
+        "prompt": "BeforeAgent",
+        "turn_end": "AfterAgent",
+        "pre_compact": "PreCompress",
+        "end": "SessionEnd",
+    },
+    context_events=("SessionStart", "BeforeAgent"),
+    max_context=9_500,
+    prompt_budget=4.0,
+    config_dir=ConfigDir("", (".gemini",)),
+    timeout_units=1000,
+    model_cli="gemini",
+    sends=sends,
+    index_at_prompt=True,
+    # PreCompress (``auto``) fires before every model request; a compression shows only in
+    # the chat recording (a new chat begun on it), read at the turn's end or the next prompt.
+    compact_hook_every_request=True,
+    no_start_after_compact=True,
+)

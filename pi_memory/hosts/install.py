@@ -33,7 +33,6 @@ from typing import Any, Final, NamedTuple
 
 from pi_memory.errors import PiMemoryError
 
-HOSTS: Final = ("claude-code", "codex", "gemini", "pi")
 SCOPES: Final = ("user", "project")
 SERVER: Final = "pi_memory"
 #: Seconds (Claude Code, Codex) a hook may take; Gemini counts milliseconds.
@@ -132,9 +131,9 @@ def _set_hooks(
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InstallError('"hooks" is not an object')
-    from pi_memory.hosts import host_module
+    from pi_memory.hosts.registry import host as record
 
-    caps: Mapping[str, int] = getattr(host_module(host), "HOOK_TIMEOUT_CAPS", {})
+    caps = record(host).hook_timeout_caps
     for event in events.values():
         limit = min(timeout, caps.get(event, timeout))
         wanted = _hook_entry(launcher.command("hook", "--host", host, event), limit)
@@ -249,10 +248,9 @@ def _claude_rules(launcher: Launcher) -> list[str]:
 
 
 def _events(host: str) -> dict[str, str]:
-    from pi_memory.hosts import host_module
+    from pi_memory.hosts.registry import host as record
 
-    events: dict[str, str] = host_module(host).EVENTS
-    return events
+    return dict(record(host).events)
 
 
 # -- the files of each host ------------------------------------------------------------------
@@ -273,8 +271,10 @@ def config_dir(host: str, loc: Locations) -> Path:
 
 
 def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edit]:
-    if host not in HOSTS:
-        raise InstallError(f"unknown host {host!r} (one of {', '.join(HOSTS)})")
+    from pi_memory.hosts.registry import NAMES
+
+    if host not in NAMES:
+        raise InstallError(f"unknown host {host!r} (one of {', '.join(NAMES)})")
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r} (user or project)")
     user = scope == "user"

@@ -39,6 +39,7 @@ from pi_memory.hosts.fastpath import Note
 
 if TYPE_CHECKING:
     from pi_memory.config.config import Config
+    from pi_memory.hosts.host import Host
     from pi_memory.jobs.records import JobRecord
     from pi_memory.jobs.surfacing import Corpus
     from pi_memory.store import Store
@@ -100,33 +101,11 @@ def open_context_warned(cwd: Path) -> tuple[Config, Store, list[str]]:
     return loaded.config, Store(settings), warnings
 
 
-def _max_context(host: str) -> int:
-    from pi_memory.hosts import host_module
+def _host(event: HookEvent) -> Host:
+    """The record of the event's host: its caps and quirks."""
+    from pi_memory.hosts.registry import host
 
-    limit: int = host_module(host).MAX_CONTEXT
-    return limit
-
-
-def _max_bytes(host: str) -> int:
-    """The host's cap on a context in UTF-8 bytes (0: it counts characters only)."""
-    value = _host_setting(host, "MAX_CONTEXT_BYTES", 0)
-    return value if isinstance(value, int) else 0
-
-
-def _host_flag(host: str, name: str) -> bool:
-    """A quirk the host's module declares (absent: the host does not have it):
-    ``RESUME_REPLAYS_CONTEXT`` (a resumed session's replayed history already holds the
-    index), ``INDEX_AT_PROMPT`` (the index goes in with the first prompt),
-    ``COMPACT_HOOK_EVERY_REQUEST`` (the pre-compaction hook fires before every model
-    request; a compression shows only in the transcript), ``NO_START_AFTER_COMPACT``
-    (no session start follows a compaction)."""
-    return bool(_host_setting(host, name, False))
-
-
-def _host_setting(host: str, name: str, default: object) -> object:
-    from pi_memory.hosts import host_module
-
-    return getattr(host_module(host), name, default)
+    return host(event.host)
 
 
 def _fitted(store: Store, max_chars: int, max_bytes: int) -> str:
@@ -167,7 +146,7 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
     from pi_memory.hosts import fastpath
 
     day = time.strftime("%Y-%m-%d")
-    limit, max_bytes = _max_context(event.host), _max_bytes(event.host)
+    limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     hit = fastpath.lookup(event.cwd, os.environ, day)
     if hit is not None:
         note, corpus_file = hit
@@ -207,7 +186,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     paths = fastpath.watched(directories, _inputs(event.cwd))
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = Store(store.settings)  # read after the fingerprint: a change between is a miss
-    limit, max_bytes = _max_context(event.host), _max_bytes(event.host)
+    limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     caps = limits(config)
     note = Note(
         injection=_fitted(fresh, limit, max_bytes),
@@ -288,10 +267,10 @@ def on_start(event: HookEvent) -> Answer:
     if sid and event.source == "resume":
         frozen = session.frozen_injection(sid)
         if frozen is not None:
-            if _host_flag(event.host, "INDEX_AT_PROMPT"):
+            if _host(event).index_at_prompt:
                 session.request_reinject(sid, frozen=True)
                 return Answer("", known.warning)
-            replayed = _host_flag(event.host, "RESUME_REPLAYS_CONTEXT")
+            replayed = _host(event).resume_replays_context
             return Answer("" if replayed else frozen, known.warning)
     text = known.note.injection
     if sid:
@@ -301,7 +280,7 @@ def on_start(event: HookEvent) -> Answer:
     said = known.warning
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
-    if _host_flag(event.host, "INDEX_AT_PROMPT"):
+    if _host(event).index_at_prompt:
         if sid:
             session.request_reinject(sid, frozen=True)
         return Answer("", said)
@@ -403,7 +382,7 @@ def on_prompt(event: HookEvent) -> Answer:
     from pi_memory.jobs.surfacing import surface
 
     sid = event.session_id
-    if sid and _host_flag(event.host, "COMPACT_HOOK_EVERY_REQUEST"):
+    if sid and _host(event).compact_hook_every_request:
         _settle_compression(event)
     reinject = bool(sid) and session.reinject_pending(sid)
     if not event.prompt.strip() and not reinject:
@@ -418,10 +397,8 @@ def on_prompt(event: HookEvent) -> Answer:
         if index:
             parts.append(index)
     if event.prompt.strip():
-        from pi_memory.hosts import host_module
-
         skip = session.surfaced(sid) if sid else []
-        budget: float = host_module(event.host).PROMPT_BUDGET
+        budget = _host(event).prompt_budget
         caps = fastpath.limits_of(known.note)
         max_bytes = known.note.max_bytes
         if max_bytes and caps.max_injection_bytes > max_bytes:
@@ -451,7 +428,7 @@ def on_turn_end(event: HookEvent) -> Answer:
     sid = event.session_id
     if not sid or not event.transcript:
         return Answer()
-    if _host_flag(event.host, "COMPACT_HOOK_EVERY_REQUEST"):
+    if _host(event).compact_hook_every_request:
         _settle_compression(event)
     note = know(event).note
     if not note.background:
@@ -470,7 +447,7 @@ def on_pre_compact(event: HookEvent) -> Answer:
     from pi_memory.jobs import session
 
     sid = event.session_id
-    if sid and _host_flag(event.host, "COMPACT_HOOK_EVERY_REQUEST") and event.source != "manual":
+    if sid and _host(event).compact_hook_every_request and event.source != "manual":
         if event.transcript:  # maybe a compression: the turn's end will tell
             session.watch_compression(sid, _size(event.transcript))
         return Answer()
@@ -485,7 +462,7 @@ def _compacting(event: HookEvent, end: int) -> None:
     sid = event.session_id
     if sid:
         session.clear_surfaced(sid)
-        if _host_flag(event.host, "NO_START_AFTER_COMPACT"):
+        if _host(event).no_start_after_compact:
             session.request_reinject(sid)
     if not sid or not event.transcript:
         return

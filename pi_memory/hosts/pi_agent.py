@@ -11,18 +11,24 @@ from __future__ import annotations
 
 from typing import Final
 
-NAME: Final = "pi"
-EVENTS: Final = {
-    "start": "SessionStart",
-    "turn_end": "Stop",
-    "pre_compact": "PreCompact",
-    "post_compact": "PostCompact",
-    "end": "SessionEnd",
-}
-CONTEXT_EVENTS: Final = ("SessionStart",)
-#: pi has no limit of its own; the same cap keeps the prompt the same size as elsewhere.
-MAX_CONTEXT: Final = 9_500
-PROMPT_BUDGET: Final = 4.0
-TRANSCRIPT: Final = "pi"
-#: The answer is the context itself, as text.
-PLAIN_TEXT: Final = True
+from pi_memory.hosts.host import ConfigDir, Host
+
+HOST: Final = Host(
+    name="pi",
+    title="pi",
+    events={
+        "start": "SessionStart",
+        "turn_end": "Stop",
+        "pre_compact": "PreCompact",
+        "post_compact": "PostCompact",
+        "end": "SessionEnd",
+    },
+    context_events=("SessionStart",),
+    # pi has no limit of its own; the same cap keeps the prompt the same size as elsewhere.
+    max_context=9_500,
+    prompt_budget=4.0,
+    config_dir=ConfigDir("PI_CODING_AGENT_DIR", (".pi", "agent")),
+    # The extension always says ``--host pi``.
+    named_only=True,
+    plain_text=True,
+)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from pi_memory.entry import ALL_CATEGORY_FILES
+from pi_memory.hosts.registry import NAMES
 
 _LAYER: Final = {
     "type": "string",
@@ -124,7 +125,7 @@ SPECS: Final[dict[str, dict[str, Any]]] = {
                 "query": {"type": "string", "description": "words to find"},
                 "host": {
                     "type": "string",
-                    "enum": ["claude-code", "codex", "gemini", "pi"],
+                    "enum": list(NAMES),
                     "description": "only this agent's sessions",
                 },
                 "project": {
