@@ -3,14 +3,13 @@ from __future__ import annotations
 import pytest
 
 from pi_memory.detect.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
-from pi_memory.detect.similarity import (
-    PrefixIndex,
+from pi_memory.detect.pairs import features
+from pi_memory.detect.set_join import PrefixIndex, rank_order
+from pi_memory.detect.text_features import (
     content_list,
-    features,
     jaccard,
     keyword_set,
     number_list,
-    rank_order,
     token_list,
     tokens,
 )

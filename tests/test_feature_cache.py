@@ -14,7 +14,7 @@ import pytest
 from pi_memory.detect.conflicts import find_conflicts
 from pi_memory.detect.duplicates import find_duplicates
 from pi_memory.detect.feature_cache import KIND, RULES, known_facts, rows_of
-from pi_memory.detect.similarity import body_facts
+from pi_memory.detect.text_features import body_facts
 from pi_memory.entry import Entry
 from pi_memory.fs.parse_cache import cache_dir, keep
 from pi_memory.layouts.categories.format import format_entry

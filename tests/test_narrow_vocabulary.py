@@ -12,18 +12,12 @@ import random
 
 import pytest
 
-from pi_memory.detect import conflicts, duplicates, similarity
+from pi_memory.detect import conflicts, duplicates, set_join
 from pi_memory.detect.conflicts import find_conflicts, find_conflicts_bruteforce
 from pi_memory.detect.duplicates import find_duplicates, find_duplicates_bruteforce
-from pi_memory.detect.similarity import (
-    dense_join,
-    features,
-    jaccard,
-    partition_join,
-    popcount,
-    rank_order,
-    rarity_ranks,
-)
+from pi_memory.detect.pairs import features
+from pi_memory.detect.set_join import dense_join, partition_join, popcount, rank_order, rarity_ranks
+from pi_memory.detect.text_features import jaccard
 from tests.similarity_stores import narrow_store
 
 PATHS = {
@@ -108,7 +102,7 @@ def test_each_path_is_taken_where_it_pays() -> None:
 def test_every_path_equals_the_definition(
     monkeypatch: pytest.MonkeyPatch, path: str, seed: int
 ) -> None:
-    for module in (duplicates, conflicts, similarity):
+    for module in (duplicates, conflicts, set_join):
         for name, value in PATHS[path].items():
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, value)

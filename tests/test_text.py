@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from pi_memory.detect.similarity import token_list
+from pi_memory.detect.text_features import token_list
 from pi_memory.keywords import keyword_issue
 from pi_memory.retrieval import tokenize
 from pi_memory.text import (

@@ -1,1 +1,2 @@
-"""The detectors: similarity features, near-duplicates, conflicts, health, prompt hints."""
+"""The detectors: text features, the set-similarity join, pair judging, near-duplicates,
+conflicts, health, prompt hints."""

@@ -14,7 +14,7 @@ A pair of live entries in one layer is a candidate when:
   signal), the Jaccard of their word tokens with every number removed is at
   least :data:`MIN_SIMILARITY_NUMBERS`; otherwise the Jaccard of their
   content words (function words dropped, inflections folded: see
-  :mod:`pi_memory.detect.similarity`) is at least :data:`MIN_SIMILARITY_WORDS`;
+  :mod:`pi_memory.detect.text_features`) is at least :data:`MIN_SIMILARITY_WORDS`;
 - and they diverged: the numbers differ, or a few content words were
   replaced (each side has between 1 and :data:`MAX_REPLACED_WORDS` content
   words the other lacks; a pure addition is an elaboration, not a change,
@@ -35,25 +35,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from pi_memory.detect.similarity import (
+from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
+from pi_memory.detect.set_join import (
     SMALL_GROUP,
-    BodyFacts,
-    Features,
     PrefixIndex,
     dense_join,
     dense_pays,
     group_order,
-    jaccard,
-    judge_candidates,
-    judge_every_pair,
-    oldest_first,
     prefix_cost,
     rank_order,
-    ranked,
     self_join,
     size_allows,
-    spelled,
 )
+from pi_memory.detect.text_features import BodyFacts, Features, jaccard, spelled
 from pi_memory.entry import Entry
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3

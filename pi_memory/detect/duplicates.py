@@ -27,29 +27,23 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from pi_memory.detect.similarity import (
+from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
+from pi_memory.detect.set_join import (
     EPS,
     SMALL_GROUP,
-    BodyFacts,
-    Features,
     PrefixIndex,
-    age_key,
     dense_join,
     dense_pays,
     group_order,
-    jaccard,
-    judge_candidates,
-    judge_every_pair,
-    oldest_first,
     partition_join,
     prefix_cost,
-    ranked,
     rarity_ranks,
     size_allows,
 )
+from pi_memory.detect.text_features import BodyFacts, Features, jaccard
 from pi_memory.entry import Entry
 
-__all__ = ["DuplicatePair", "age_key", "find_duplicates", "find_duplicates_bruteforce"]
+__all__ = ["DuplicatePair", "find_duplicates", "find_duplicates_bruteforce"]
 
 TOKEN_WEIGHT: Final = 0.6
 KEYWORD_WEIGHT: Final = 0.4
@@ -130,7 +124,7 @@ def find_duplicates(
     """Near-duplicate pairs, best first (score, then ids); the same list as the brute force.
 
     ``limit`` keeps only the first ``limit`` pairs of that order; ``known`` is
-    facts already made, by body (see :func:`~pi_memory.detect.similarity.features`).
+    facts already made, by body (see :func:`~pi_memory.detect.pairs.features`).
     """
     return ranked(judge_candidates(entries, _candidates, _judge, known), _sort_key, limit)
 

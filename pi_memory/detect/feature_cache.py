@@ -1,6 +1,6 @@
 """Each memory file's detector facts, kept across runs beside the parse cache.
 
-What the detectors read of a body (:data:`~pi_memory.detect.similarity.BodyFacts`:
+What the detectors read of a body (:data:`~pi_memory.detect.text_features.BodyFacts`:
 tokens, numbers, words, content words) costs more to work out than the
 joins cost at 10,000 memories, and a store changes a file at a time. So the
 facts of each file's bodies are kept in the user's cache directory, keyed
@@ -21,14 +21,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, Optional
 
-from pi_memory.detect.similarity import BodyFacts, body_lists, facts_of, no_cycle_collection
+from pi_memory.detect.pairs import no_cycle_collection
+from pi_memory.detect.text_features import BodyFacts, body_lists, facts_of
 from pi_memory.entry import Entry
 
 #: The cache files' kind (see :func:`pi_memory.fs.parse_cache.lookup`).
 KIND: Final = "features"
 #: The version of the rules that make a body's facts (tokens, numbers, function
 #: words, lemmas, normalisation). Raise it with any change to what
-#: :func:`~pi_memory.detect.similarity.body_lists` returns: older rows are then a miss.
+#: :func:`~pi_memory.detect.text_features.body_lists` returns: older rows are then a miss.
 RULES: Final = 1
 
 #: A kept row: body, normalised body, tokens, numbers, number-free words (``None``

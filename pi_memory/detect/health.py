@@ -38,7 +38,7 @@ from typing import Any, Final
 from pi_memory.detect.conflicts import ConflictPair
 from pi_memory.detect.duplicates import DuplicatePair
 from pi_memory.detect.hints import percent, single_line
-from pi_memory.detect.similarity import keyword_keys
+from pi_memory.detect.text_features import keyword_keys
 from pi_memory.entry import Entry
 
 MIN_RECALLS: Final = 5

@@ -1,0 +1,131 @@
+"""Pair judging: each detector's pairs of live memories, judged within a layer; pure.
+
+A detector is a judge of two memories' :class:`~pi_memory.detect.text_features.Features`.
+:func:`judge_every_pair` is its definition (every pair, one by one);
+:func:`judge_candidates` judges only the pairs a set-similarity join lets through
+(:mod:`pi_memory.detect.set_join`) and returns the same list.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from pi_memory.detect.set_join import forget_group_orders
+from pi_memory.detect.text_features import BodyFacts, Features, age_key, body_facts
+from pi_memory.entry import Entry
+from pi_memory.keywords import canonical_key
+
+#: The last store's entries and their features. ``show`` runs both detectors
+#: on one list of entries; entries are frozen, so the same objects in the same
+#: order are the same store, and the second detector reuses the first one's work.
+_last: tuple[tuple[Entry, ...], dict[str, list[Features]]] | None = None
+
+
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """Pause the cycle collector for a detector run, then restore it as it was.
+
+    The joins allocate millions of small tuples and build no reference
+    cycles; at 100,000 memories the collector's passes over the growing heap
+    took about a third of the detectors' time and could free nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            # What the run keeps (the store's features) would otherwise be
+            # traversed by the next young and middle passes, again finding
+            # nothing: freezing and unfreezing moves every tracked object
+            # straight to the oldest generation, which a full pass still visits.
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
+def features(
+    entries: Iterable[Entry], known: Mapping[str, BodyFacts] | None = None
+) -> dict[str, list[Features]]:
+    """Features of the live entries, grouped by layer in input order.
+
+    ``known`` holds facts already made, by body (kept across runs: see
+    :mod:`pi_memory.detect.feature_cache`); a body it lacks is worked out here.
+    Memoised for the most recent store (by the identity of its entries). The
+    returned lists are shared: callers must not modify them.
+    """
+    global _last  # noqa: PLW0603 -- a one-slot cache of a pure function's result
+    store = tuple(entries)
+    if _last is not None and _same_objects(_last[0], store):
+        return _last[1]
+    forget_group_orders()  # the last store's groups: let them go with it
+    layers: dict[str, list[Features]] = {}
+    keys: dict[str, str] = {}
+    facts = known if known is not None else {}
+    make = Features._make
+    with no_cycle_collection():
+        for entry in store:
+            if entry.superseded_by:
+                continue
+            body = entry.body
+            found = facts.get(body)
+            if found is None:
+                found = body_facts(body)
+            key = keys.get(entry.keyword)
+            if key is None:
+                key = keys[entry.keyword] = canonical_key(entry.keyword)
+            layers.setdefault(entry.layer, []).append(make((entry, age_key(entry), key, *found)))
+    _last = (store, layers)
+    return layers
+
+
+def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def oldest_first(x: Features, y: Features) -> tuple[Features, Features]:
+    """The pair in age order (by time, then id): the older one is the one to supersede."""
+    return (x, y) if x.age <= y.age else (y, x)
+
+
+Pair = TypeVar("Pair")
+Judge = Callable[[Features, Features], "Pair | None"]
+
+
+def judge_every_pair(entries: Iterable[Entry], judge: Judge[Pair]) -> list[Pair]:
+    """A detector's definition: every pair of live entries of each layer, judged one by one."""
+    found: list[Pair] = []
+    for group in features(entries).values():
+        for i, x in enumerate(group):
+            for y in group[i + 1 :]:
+                pair = judge(x, y)
+                if pair is not None:
+                    found.append(pair)
+    return found
+
+
+def judge_candidates(
+    entries: Iterable[Entry],
+    candidates: Callable[[Sequence[Features]], Iterable[tuple[int, int]]],
+    judge: Judge[Pair],
+    known: Mapping[str, BodyFacts] | None = None,
+) -> list[Pair]:
+    """The same list as :func:`judge_every_pair` when ``candidates`` holds every accepted pair
+    (``known``: as :func:`features` takes it)."""
+    found: list[Pair] = []
+    with no_cycle_collection():
+        for group in features(entries, known).values():
+            for i, j in candidates(group):
+                pair = judge(group[i], group[j])
+                if pair is not None:
+                    found.append(pair)
+    return found
+
+
+def ranked(pairs: Iterable[Pair], key: Callable[[Pair], Any], limit: int | None) -> list[Pair]:
+    """``pairs`` in ``key`` order, the first ``limit`` of them (all when ``None``)."""
+    ordered = sorted(pairs, key=key)
+    return ordered if limit is None else ordered[: max(0, limit)]

@@ -1,0 +1,263 @@
+"""Text features: what the duplicate and conflict detectors read of a memory; pure.
+
+Tokens are lowercased word runs. Han text has no word delimiters, so a Han
+run is cut into overlapping 2-character shingles instead: "部署脚本" and
+"部署流程" then share "部署" the way two English sentences share a word.
+
+A body's *content words* are its word tokens without numbers, without
+:data:`FUNCTION_WORDS`, each reduced to its :func:`lemma`: "Deploys go
+through rsync before each release" and "Deploy goes through rsync before
+every release" have the same content words. Negations, modals, quantities
+and directions (``not``, ``must``, ``all``, ``before``/``after``, ``on``/``off``)
+are not function words: changing one changes a requirement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Set
+from typing import Final, NamedTuple
+
+from pi_memory.entry import (
+    Entry,
+    format_time,
+    normalize_ascii_lowered,
+    normalize_memory_text,
+    parse_time,
+)
+from pi_memory.keywords import canonical_key, stem
+from pi_memory.text import HAN_CLASS
+
+_HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
+#: A word: letters and digits that are not Han (``[^\W_]`` is "word char but not ``_``").
+_TOKEN_RE: Final = re.compile(f"[{HAN_CLASS}]+|(?:(?![{HAN_CLASS}])[^\\W_])+")
+#: A number as written: ``3000``, ``1.2.3``, ``0.5``. A version is one value, not three.
+_ASCII_TOKEN_RE: Final = re.compile(r"[a-z0-9]+")
+#: An ASCII token with its digits cut out: what is left of the words once numbers go.
+_ASCII_WORD_RE: Final = re.compile(r"[a-z]+")
+_NUMBER_RE: Final = re.compile(r"\d+(?:\.\d+)*")
+_DIGIT_RE: Final = re.compile(r"\d")
+#: Words whose change does not change what a memory requires: articles,
+#: determiners, pronouns, auxiliaries, relatives and the plainest prepositions.
+_FUNCTION_WORD_TEXT: Final = """
+    a an the this that these those it its they them their there here which who whom
+    whose what is are was were be been being am do does did has have had having
+    by of to for with from as at into onto each every also just then so very
+    """
+FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_TEXT.split())
+
+
+class _Lemmas(dict[str, str]):
+    """Lemmas by word, ``""`` for a function word, filled on first sight.
+
+    A store repeats its vocabulary: most words are seen many times, and a
+    lookup through ``__getitem__`` stays in C for every word seen before.
+    """
+
+    def __missing__(self, word: str) -> str:
+        found = "" if word in FUNCTION_WORDS else _lemma(word)
+        if len(self) < 100_000:
+            self[word] = found
+        return found
+
+
+_CONTENT: Final = _Lemmas()
+
+
+def shingles(run: str, size: int = 2) -> list[str]:
+    """Overlapping ``size``-character pieces of ``run``; a shorter run is its own piece."""
+    if len(run) <= size:
+        return [run] if run else []
+    return [run[i : i + size] for i in range(len(run) - size + 1)]
+
+
+def token_list(text: str) -> list[str]:
+    """Lowercased word tokens in order of first appearance, each once; Han runs as 2-grams."""
+    lowered = text.lower()
+    if lowered.isascii():
+        # The common case, several times faster: no Han, and ``[^\W_]`` is ``[a-z0-9]``.
+        return list(dict.fromkeys(_ASCII_TOKEN_RE.findall(lowered)))
+    seen: dict[str, None] = {}
+    for piece in _TOKEN_RE.findall(lowered):
+        if _HAN_RUN_RE.match(piece):
+            for gram in shingles(piece):
+                seen.setdefault(gram, None)
+        else:
+            seen.setdefault(piece, None)
+    return list(seen)
+
+
+def lemma(word: str) -> str:
+    """``word`` without its inflection: :func:`~pi_memory.keywords.stem`, then a final ``e``.
+
+    ``goes``/``go``, ``released``/``release``, ``starts``/``started`` meet; a
+    Han shingle, a number or an identifier stays as it is.
+    """
+    return _CONTENT[word] or _lemma(word)
+
+
+def _lemma(word: str) -> str:
+    found = stem(word)
+    if len(found) >= 3 and found.endswith("e") and found.isascii() and found.isalpha():
+        found = found[:-1]
+    return found
+
+
+def content_list(words: Iterable[str]) -> list[str]:
+    """The content words of ``words`` (tokens without numbers), as lemmas, each once, in order."""
+    return list(_content(words))
+
+
+def _content(words: Iterable[str]) -> tuple[str, ...]:
+    # A lemma is never empty: ``""`` marks a function word.
+    return tuple(dict.fromkeys(filter(None, map(_CONTENT.__getitem__, words))))
+
+
+def spelled(words: Iterable[str], lemmas: Iterable[str]) -> tuple[str, ...]:
+    """The first spelling in ``words`` of each of ``lemmas``, in the order of ``words``."""
+    wanted = set(lemmas)
+    found: dict[str, str] = {}
+    for word in words:
+        if word in FUNCTION_WORDS:
+            continue
+        key = lemma(word)
+        if key in wanted and key not in found:
+            found[key] = word
+    return tuple(found.values())
+
+
+def tokens(text: str) -> frozenset[str]:
+    return frozenset(token_list(text))
+
+
+def number_list(text: str) -> list[str]:
+    """The numbers in ``text`` as written, in order of first appearance, each once."""
+    return list(dict.fromkeys(_NUMBER_RE.findall(text)))
+
+
+def jaccard(a: Set[str], b: Set[str]) -> float:
+    """``|a ∩ b| / |a ∪ b|``; 0 when both are empty (nothing in common to measure)."""
+    if not a and not b:
+        return 0.0
+    common = len(a & b)
+    return common / (len(a) + len(b) - common)
+
+
+def keyword_set(keywords: Iterable[str]) -> frozenset[str]:
+    """Canonical keys of ``keywords``, empty keys dropped."""
+    return frozenset(key for key in map(canonical_key, keywords) if key)
+
+
+def keyword_keys(keywords: Iterable[str]) -> dict[str, str]:
+    """Canonical key → the first spelling that produced it (for display)."""
+    keys: dict[str, str] = {}
+    for keyword in keywords:
+        key = canonical_key(keyword)
+        if key:
+            keys.setdefault(key, keyword)
+    return keys
+
+
+#: What a body alone decides, in :class:`Features`' order after ``key``: the
+#: normalised body, tokens, numbers (list, set), number-free words (list, set),
+#: content words (list, set). A pure function of the body, so it can be kept
+#: across runs (see :mod:`pi_memory.detect.feature_cache`).
+BodyFacts = tuple[
+    str,
+    frozenset[str],
+    tuple[str, ...],
+    frozenset[str],
+    tuple[str, ...],
+    frozenset[str],
+    tuple[str, ...],
+    frozenset[str],
+]
+
+
+class Features(NamedTuple):
+    """What both detectors read of one live entry, computed once per entry.
+
+    A named tuple rather than a dataclass: a store of 100,000 memories builds
+    100,000 of these, and a tuple is several times cheaper to create. After
+    ``key`` come the :data:`BodyFacts`, in their order.
+    """
+
+    entry: Entry
+    #: Oldest first: see :func:`age_key`.
+    age: tuple[str, str]
+    #: Canonical key of the entry's keyword, ``""`` when it has none.
+    key: str
+    #: The body as write-time de-duplication sees it.
+    norm: str
+    tokens: frozenset[str]
+    #: Numbers as written, in order of first appearance.
+    number_list: tuple[str, ...]
+    numbers: frozenset[str]
+    #: Word tokens of the body with every number removed, in order of first appearance.
+    word_list: tuple[str, ...]
+    words: frozenset[str]
+    #: The content words (see the module docstring), in order of first appearance.
+    content_list: tuple[str, ...]
+    content: frozenset[str]
+
+
+def age_key(entry: Entry) -> tuple[str, str]:
+    """Oldest first: the time as ``YYYY-MM-DD HH:MM:SS`` (unreadable sorts oldest), then the id."""
+    text = entry.time
+    if not (len(text) == 19 and text[10] == " "):
+        parsed = parse_time(text)
+        text = format_time(parsed) if parsed is not None else ""
+    return (text, entry.id)
+
+
+def body_lists(
+    body: str,
+) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The ordered parts of a body's facts: normalised body, tokens, numbers, words, content."""
+    lowered = body.lower()
+    if lowered.isascii():
+        norm = normalize_ascii_lowered(lowered)
+        # token_list's own fast path.
+        all_tokens = tuple(dict.fromkeys(_ASCII_TOKEN_RE.findall(lowered)))
+        # Most bodies carry no number. The tokens are the [a-z0-9] runs and a
+        # digit has no case, so the body holds a digit only if they do.
+        if "".join(all_tokens).isalpha():
+            return norm, all_tokens, (), all_tokens, _content(all_tokens)
+        numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body)))
+        # The tokens of the body without its numbers are its letter runs: no substitution.
+        words = tuple(dict.fromkeys(_ASCII_WORD_RE.findall(lowered))) if numbers else all_tokens
+        return norm, all_tokens, numbers, words, _content(words)
+    # One scan for a digit spares most bodies the findall.
+    numbers = tuple(dict.fromkeys(_NUMBER_RE.findall(body))) if _DIGIT_RE.search(body) else ()
+    all_tokens = tuple(token_list(body))
+    words = tuple(token_list(_NUMBER_RE.sub(" ", body))) if numbers else all_tokens
+    return normalize_memory_text(body), all_tokens, numbers, words, _content(words)
+
+
+def facts_of(
+    norm: str,
+    tokens: tuple[str, ...],
+    numbers: tuple[str, ...],
+    words: tuple[str, ...],
+    content: tuple[str, ...],
+) -> BodyFacts:
+    """:data:`BodyFacts` from :func:`body_lists`' parts (the sets made from the lists)."""
+    token_set = frozenset(tokens)
+    return (
+        norm,
+        token_set,
+        numbers,
+        frozenset(numbers) if numbers else _EMPTY,
+        words,
+        frozenset(words) if numbers else token_set,
+        content,
+        frozenset(content),
+    )
+
+
+_EMPTY: Final[frozenset[str]] = frozenset()
+
+
+def body_facts(body: str) -> BodyFacts:
+    """What the detectors read of ``body`` (see :data:`BodyFacts`)."""
+    return facts_of(*body_lists(body))
