@@ -168,7 +168,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--handoff", action="store_true", help="the compaction handoff: at most 2 memories"
     )
 
-    from pi_memory.config.config import LAYOUTS
+    from pi_memory.config.schema import LAYOUTS
 
     i = cmd["import"]
     i.add_argument("--from", dest="source", required=True, choices=LAYOUTS)

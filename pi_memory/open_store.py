@@ -1,7 +1,7 @@
 """Open the store a process works on: its configuration, then its layers' directories.
 
 The adapters (commands, hooks, the tool server) call :func:`open_store`; the
-configuration comes from :func:`pi_memory.config.config.load_for` and the
+configuration comes from :func:`pi_memory.config.load.load_for` and the
 directories from :mod:`pi_memory.naming.layer_dirs`.
 """
 
@@ -16,7 +16,7 @@ from pi_memory.entry import PROJECT, USER
 from pi_memory.store import Settings, Store
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config, LoadedConfig
+    from pi_memory.config.schema import Config, LoadedConfig
 
 __all__ = [
     "load_for_show",
@@ -57,7 +57,7 @@ def warn_once(loaded: LoadedConfig) -> None:
 
 def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
     """The engine's settings for ``cwd``; each unusable setting is one warning on stderr."""
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
 
     loaded = load_for(cwd, env)
     warn_once(loaded)
@@ -65,7 +65,7 @@ def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
 
 
 def settings_from(cfg: Config, cwd: Path) -> Settings:
-    from pi_memory.config.config import layer_dirs
+    from pi_memory.config.layout_setting import layer_dirs
 
     where = layer_dirs(cfg, cwd)
     return Settings(
@@ -117,7 +117,7 @@ def open_store(cwd: Path | None = None, env: Mapping[str, str] | None = None) ->
 def load_for_show() -> tuple[LoadedConfig, Store]:
     """The configuration and the store (``show`` reports both, and the settings it could
     not use as notes)."""
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
 
     cwd = _here()
     loaded = load_for(cwd, os.environ)
@@ -126,7 +126,7 @@ def load_for_show() -> tuple[LoadedConfig, Store]:
 
 def open_job(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> tuple[Store, Config]:
     """The store and the configuration a model job needs (its models and providers)."""
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
 
     here = cwd or _here()
     loaded = load_for(here, os.environ if env is None else env)

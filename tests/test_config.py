@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config import config as cfg
 from pi_memory.config import models
+from pi_memory.config.load import PROJECT_CONFIG, USER_CONFIG, deep_merge, load_config
+from pi_memory.config.parse import parse_config
+from pi_memory.config.render import config_dict, seed_dict
+from pi_memory.config.schema import DreamConfig, LoadedConfig, Provider, SessionPersistence
 from pi_memory.errors import ConfigError
 from pi_memory.naming.home import expand_tilde
 from tests.conftest import REPO
@@ -29,11 +32,11 @@ def write_json(path: Path, data: Any) -> Path:
 
 
 def user_file(home: Path, data: Any) -> Path:
-    return write_json(home / cfg.USER_CONFIG, data)
+    return write_json(home / USER_CONFIG, data)
 
 
-def parse(raw: dict[str, Any], env: dict[str, str] | None = None) -> cfg.LoadedConfig:
-    return cfg.parse_config(raw, cwd="/work/proj", home="/home/you", platform="linux", env=env)
+def parse(raw: dict[str, Any], env: dict[str, str] | None = None) -> LoadedConfig:
+    return parse_config(raw, cwd="/work/proj", home="/home/you", platform="linux", env=env)
 
 
 @pytest.fixture
@@ -47,7 +50,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_no_files_gives_the_defaults(hermetic_home: Path, project: Path) -> None:
-    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    loaded = load_config(project, {}, home=hermetic_home)
     assert loaded.problems == ()
     assert loaded.sources == ()
     config = loaded.config
@@ -68,8 +71,8 @@ def test_an_untrusted_project_cannot_redirect_anything(hermetic_home: Path, proj
         "trustedProjects": [str(project)],
         "memIndexMaxLines": 5,
     }
-    project_file = write_json(project / cfg.PROJECT_CONFIG, hostile)
-    loaded = cfg.load_config(project, {"AK": "secret"}, home=hermetic_home)
+    project_file = write_json(project / PROJECT_CONFIG, hostile)
+    loaded = load_config(project, {"AK": "secret"}, home=hermetic_home)
     config = loaded.config
     assert config.memory_dir == str(hermetic_home / ".pi" / "memory")
     assert config.defaults.model is None
@@ -79,9 +82,9 @@ def test_an_untrusted_project_cannot_redirect_anything(hermetic_home: Path, proj
     assert loaded.errors == ()
     assert loaded.warnings == (
         f'{project_file} ignored: add {str(project)!r} to "trustedProjects" in '
-        f"{hermetic_home / cfg.USER_CONFIG} to use it",
+        f"{hermetic_home / USER_CONFIG} to use it",
     )
-    assert loaded.sources == (str(hermetic_home / cfg.USER_CONFIG),)
+    assert loaded.sources == (str(hermetic_home / USER_CONFIG),)
 
 
 def test_a_trusted_project_is_deep_merged_over_the_user_file(
@@ -96,10 +99,10 @@ def test_a_trusted_project_is_deep_merged_over_the_user_file(
         },
     )
     write_json(
-        project / cfg.PROJECT_CONFIG,
+        project / PROJECT_CONFIG,
         {"dream": {"thinkLevel": "low"}, "lock": {"snapshotKeep": 2}, "memoryDir": "mem"},
     )
-    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    loaded = load_config(project, {}, home=hermetic_home)
     config = loaded.config
     assert loaded.problems == ()
     assert (config.dream.model, config.dream.think_level) == ("local/a", "low")
@@ -112,32 +115,30 @@ def test_a_trusted_project_is_deep_merged_over_the_user_file(
 def test_a_project_file_cannot_extend_the_trusted_list(hermetic_home: Path, tmp_path: Path) -> None:
     trusted, other = tmp_path / "trusted", tmp_path / "other"
     user_file(hermetic_home, {"trustedProjects": [str(trusted)]})
-    write_json(trusted / cfg.PROJECT_CONFIG, {"trustedProjects": [str(other)]})
-    write_json(other / cfg.PROJECT_CONFIG, {"memoryDir": "/tmp/attacker"})
-    assert cfg.load_config(trusted, {}, home=hermetic_home).config.trusted_projects == (
-        str(trusted),
-    )
-    redirected = cfg.load_config(other, {}, home=hermetic_home).config
+    write_json(trusted / PROJECT_CONFIG, {"trustedProjects": [str(other)]})
+    write_json(other / PROJECT_CONFIG, {"memoryDir": "/tmp/attacker"})
+    assert load_config(trusted, {}, home=hermetic_home).config.trusted_projects == (str(trusted),)
+    redirected = load_config(other, {}, home=hermetic_home).config
     assert redirected.memory_dir == str(hermetic_home / ".pi" / "memory")
 
 
 def test_trust_accepts_tilde_and_symlinked_roots(hermetic_home: Path) -> None:
     real = hermetic_home / "code" / "proj"
-    write_json(real / cfg.PROJECT_CONFIG, {"layout": "files"})
+    write_json(real / PROJECT_CONFIG, {"layout": "files"})
     link = hermetic_home / "link"
     link.symlink_to(real)
     user_file(hermetic_home, {"trustedProjects": ["~/code/proj", "relative/is/ignored"]})
-    assert cfg.load_config(real, {}, home=hermetic_home).config.layout == "files"
-    assert cfg.load_config(link, {}, home=hermetic_home).config.layout == "files"
+    assert load_config(real, {}, home=hermetic_home).config.layout == "files"
+    assert load_config(link, {}, home=hermetic_home).config.layout == "files"
 
 
 def test_project_root_can_differ_from_cwd(hermetic_home: Path, project: Path) -> None:
     user_file(hermetic_home, {"trustedProjects": [str(project)]})
-    write_json(project / cfg.PROJECT_CONFIG, {"layout": "files"})
+    write_json(project / PROJECT_CONFIG, {"layout": "files"})
     sub = project / "src" / "deep"
     sub.mkdir(parents=True)
-    assert cfg.load_config(sub, {}, home=hermetic_home).config.layout == "categories"
-    loaded = cfg.load_config(sub, {}, home=hermetic_home, project_root=project)
+    assert load_config(sub, {}, home=hermetic_home).config.layout == "categories"
+    loaded = load_config(sub, {}, home=hermetic_home, project_root=project)
     assert loaded.config.layout == "files"
 
 
@@ -153,40 +154,40 @@ def test_project_root_can_differ_from_cwd(hermetic_home: Path, project: Path) ->
 def test_a_malformed_user_file_counts_as_empty(
     hermetic_home: Path, project: Path, content: str, message: str
 ) -> None:
-    path = hermetic_home / cfg.USER_CONFIG
+    path = hermetic_home / USER_CONFIG
     path.parent.mkdir(parents=True)
     path.write_text(content, encoding="utf-8")
-    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    loaded = load_config(project, {}, home=hermetic_home)
     assert loaded.errors == ()
     assert len(loaded.warnings) == 1
     assert message in loaded.warnings[0]
     assert loaded.warnings[0].endswith("; using the defaults")
-    assert loaded.config == cfg.load_config(
-        project, {}, home=hermetic_home / "none"
-    ).config._replace(memory_dir=loaded.config.memory_dir, auto_dir=loaded.config.auto_dir)
+    assert loaded.config == load_config(project, {}, home=hermetic_home / "none").config._replace(
+        memory_dir=loaded.config.memory_dir, auto_dir=loaded.config.auto_dir
+    )
 
 
 def test_a_wrong_value_in_a_good_file_is_an_error_line(hermetic_home: Path, project: Path) -> None:
-    path = hermetic_home / cfg.USER_CONFIG
+    path = hermetic_home / USER_CONFIG
     path.parent.mkdir(parents=True)
     path.write_text('\ufeff{"layout": 3}', encoding="utf-8")
-    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    loaded = load_config(project, {}, home=hermetic_home)
     assert len(loaded.problems) == 1
     assert '"layout" must be one of categories | files' in loaded.problems[0]
     assert loaded.config.mem_index_max_lines == 200
 
 
 def test_invalid_utf8_user_file(hermetic_home: Path, project: Path) -> None:
-    path = hermetic_home / cfg.USER_CONFIG
+    path = hermetic_home / USER_CONFIG
     path.parent.mkdir(parents=True)
     path.write_bytes(b'{"layout": "\xff"}')
-    loaded = cfg.load_config(project, {}, home=hermetic_home)
+    loaded = load_config(project, {}, home=hermetic_home)
     assert loaded.errors == ()
     assert loaded.warnings[0].startswith(f"{path}: cannot be read")
 
 
 def test_a_malformed_file_does_not_stop_a_write(hermetic_home: Path, project: Path) -> None:
-    path = hermetic_home / cfg.USER_CONFIG
+    path = hermetic_home / USER_CONFIG
     path.parent.mkdir(parents=True)
     path.write_text('{"layout": "files",', encoding="utf-8")
     wrote = call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=project)
@@ -209,12 +210,12 @@ def test_trusted_project_file_merges_objects_deeply_null_and_arrays_replace(
         "providers": {"local": {"baseUrl": "http://127.0.0.1:1/v1"}},
     }
     over = {"lock": {"timeoutMs": 2000}, "dream": None, "trustedProjects": ["/elsewhere"]}
-    path = hermetic_home / cfg.USER_CONFIG
+    path = hermetic_home / USER_CONFIG
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(user), encoding="utf-8")
     (project / ".pi").mkdir(exist_ok=True)
-    (project / cfg.PROJECT_CONFIG).write_text(json.dumps(over), encoding="utf-8")
-    loaded = cfg.load_config(project, {}, home=hermetic_home, project_root=project)
+    (project / PROJECT_CONFIG).write_text(json.dumps(over), encoding="utf-8")
+    loaded = load_config(project, {}, home=hermetic_home, project_root=project)
     assert loaded.problems == ()
     config = loaded.config
     assert (config.lock.timeout_ms, config.lock.snapshot_keep) == (2000, 3)
@@ -222,7 +223,7 @@ def test_trusted_project_file_merges_objects_deeply_null_and_arrays_replace(
     assert (config.dream.model, config.dream.nudge_after_sessions) == (None, 5)
     assert models.task_model(config, "dream") == "local/a"
     assert config.trusted_projects == (str(project),)  # a project file never extends it
-    assert cfg.deep_merge({"a": [1, 2], "b": {"c": 1}}, {"a": [3], "b": {"d": None}}) == {
+    assert deep_merge({"a": [1, 2], "b": {"c": 1}}, {"a": [3], "b": {"d": None}}) == {
         "a": [3],
         "b": {"c": 1, "d": None},
     }
@@ -250,7 +251,7 @@ def test_wrong_types_are_errors_and_keep_the_default() -> None:
         '"autoSurfacing.thinkLevel" must be one of off | minimal | low | medium | high | '
         "xhigh, got 'max'; using off",
     )
-    assert cfg.seed_dict(loaded.config) == cfg.seed_dict(parse({}).config)
+    assert seed_dict(loaded.config) == seed_dict(parse({}).config)
 
 
 def test_out_of_range_numbers_are_clamped_with_a_warning() -> None:
@@ -268,7 +269,7 @@ def test_out_of_range_numbers_are_clamped_with_a_warning() -> None:
 def test_null_sections_and_unknown_keys_fall_back_silently() -> None:
     loaded = parse({"dream": None, "enabled": False, "autoSurfacing": {"maxTopicBytes": 9}})
     assert loaded.problems == ()
-    assert loaded.config.dream == cfg.DreamConfig()
+    assert loaded.config.dream == DreamConfig()
     assert loaded.config.auto_surfacing.max_entry_bytes == 3072
 
 
@@ -279,8 +280,8 @@ def test_session_persistence_inherits_unless_a_task_sets_it() -> None:
             "dream": {"sessionPersistence": {"enabled": False}},
         }
     ).config
-    assert config.defaults.session_persistence == cfg.SessionPersistence(True, "/home/you/sessions")
-    assert config.dream.session_persistence == cfg.SessionPersistence(False)
+    assert config.defaults.session_persistence == SessionPersistence(True, "/home/you/sessions")
+    assert config.dream.session_persistence == SessionPersistence(False)
     assert config.auto_surfacing.session_persistence is None
 
 
@@ -340,10 +341,10 @@ def test_unset_or_bad_environment_values_leave_the_file_value() -> None:
 
 def test_load_config_reads_the_environment(hermetic_home: Path, project: Path) -> None:
     env = {"PI_MEMORY_AUTO_DIR": "~/elsewhere"}
-    loaded = cfg.load_config(project, env, home=hermetic_home)
+    loaded = load_config(project, env, home=hermetic_home)
     assert loaded.config.auto_dir == str(hermetic_home / "elsewhere")
     # A relative directory would depend on where each command runs: ignored, and said.
-    loaded = cfg.load_config(project, {"PI_MEMORY_AUTO_DIR": "relative"}, home=hermetic_home)
+    loaded = load_config(project, {"PI_MEMORY_AUTO_DIR": "relative"}, home=hermetic_home)
     assert loaded.config.auto_dir == str(hermetic_home / ".pi" / "agent" / "memory-auto")
     assert loaded.warnings == ("PI_MEMORY_AUTO_DIR='relative' is not an absolute path; ignored",)
 
@@ -363,7 +364,7 @@ def test_providers_are_validated() -> None:
         }
     )
     assert sorted(loaded.config.providers) == ["claude", "local"]
-    assert loaded.config.providers["claude"] == cfg.Provider(
+    assert loaded.config.providers["claude"] == Provider(
         "https://api.anthropic.com", "anthropic", "AK"
     )
     assert len(loaded.errors) == 3
@@ -462,13 +463,13 @@ def test_config_dict_round_trips_through_parse() -> None:
         "reviewMonths": 3,
     }
     config = parse(raw).config
-    again = parse(cfg.config_dict(config)).config
+    again = parse(config_dict(config)).config
     assert again == config
 
 
 def test_importing_config_reads_no_json() -> None:
     code = (
-        "import sys, pi_memory.config.config, pi_memory.config.models\n"
+        "import sys, pi_memory.config.load, pi_memory.config.models\n"
         "assert 'json' not in sys.modules, 'json imported'"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

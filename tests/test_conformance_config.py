@@ -8,8 +8,12 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config import config as cfg
 from pi_memory.config import defaults, models
+from pi_memory.config.load import USER_CONFIG, load_config
+from pi_memory.config.messages import config_error_notification, tool_unavailable_message
+from pi_memory.config.parse import parse_config
+from pi_memory.config.render import seed_dict
+from pi_memory.config.schema import Config
 from pi_memory.naming.home import expand_tilde
 from tests.conftest import DATA
 
@@ -42,8 +46,8 @@ def lookup(tree: dict[str, Any], dotted: str) -> Any:
     return node
 
 
-def from_dotted(dotted: dict[str, Any], home: Path) -> cfg.Config:
-    loaded = cfg.parse_config(nested(dotted), cwd=str(home), home=str(home), env={})
+def from_dotted(dotted: dict[str, Any], home: Path) -> Config:
+    loaded = parse_config(nested(dotted), cwd=str(home), home=str(home), env={})
     assert loaded.errors == ()
     return loaded.config
 
@@ -52,16 +56,16 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
     args, expected = vector["input"], with_home(vector["expected"], home)
     fn = args["fn"]
     if fn == "DEFAULT_CONFIG":
-        loaded = cfg.load_config(tmp_path, {}, home=home)
-        assert cfg.seed_dict(loaded.config) == expected
+        loaded = load_config(tmp_path, {}, home=home)
+        assert seed_dict(loaded.config) == expected
         assert {**expected, "memoryDir": "~/.pi/memory"} == defaults.DEFAULT_CONFIG
     elif fn == "loadConfig":
-        user_file = home / cfg.USER_CONFIG
+        user_file = home / USER_CONFIG
         user_file.parent.mkdir(parents=True)
         user_file.write_text(json.dumps(args["global"]), encoding="utf-8")
-        loaded = cfg.load_config(tmp_path, {}, home=home)
+        loaded = load_config(tmp_path, {}, home=home)
         assert loaded.problems == ()
-        tree = cfg.seed_dict(loaded.config)
+        tree = seed_dict(loaded.config)
         for key, value in expected.items():
             assert lookup(tree, key) == value
     elif fn == "expandTilde":
@@ -78,13 +82,13 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
     elif fn == "session_start":
         # No model anywhere, surfacing on by default: the seed's check finds dream and
         # surfacing without a model, and the notification lists both.
-        config = cfg.load_config(tmp_path, {}, home=home).config
+        config = load_config(tmp_path, {}, home=home).config
         errors = models.model_config_errors(config, {}, strict=True)
         assert [e.split(" — ")[0] for e in errors] == [e.split(" — ")[0] for e in args["errors"]]
-        assert cfg.config_error_notification(errors) == expected
+        assert config_error_notification(errors) == expected
     elif fn == "memory tool when misconfigured":
         first = 'no model for dream — set "dream.model" or "defaults.model" in memory.json'
-        got = cfg.tool_unavailable_message([first, "later"])
+        got = tool_unavailable_message([first, "later"])
         assert got == expected.replace("{first error line}", first)
     else:
         raise AssertionError(f"no implementation mapped for {fn}")

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config.config import Config, parse_config
+from pi_memory.config.parse import parse_config
+from pi_memory.config.schema import Config
 from pi_memory.layouts.files.status import status_lines
 from tests.conftest import DATA
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pi_memory.cli import main
-from pi_memory.config.config import load_for
+from pi_memory.config.load import load_for
 from pi_memory.fs.lock import format_record, lock_path, this_host
 from pi_memory.model import ledger
 from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_json

@@ -51,7 +51,7 @@ def test_a_repeated_hook_answers_without_the_configuration_or_the_store(tmp_path
     first, full = imports_of("SessionStart", start, root)
     again, fast = imports_of("SessionStart", start, root)
     assert first == again and "#staging-db" in first
-    heavy = {"pi_memory.config.config", "pi_memory.store", "pi_memory.layouts", "pi_memory.entry"}
+    heavy = {"pi_memory.config.load", "pi_memory.store", "pi_memory.layouts", "pi_memory.entry"}
     assert heavy <= full
     assert not fast & heavy
     ask = payload("claude-code", "UserPromptSubmit", root, prompt="staging database port?")
@@ -61,7 +61,7 @@ def test_a_repeated_hook_answers_without_the_configuration_or_the_store(tmp_path
     )
     answer, fast = imports_of("UserPromptSubmit", ask, root)
     assert "port 5433" in answer
-    assert not fast & {"pi_memory.config.config", "pi_memory.store", "pi_memory.open_store"}
+    assert not fast & {"pi_memory.config.load", "pi_memory.store", "pi_memory.open_store"}
 
 
 def start_text(hook: Hook, root: Path, **changes: str) -> str:

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config.config import Config, parse_config
+from pi_memory.config.parse import parse_config
+from pi_memory.config.schema import Config
 from pi_memory.model.cli_provider import CHILD_ENV, GEMINI_NO_MCP, _private_dir
 from pi_memory.model.client import chat
 from pi_memory.model.errors import NEVER_ANSWERED, ModelUnavailable

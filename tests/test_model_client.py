@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config.config import Config, parse_config
+from pi_memory.config.parse import parse_config
+from pi_memory.config.schema import Config
 from pi_memory.model import ledger
 from pi_memory.model.client import chat, list_models, target_for
 from pi_memory.model.errors import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_memory.config.config import Provider, parse_config
+from pi_memory.config.parse import parse_config
+from pi_memory.config.schema import Provider
 
 
 def parse(raw: dict[str, Any]) -> Any:

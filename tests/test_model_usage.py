@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pi_memory.cli import main
-from pi_memory.config.config import load_for
+from pi_memory.config.load import load_for
 from pi_memory.model.client import chat
 from pi_memory.model.types import Message
 from tests.fake_provider import FakeProvider, Say, memory_json, write_memory_json

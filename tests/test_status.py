@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from pi_memory.config.config import Config, parse_config
 from pi_memory.config.models import model_config_errors
+from pi_memory.config.parse import parse_config
+from pi_memory.config.schema import Config
 from pi_memory.fs.lock import describe_status, read_lock_status
 from pi_memory.inject.inject_window import build_index_section, index_injection_capacity
 from pi_memory.layouts.files.status import status_json, status_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from pi_memory.config.config import Config
+from pi_memory.config.schema import Config
 from pi_memory.entry import Entry
 from pi_memory.jobs.surfacing import (
     Limits,
@@ -100,7 +100,7 @@ def test_files_layout_memories_are_picked_by_file_name() -> None:
 
 
 def model_config(fake: FakeProvider, home: Path) -> Config:
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
 
     write_memory_json(home, memory_json(fake))
     return load_for(home, {}).config
@@ -146,7 +146,7 @@ def test_the_daily_cap_stops_the_prompt_hooks_side_query_not_a_persons(
     from pi_memory.model import ledger
 
     write_memory_json(hermetic_home, memory_json(fake_provider, dailyTokenCap=1000))
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
 
     config = load_for(hermetic_home, {}).config
     user_layer = hermetic_home / ".pi/agent/memory-auto"

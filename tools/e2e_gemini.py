@@ -201,7 +201,7 @@ def review_through_gemini(
 ) -> None:
     """Session 3: the review job runs ``gemini -p`` itself (the ``gemini-cli`` provider)
     against the same fake, and that child session runs none of the user's hooks."""
-    from pi_memory.config.config import parse_config
+    from pi_memory.config.parse import parse_config
     from pi_memory.model.client import chat
     from pi_memory.model.errors import ModelUnavailable
     from pi_memory.model.types import Message, ToolSpec

@@ -84,7 +84,7 @@ def describe_import(outcome: ImportOutcome, source: str, target: str, retry: str
 
 
 def _settings_pair(source: str, target: str) -> tuple[Settings, Settings]:
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
     from pi_memory.errors import ConfigError
     from pi_memory.open_store import settings_from
 

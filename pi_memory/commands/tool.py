@@ -98,7 +98,7 @@ def session_search(args: Mapping[str, Any]) -> tuple[bool, str]:
     import os
     from pathlib import Path
 
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
     from pi_memory.hosts.registry import NAMES
     from pi_memory.transcripts.session_search import render_sessions, search_sessions
 

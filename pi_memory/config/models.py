@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from pi_memory.config.config import TASKS
+from pi_memory.config.schema import TASKS
 from pi_memory.errors import ConfigError
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
 
 __all__ = [
     "ModelRequirement",

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from pi_memory.hosts.fastpath import Note
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.hosts.host import Host
     from pi_memory.jobs.records import JobRecord
     from pi_memory.jobs.surfacing import Corpus
@@ -90,7 +90,7 @@ def open_context(cwd: Path) -> tuple[Config, Store]:
 def open_context_warned(cwd: Path) -> tuple[Config, Store, list[str]]:
     """:func:`open_context` and one line per setting that fell back to its default and
     per layer refused here (session start says them in ``systemMessage``)."""
-    from pi_memory.config.config import load_for
+    from pi_memory.config.load import load_for
     from pi_memory.open_store import setting_warnings, settings_from
     from pi_memory.store import Store
 
@@ -242,7 +242,7 @@ def _said(warning: str | None, notes: list[str]) -> str:
 
 def _inputs(cwd: Path) -> list[Path]:
     """Files besides the layers that decide the configuration and the project."""
-    from pi_memory.config.config import PROJECT_CONFIG, USER_CONFIG
+    from pi_memory.config.load import PROJECT_CONFIG, USER_CONFIG
     from pi_memory.naming.git_repo import project_root
     from pi_memory.naming.home import home_dir
 

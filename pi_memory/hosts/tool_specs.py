@@ -151,7 +151,8 @@ def configured_tools() -> tuple[str, ...]:
     import os
     from pathlib import Path
 
-    from pi_memory.config.config import CATEGORIES, load_for
+    from pi_memory.config.load import load_for
+    from pi_memory.config.schema import CATEGORIES
     from pi_memory.entry import PROJECT
     from pi_memory.layouts import open_layer
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.model.types import ToolCall, ToolSpec
 
 

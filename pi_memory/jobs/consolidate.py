@@ -28,7 +28,7 @@ from pi_memory.jobs.consolidate_plan import MAX_ROUNDS, PAGE_SIZE
 from pi_memory.jobs.outcome import FAILED, NOTHING, STORED, JobOutcome
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.jobs.consolidate_plan import Applied, Plan
     from pi_memory.store import Store
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config, LoadedConfig, Provider
+    from pi_memory.config.schema import Config, LoadedConfig, Provider
     from pi_memory.model.client import Target
     from pi_memory.model.ledger import Spend
 
@@ -93,8 +93,8 @@ def _where(loaded: LoadedConfig) -> str:
 
 
 def _models(config: Config, env: Mapping[str, str], problems: list[str]) -> list[TaskModel]:
-    from pi_memory.config.config import TASKS
     from pi_memory.config.models import model_config_errors, required_models
+    from pi_memory.config.schema import TASKS
     from pi_memory.model.client import model_name, target_for
 
     required = {req.task for req in required_models(config)}

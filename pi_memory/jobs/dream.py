@@ -27,7 +27,7 @@ from pi_memory.jobs import DREAM_TASK
 from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.store import Store
 
 META_FILE: Final = ".dream-meta.json"

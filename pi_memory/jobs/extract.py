@@ -23,7 +23,7 @@ from pi_memory.jobs import EXTRACT_TASK
 from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.jobs.review import ReviewPlan
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn

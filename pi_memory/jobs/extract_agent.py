@@ -19,7 +19,7 @@ from pi_memory.jobs import EXTRACT_TASK
 from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
 

@@ -23,7 +23,7 @@ from pi_memory.jobs import CONSOLIDATE_TASK
 from pi_memory.jobs.outcome import FAILED, NOTHING, STORED, JobOutcome
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.store import Store
 
 #: pi-memory-auto: keywords are re-derived 12 memories per call.

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
 
 #: Evidence a memory needs to be surfaced: specific tokens matched, its keyword counting one.

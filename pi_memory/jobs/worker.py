@@ -25,7 +25,7 @@ from pi_memory.jobs import records
 from pi_memory.jobs.session import sessions_root
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.jobs.records import JobRecord
 
 #: Seconds one job may run, its model calls and retries included.
@@ -37,7 +37,7 @@ CHILD_ENV: Final = "PI_MEMORY_WORKER"
 
 def background_ready(config: Config, env: Mapping[str, str]) -> bool:
     """A model resolves for extraction: without one no background job ever starts."""
-    from pi_memory.config.config import extraction_enabled
+    from pi_memory.config.layout_setting import extraction_enabled
     from pi_memory.config.models import model_resolves, task_model
 
     if env.get(CHILD_ENV):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
 
 

@@ -30,7 +30,7 @@ from pi_memory.model.wire import Ask
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_memory.config.config import Config, Provider
+    from pi_memory.config.schema import Config, Provider
     from pi_memory.model.ledger import Usage
     from pi_memory.model.wire import Parsed
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
 
 PREFIX: Final = "model-usage-"
 
@@ -70,7 +70,7 @@ class Spend(NamedTuple):
 
 def directory(config: Config) -> Path:
     """The user layer's directory, where the ledger lives."""
-    from pi_memory.config.config import user_layer_dir
+    from pi_memory.config.layout_setting import user_layer_dir
 
     return user_layer_dir(config)
 

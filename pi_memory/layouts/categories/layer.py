@@ -30,7 +30,7 @@ from pi_memory.layouts.categories.format import (
 from pi_memory.layouts.protocol import IndexChange, Injected, no_rollback
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
     from pi_memory.layouts.protocol import MemoryTool
 
 GITATTRIBUTES: Final = ".gitattributes"

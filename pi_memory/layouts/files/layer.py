@@ -75,7 +75,7 @@ from pi_memory.naming.windows import is_reserved_windows_name
 from pi_memory.text import iso_timestamp, js_trim
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
 
 #: The result of a ``memory`` tool write.
 WriteResult = ToolWrite

@@ -32,7 +32,7 @@ from pi_memory.config.models import task_model
 from pi_memory.inject.inject_window import index_injection_capacity
 
 if TYPE_CHECKING:
-    from pi_memory.config.config import Config
+    from pi_memory.config.schema import Config
 
 NEVER: Final = "never"
 SCORER: Final = "scorer"
