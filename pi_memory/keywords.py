@@ -160,14 +160,16 @@ def keyword_issue(keyword: str) -> str | None:
 
 
 def door_issue(keyword: str) -> str | None:
-    """:func:`keyword_issue` for a keyword being written: it must also be valid UTF-8.
+    """:func:`keyword_issue` for a keyword being written: it must also be valid UTF-8
+    and hold no control character.
 
     Reading is more lenient (a damaged byte on disk stays as it is, see
     :mod:`pi_memory.utf8`); only new text is held to this.
     """
+    from pi_memory.control_chars import control_issue
     from pi_memory.utf8 import utf8_issue
 
-    return utf8_issue(keyword) or keyword_issue(keyword)
+    return utf8_issue(keyword) or keyword_issue(keyword) or control_issue(keyword)
 
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:

@@ -496,6 +496,7 @@ _BOUNDARY_HINT: Final = "<!-- mid:"
 
 def validate_body(body: str) -> str:
     """The body as it will be stored, or :class:`EntryRejected` with the reason."""
+    from pi_memory.control_chars import control_issue
     from pi_memory.truncation import truncation_issue
     from pi_memory.utf8 import utf8_issue
 
@@ -505,6 +506,9 @@ def validate_body(body: str) -> str:
     problem = utf8_issue(text)
     if problem is not None:
         raise EntryRejected(f"the memory body is {problem}")
+    problem = control_issue(text)
+    if problem is not None:
+        raise EntryRejected(f"the memory body {problem}")
     if _BOUNDARY_HINT in text or "-->" in text:
         raise EntryRejected("the body may not contain an HTML comment marker (<!-- or -->)")
     issue = truncation_issue(text)

@@ -31,8 +31,12 @@ def repo(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def stored(repo: Path) -> Path:
-    run = call("write", "--keyword", "scr\u202eeen", HOSTILE, cwd=repo)
+    """The hostile text in a row, as a hand edit or a pull brings it: a write refuses
+    control characters at the door (see tests/test_control_chars.py)."""
+    run = call("write", "--keyword", "scr\u202eeen", "PLACEHOLDER", cwd=repo)
     assert run.code == 0, run.err
+    path = repo / ".pi/agent/memory-auto/CONVENTIONS.md"
+    path.write_text(path.read_text("utf-8").replace("PLACEHOLDER", HOSTILE), "utf-8")
     return repo
 
 

@@ -43,6 +43,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "truncation",
             "entry",
             "utf8",
+            "control_chars",
             "output",
             "error_handler",
         ),

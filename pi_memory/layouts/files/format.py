@@ -252,6 +252,7 @@ def check_name(name: str) -> None:
         raise EntryRejected("name is required")
     if "\r" in name or "\n" in name:
         raise EntryRejected("name must be a single line")
+    check_controls("name", name)
     # "](" would let a name forge the file part of its own index line.
     if "](" in name:
         raise EntryRejected("name must not contain ']('")
@@ -260,6 +261,16 @@ def check_name(name: str) -> None:
 def check_description(description: str) -> None:
     if "\r" in description or "\n" in description:
         raise EntryRejected("description must be a single line")
+    check_controls("description", description)
+
+
+def check_controls(what: str, text: str) -> None:
+    """New text of a memory holds no control character but tab and newline."""
+    from pi_memory.control_chars import control_issue
+
+    problem = control_issue(text)
+    if problem is not None:
+        raise EntryRejected(f"{what} {problem}")
 
 
 def check_created(created: str) -> None:

@@ -33,6 +33,7 @@ from pi_memory.layouts.carry import (
 from pi_memory.layouts.files.format import (
     DEFAULT_SRC,
     ParsedEntryFile,
+    check_controls,
     check_description,
     check_name,
     check_type,
@@ -438,6 +439,7 @@ class FilesLayer:
         body = js_trim(content)
         if not body:
             raise EntryRejected("body is required")
+        check_controls("content", body)
         if type is not None:
             check_type(type)
         moment = now or self._clock()
@@ -502,6 +504,8 @@ class FilesLayer:
         body = current.body if content is None else js_trim(content)
         if not body:
             raise EntryRejected("body is required")
+        if content is not None:
+            check_controls("content", body)
         derived = "" if content is None else derive_description(body)
         entry = touched(
             current._replace(
