@@ -204,3 +204,28 @@ def test_a_pair_exactly_at_the_similarity_gate_is_kept() -> None:
     pairs = find_conflicts([a, b])
     assert pairs == find_conflicts_bruteforce([a, b])
     assert [p.values for p in pairs] == [("3000", "8080")]
+
+
+def test_a_future_date_counts_as_now_and_never_outranks_a_correction_of_that_moment() -> None:
+    from datetime import datetime
+
+    now = datetime(2026, 10, 5, 12, 0, 0)
+    planted = entry(
+        "20991231-ffff", "The dev server listens on port 6666.", "dev-server",
+        time="2099-12-31 23:59:59",
+    )  # fmt: skip
+    earlier = entry("20261005-aaaa", "The dev server listens on port 8080.", "dev-server",
+                    time="2026-10-05 11:59:59")  # fmt: skip
+    correction = earlier._replace(time="2026-10-05 12:00:00")
+    # The planted row counts as written now: later than a write of a second ago ...
+    assert [(p.older, p.newer) for p in find_conflicts([planted, earlier], now=now)] == [
+        ("20261005-aaaa", "20991231-ffff")
+    ]
+    # ... but not later than a correction written now, whatever its date or id claims.
+    for found in (
+        find_conflicts([planted, correction], now=now),
+        find_conflicts_bruteforce([correction, planted], now=now),
+    ):
+        assert [(p.older, p.newer) for p in found] == [("20991231-ffff", "20261005-aaaa")]
+    [dup] = find_duplicates([planted, correction._replace(body=planted.body)], now=now)
+    assert (dup.a, dup.b) == ("20991231-ffff", "20261005-aaaa")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
@@ -74,11 +75,11 @@ class ConflictPair:
     numeric: bool
 
 
-def _judge(x: Features, y: Features) -> ConflictPair | None:
+def _judge(x: Features, y: Features, now: str) -> ConflictPair | None:
     """The rule for one pair of live entries of one layer (one keyword per entry)."""
     if not x.key or x.key != y.key or x.norm == y.norm:
         return None
-    old, new = oldest_first(x, y)
+    old, new = oldest_first(x, y, now)
     words = jaccard(old.words, new.words)
     numeric = bool(old.numbers and new.numbers and old.numbers != new.numbers)
     if numeric:
@@ -122,19 +123,22 @@ def _sort_key(pair: ConflictPair) -> tuple[bool, float, str, str, str, str, tupl
     )
 
 
-def find_conflicts_bruteforce(entries: Iterable[Entry]) -> list[ConflictPair]:
+def find_conflicts_bruteforce(
+    entries: Iterable[Entry], now: datetime | None = None
+) -> list[ConflictPair]:
     """The definition: every pair of live entries of each layer, judged one by one."""
-    return ranked(judge_every_pair(entries, _judge), _sort_key, None)
+    return ranked(judge_every_pair(entries, _judge, now), _sort_key, None)
 
 
 def find_conflicts(
     entries: Iterable[Entry],
     limit: int | None = None,
     known: Mapping[str, BodyFacts] | None = None,
+    now: datetime | None = None,
 ) -> list[ConflictPair]:
     """Conflict pairs, diverging numbers first, then by similarity; the brute force's list
     (``known``: as :func:`~pi_memory.detect.duplicates.find_duplicates` takes it)."""
-    return ranked(judge_candidates(entries, _candidates, _judge, known), _sort_key, limit)
+    return ranked(judge_candidates(entries, _candidates, _judge, known, now), _sort_key, limit)
 
 
 def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:

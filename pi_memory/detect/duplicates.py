@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Final, NamedTuple
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
@@ -75,7 +76,7 @@ class DuplicatePair:
     shared: tuple[str, ...]
 
 
-def _judge(x: Features, y: Features) -> DuplicatePair | None:
+def _judge(x: Features, y: Features, now: str) -> DuplicatePair | None:
     """The rule for one pair of live entries of one layer.
 
     Every entry carries exactly one keyword, so the keyword Jaccard is 1 when
@@ -96,7 +97,7 @@ def _judge(x: Features, y: Features) -> DuplicatePair | None:
         score = TOKEN_WEIGHT * token + KEYWORD_WEIGHT * shared
         if score < MIN_SCORE:
             return None
-    older, newer = oldest_first(x, y)
+    older, newer = oldest_first(x, y, now)
     return DuplicatePair(
         a=older.entry.id,
         b=newer.entry.id,
@@ -111,22 +112,25 @@ def _sort_key(pair: DuplicatePair) -> tuple[float, str, str, str, float, tuple[s
     return (-pair.score, pair.a, pair.b, pair.layer, -pair.token, pair.shared)
 
 
-def find_duplicates_bruteforce(entries: Iterable[Entry]) -> list[DuplicatePair]:
+def find_duplicates_bruteforce(
+    entries: Iterable[Entry], now: datetime | None = None
+) -> list[DuplicatePair]:
     """The definition: every pair of live entries of each layer, judged one by one."""
-    return ranked(judge_every_pair(entries, _judge), _sort_key, None)
+    return ranked(judge_every_pair(entries, _judge, now), _sort_key, None)
 
 
 def find_duplicates(
     entries: Iterable[Entry],
     limit: int | None = None,
     known: Mapping[str, BodyFacts] | None = None,
+    now: datetime | None = None,
 ) -> list[DuplicatePair]:
     """Near-duplicate pairs, best first (score, then ids); the same list as the brute force.
 
     ``limit`` keeps only the first ``limit`` pairs of that order; ``known`` is
     facts already made, by body (see :func:`~pi_memory.detect.pairs.features`).
     """
-    return ranked(judge_candidates(entries, _candidates, _judge, known), _sort_key, limit)
+    return ranked(judge_candidates(entries, _candidates, _judge, known, now), _sort_key, limit)
 
 
 def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, TypeVar
 
 from pi_memory.detect.set_join import forget_group_orders
@@ -86,22 +87,43 @@ def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-def oldest_first(x: Features, y: Features) -> tuple[Features, Features]:
-    """The pair in age order (by time, then id): the older one is the one to supersede."""
-    return (x, y) if x.age <= y.age else (y, x)
+def oldest_first(x: Features, y: Features, now: str) -> tuple[Features, Features]:
+    """The pair in age order (by time, then id): the older one is the one to supersede.
+
+    A time past ``now`` (a clock ahead, or a date typed into a file) counts as
+    ``now``, and loses a tie to a time that is not in the future: a row cannot
+    outrank every later correction by claiming a date to come.
+    """
+    return (x, y) if _believed_age(x.age, now) <= _believed_age(y.age, now) else (y, x)
+
+
+def _believed_age(age: tuple[str, str], now: str) -> tuple[str, bool, str]:
+    return (now, False, age[1]) if age[0] > now else (age[0], True, age[1])
+
+
+def judging_time(now: datetime | None) -> str:
+    """``now`` (default: the clock) as the stored times are written, for :func:`oldest_first`."""
+    from pi_memory.entry import format_time
+    from pi_memory.staleness import local_now
+
+    return format_time(local_now(datetime.now() if now is None else now))
 
 
 Pair = TypeVar("Pair")
-Judge = Callable[[Features, Features], "Pair | None"]
+Judge = Callable[[Features, Features, str], "Pair | None"]
 
 
-def judge_every_pair(entries: Iterable[Entry], judge: Judge[Pair]) -> list[Pair]:
-    """A detector's definition: every pair of live entries of each layer, judged one by one."""
+def judge_every_pair(
+    entries: Iterable[Entry], judge: Judge[Pair], now: datetime | None = None
+) -> list[Pair]:
+    """A detector's definition: every pair of live entries of each layer, judged one by one
+    (``now``: the moment that counts as the present, see :func:`oldest_first`)."""
     found: list[Pair] = []
+    moment = judging_time(now)
     for group in features(entries).values():
         for i, x in enumerate(group):
             for y in group[i + 1 :]:
-                pair = judge(x, y)
+                pair = judge(x, y, moment)
                 if pair is not None:
                     found.append(pair)
     return found
@@ -112,14 +134,16 @@ def judge_candidates(
     candidates: Callable[[Sequence[Features]], Iterable[tuple[int, int]]],
     judge: Judge[Pair],
     known: Mapping[str, BodyFacts] | None = None,
+    now: datetime | None = None,
 ) -> list[Pair]:
     """The same list as :func:`judge_every_pair` when ``candidates`` holds every accepted pair
     (``known``: as :func:`features` takes it)."""
     found: list[Pair] = []
+    moment = judging_time(now)
     with no_cycle_collection():
         for group in features(entries, known).values():
             for i, j in candidates(group):
-                pair = judge(group[i], group[j])
+                pair = judge(group[i], group[j], moment)
                 if pair is not None:
                     found.append(pair)
     return found
