@@ -61,3 +61,12 @@ def test_the_recorded_payloads_of_each_host_are_told_apart() -> None:
                 assert detect_host(str(payload["hook_event_name"]), payload) == name, path
                 seen += 1
     assert seen >= 6
+
+
+def test_each_command_line_model_provider_runs_its_hosts_program() -> None:
+    from pi_memory.config.config import CLI_APIS
+    from pi_memory.hosts.registry import model_commands
+    from pi_memory.model.cli_provider import default_command
+
+    assert sorted(model_commands()) == sorted(CLI_APIS)
+    assert [default_command(api) for api in CLI_APIS] == ["claude", "codex", "gemini"]

@@ -17,6 +17,15 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pi_memory"
 
+#: The modules of ``hosts`` below the adapters: the record type, the registry, one per host.
+HOST_RECORDS: tuple[str, ...] = (
+    "hosts.host",
+    "hosts.registry",
+    "hosts.claude_code",
+    "hosts.codex",
+    "hosts.gemini",
+    "hosts.pi_agent",
+)
 #: Floors from the top down. A module may import modules on its own floor or any
 #: floor below it, never above. Each entry is a module or package prefix; a
 #: package that does not exist yet keeps its floor for when it lands.
@@ -46,6 +55,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "control_chars",
             "output",
             "error_handler",
+            # The hosts as records and the registry that lists them: plain data the
+            # transcript readers and the model providers read; the adapters are above.
+            *HOST_RECORDS,
         ),
     ),
     ("fs", ("fs",)),

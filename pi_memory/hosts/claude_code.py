@@ -10,9 +10,19 @@ is replaced by a preview, so ours stays below :data:`MAX_CONTEXT`.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.hosts.host import ConfigDir, Host
+
+if TYPE_CHECKING:
+    from pi_memory.transcripts import Reader
+
+
+def transcript() -> Reader:
+    from pi_memory.transcripts.claude_code import READER
+
+    return READER
+
 
 HOST: Final = Host(
     name="claude-code",
@@ -30,5 +40,7 @@ HOST: Final = Host(
     # timeout is 600 s by default).
     prompt_budget=4.0,
     config_dir=ConfigDir("CLAUDE_CONFIG_DIR", (".claude",)),
+    sessions=("projects/*/*.jsonl",),
+    transcript=transcript,
     model_cli="claude",
 )

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.hosts.host import ConfigDir, Host
+
+if TYPE_CHECKING:
+    from pi_memory.transcripts import Reader
 
 
 def sends(payload: Mapping[str, object]) -> bool:
@@ -24,6 +27,12 @@ def sends(payload: Mapping[str, object]) -> bool:
     return "turn_id" in payload or (
         isinstance(path, str) and Path(path).name.startswith("rollout-")
     )
+
+
+def transcript() -> Reader:
+    from pi_memory.transcripts.codex import READER
+
+    return READER
 
 
 HOST: Final = Host(
@@ -46,6 +55,8 @@ HOST: Final = Host(
     max_context_bytes=9_500,
     prompt_budget=4.0,
     config_dir=ConfigDir("CODEX_HOME", (".codex",)),
+    sessions=("sessions/**/rollout-*.jsonl",),
+    transcript=transcript,
     # Codex clamps a longer SessionEnd timeout, with a warning.
     hook_timeout_caps={"SessionEnd": 3},
     model_cli="codex",

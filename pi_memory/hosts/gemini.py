@@ -23,14 +23,23 @@ with the first prompt instead, after it, as BeforeAgent's context.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.hosts.host import ConfigDir, Host
+
+if TYPE_CHECKING:
+    from pi_memory.transcripts import Reader
 
 
 def sends(payload: Mapping[str, object]) -> bool:
     """Gemini CLI sends a ``timestamp``; Claude Code, which may too, a ``permission_mode``."""
     return "timestamp" in payload and "permission_mode" not in payload
+
+
+def transcript() -> Reader:
+    from pi_memory.transcripts.gemini import READER
+
+    return READER
 
 
 HOST: Final = Host(
@@ -47,6 +56,12 @@ HOST: Final = Host(
     max_context=9_500,
     prompt_budget=4.0,
     config_dir=ConfigDir("", (".gemini",)),
+    sessions=(
+        # One JSON document before 0.61, appended records (.jsonl) since.
+        "tmp/*/chats/*.json",
+        "tmp/*/chats/*.jsonl",
+    ),
+    transcript=transcript,
     timeout_units=1000,
     model_cli="gemini",
     sends=sends,

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
+if TYPE_CHECKING:
+    from pi_memory.transcripts import Reader
 
 #: No per-event cap on a hook's timeout.
 NO_CAPS: Mapping[str, int] = {}
@@ -51,6 +54,10 @@ class Host(NamedTuple):
     #: Seconds a prompt hook may spend on the surfacing side-query.
     prompt_budget: float
     config_dir: ConfigDir
+    #: Its session transcripts, as patterns under :attr:`config_dir`.
+    sessions: tuple[str, ...]
+    #: Its transcript reader (imported when called, not with the record).
+    transcript: Callable[[], Reader]
     #: The injection's cap in UTF-8 bytes (0: the host counts characters only).
     max_context_bytes: int = 0
     #: Seconds a hook of some event may take at most (the host clamps a longer timeout).

@@ -265,9 +265,9 @@ class Edit(NamedTuple):
 
 
 def config_dir(host: str, loc: Locations) -> Path:
-    from pi_memory.naming.host_dirs import host_config_dir
+    from pi_memory.hosts.registry import host as record
 
-    return host_config_dir(host, loc.env, loc.home)
+    return record(host).config_dir.path(loc.env, loc.home)
 
 
 def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edit]:

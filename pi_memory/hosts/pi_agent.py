@@ -9,9 +9,19 @@ JSON envelope the model would read escaped.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.hosts.host import ConfigDir, Host
+
+if TYPE_CHECKING:
+    from pi_memory.transcripts import Reader
+
+
+def transcript() -> Reader:
+    from pi_memory.transcripts.pi import READER
+
+    return READER
+
 
 HOST: Final = Host(
     name="pi",
@@ -28,6 +38,8 @@ HOST: Final = Host(
     max_context=9_500,
     prompt_budget=4.0,
     config_dir=ConfigDir("PI_CODING_AGENT_DIR", (".pi", "agent")),
+    sessions=("sessions/**/*.jsonl",),
+    transcript=transcript,
     # The extension always says ``--host pi``.
     named_only=True,
     plain_text=True,

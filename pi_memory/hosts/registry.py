@@ -43,3 +43,8 @@ def host(name: str) -> Host:
 def every() -> tuple[Host, ...]:
     """Every host's record, in the order of :data:`NAMES`."""
     return tuple(host(name) for name in NAMES)
+
+
+def model_commands() -> dict[str, str]:
+    """Each command-line model provider (``claude-cli``…) → the host's program it runs."""
+    return {f"{h.model_cli}-cli": h.model_cli for h in every() if h.model_cli}

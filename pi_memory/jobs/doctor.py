@@ -169,9 +169,9 @@ def _providers(
 
 
 def _command(provider: Provider) -> str:
-    from pi_memory.model.cli_provider import COMMANDS
+    from pi_memory.model.cli_provider import default_command
 
-    return provider.command or COMMANDS.get(provider.api, "")
+    return provider.command or default_command(provider.api)
 
 
 def _missing_command(provider: Provider, env: Mapping[str, str]) -> bool:

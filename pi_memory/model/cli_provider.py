@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 
 #: Set in a CLI provider's environment; this package's hooks do nothing when they see it.
 CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
-#: The executable of each CLI provider when the provider names none.
-COMMANDS: Final = {"claude-cli": "claude", "codex-cli": "codex", "gemini-cli": "gemini"}
 #: Claude Code settings for the child: none of the user's hooks run in it.
 CLAUDE_SETTINGS: Final = '{"disableAllHooks": true}'
 #: pi-memory's think levels → ``claude --effort`` (``off`` leaves the CLI's default).
@@ -97,10 +95,17 @@ GEMINI_SETTINGS: Final = (
 GEMINI_NO_MCP: Final = "pi-memory-no-mcp-server"
 
 
+def default_command(api: str) -> str:
+    """The program a CLI provider runs when memory.json names none (the host's own)."""
+    from pi_memory.hosts.registry import model_commands
+
+    return model_commands().get(api, "")
+
+
 def argv(target: Target, ask: Ask, reply_file: str = "") -> list[str]:
     """The command line; ``reply_file`` is where ``codex exec -o`` writes its last message."""
     api = target.provider.api
-    command = target.provider.command or COMMANDS[api]
+    command = target.provider.command or default_command(api)
     model = [] if target.model_id == "default" else [target.model_id]
     if api == "claude-cli":
         out = [command, "-p", "--output-format", "json", "--no-session-persistence"]

@@ -1,8 +1,9 @@
 """Agent transcripts read into one record: a list of :class:`Turn`.
 
-One reader per host (``claude_code``, ``codex``, ``gemini``, ``pi``) turns that
-host's session file into the conversation a person had: user text, assistant
-text with its tool calls summarised, tool results. What the host or this
+One reader per host (``claude_code``, ``codex``, ``gemini``, ``pi``), each a
+:class:`Reader` its host's record points at, turns that host's session file
+into the conversation a person had: user text, assistant text with its tool
+calls summarised, tool results. What the host or this
 package injected (system reminders, our memory index, surfaced memories,
 compaction summaries) is dropped, so a review never learns back what it was
 shown. Readers are pure: they take the file's text, never a path.
@@ -10,17 +11,13 @@ shown. Readers are pure: they take the file's text, never a path.
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Callable, Final, NamedTuple
 
 USER: Final = "user"
 ASSISTANT: Final = "assistant"
 TOOL: Final = "tool"
-
-CLAUDE_CODE: Final = "claude-code"
-CODEX: Final = "codex"
-GEMINI: Final = "gemini"
-PI: Final = "pi"
-FORMATS: Final = (CLAUDE_CODE, CODEX, GEMINI, PI)
 
 
 class Turn(NamedTuple):
@@ -44,3 +41,21 @@ class Turn(NamedTuple):
 
 class TranscriptError(ValueError):
     """The file is not a transcript of the format asked for (or of any known one)."""
+
+
+def _nowhere(path: Path) -> str:
+    return ""
+
+
+class Reader(NamedTuple):
+    """One host's transcript format: how to read it, recognise it and describe a session."""
+
+    #: The file's text → the conversation.
+    read: Callable[[str], list[Turn]]
+    #: Whether one record of a JSON-lines file (or a whole JSON document) is of this format.
+    recognises: Callable[[Mapping[str, object]], bool]
+    #: ``(session id, directory it ran in)`` as far as one of the file's first records
+    #: says (``""`` for what it does not).
+    header: Callable[[Mapping[str, object]], tuple[str, str]]
+    #: The directory a session ran in, from beside its file, when its records do not say.
+    project_beside: Callable[[Path], str] = _nowhere

@@ -12,10 +12,10 @@ compaction summaries are not the conversation and are dropped.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
-from pi_memory.transcripts import ASSISTANT, TOOL, USER, Turn
+from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
 
@@ -115,3 +115,17 @@ def _add_user(turns: list[Turn], tool_names: dict[str, str], content: object, st
                 texts.append(piece)
     if texts:
         turns.append(Turn(len(turns), USER, "\n\n".join(texts), timestamp=stamp))
+
+
+_TYPES: Final = frozenset({"user", "assistant", "attachment", "queue-operation", "summary"})
+
+
+def recognises(record: Mapping[str, object]) -> bool:
+    return record.get("type") in _TYPES and "sessionId" in record
+
+
+def header(record: Mapping[str, object]) -> tuple[str, str]:
+    return string(record.get("sessionId")), string(record.get("cwd"))
+
+
+READER: Final = Reader(read_claude_code, recognises, header)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any, Final
 
-from pi_memory.transcripts import ASSISTANT, TOOL, USER, Turn
+from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
 
@@ -138,3 +139,24 @@ def _output(output: object) -> tuple[str, bool]:
     code = meta.get("exit_code") if isinstance(meta, dict) else None
     failed = output.get("success") is False or (isinstance(code, int) and code != 0)
     return text_of(body, _TEXT_TYPES) if not isinstance(body, str) else body, failed
+
+
+_ENVELOPES: Final = frozenset({"session_meta", "response_item", "turn_context", "event_msg"})
+
+
+def recognises(record: Mapping[str, object]) -> bool:
+    kind = record.get("type")
+    if kind in _ENVELOPES and "payload" in record:
+        return True
+    return kind == "message" and "role" in record and "payload" not in record  # before the envelope
+
+
+def header(record: Mapping[str, object]) -> tuple[str, str]:
+    """The ``session_meta`` record's id and directory."""
+    meta = record.get("payload")
+    if record.get("type") != "session_meta" or not isinstance(meta, Mapping):
+        return "", ""
+    return string(meta.get("id")), string(meta.get("cwd"))
+
+
+READER: Final = Reader(read_codex, recognises, header)

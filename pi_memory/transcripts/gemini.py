@@ -21,9 +21,11 @@ new chat on this recording, which is what a compression does.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
 
-from pi_memory.transcripts import ASSISTANT, TOOL, USER, Turn
+from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
 
@@ -105,3 +107,26 @@ def _result_text(call: dict[str, Any]) -> str:
             pieces.append(part["text"])
     text = "\n".join(p for p in pieces if p)
     return text or string(call.get("resultDisplay"))
+
+
+def recognises(record: Mapping[str, object]) -> bool:
+    """A whole session document (before 0.61), or one of its appended records."""
+    if isinstance(record.get("messages"), list):
+        return True
+    kind = record.get("type")
+    return kind == "gemini" or (kind == USER and "content" in record and "message" not in record)
+
+
+def header(record: Mapping[str, object]) -> tuple[str, str]:
+    return string(record.get("sessionId")), string(record.get("cwd"))
+
+
+def project_beside(path: Path) -> str:
+    """Newer Gemini CLI names its project's directory in ``<project>/.project_root``."""
+    try:
+        return (path.parent.parent / ".project_root").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+READER: Final = Reader(read_gemini, recognises, header, project_beside)

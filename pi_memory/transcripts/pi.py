@@ -12,9 +12,10 @@ are summaries. Only messages are the conversation.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Final
 
-from pi_memory.transcripts import ASSISTANT, TOOL, USER, Turn
+from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
 
@@ -74,3 +75,17 @@ def _add_assistant(turns: list[Turn], content: object, stamp: str) -> None:
                 texts.append(piece)
     if texts or calls:
         turns.append(Turn(len(turns), ASSISTANT, "\n\n".join(texts), tuple(calls), timestamp=stamp))
+
+
+def recognises(record: Mapping[str, object]) -> bool:
+    return record.get("type") == "session" and "version" in record
+
+
+def header(record: Mapping[str, object]) -> tuple[str, str]:
+    """The session header's id and directory."""
+    if record.get("type") != "session":
+        return "", ""
+    return string(record.get("id")), string(record.get("cwd"))
+
+
+READER: Final = Reader(read_pi, recognises, header)

@@ -6,61 +6,52 @@ import json
 from pathlib import Path
 from typing import Callable, Final
 
-from pi_memory.transcripts import CLAUDE_CODE, CODEX, FORMATS, GEMINI, PI, TranscriptError, Turn
+from pi_memory.transcripts import Reader, TranscriptError, Turn
 from pi_memory.transcripts.parts import json_lines
 
 AUTO: Final = "auto"
 #: Records looked at to recognise a JSON-lines transcript.
 _SNIFF_RECORDS: Final = 50
-_CODEX_TYPES: Final = frozenset({"session_meta", "response_item", "turn_context", "event_msg"})
-_CLAUDE_TYPES: Final = frozenset({"user", "assistant", "attachment", "queue-operation", "summary"})
+
+
+def _readers() -> list[tuple[str, Reader]]:
+    from pi_memory.hosts.registry import every
+
+    return [(host.name, host.transcript()) for host in every()]
 
 
 def detect_format(text: str) -> str:
-    """``claude-code``, ``codex``, ``gemini`` or ``pi``; :class:`TranscriptError` otherwise."""
+    """The name of the host whose transcript ``text`` is; :class:`TranscriptError` otherwise."""
+    readers = _readers()
     stripped = text.lstrip()
     if stripped.startswith("{") and "\n{" not in stripped.rstrip():
         try:
             document = json.loads(stripped)
         except ValueError:
             document = None
-        if isinstance(document, dict) and isinstance(document.get("messages"), list):
-            return GEMINI
+        if isinstance(document, dict):
+            for name, reader in readers:
+                if reader.recognises(document):
+                    return name
     for count, record in enumerate(json_lines(text)):
         if count >= _SNIFF_RECORDS:
             break
-        kind = record.get("type")
-        if kind == "session" and "version" in record:
-            return PI
-        if kind in _CODEX_TYPES and "payload" in record:
-            return CODEX
-        if kind in _CLAUDE_TYPES and "sessionId" in record:
-            return CLAUDE_CODE
-        if kind == "message" and "role" in record and "payload" not in record:
-            return CODEX  # a rollout from before the envelope
-        if kind == "gemini" or (kind == "user" and "content" in record and "message" not in record):
-            return GEMINI
-    raise TranscriptError("not a transcript this package can read (claude-code, codex, gemini, pi)")
+        for name, reader in readers:
+            if reader.recognises(record):
+                return name
+    names = ", ".join(name for name, _reader in readers)
+    raise TranscriptError(f"not a transcript this package can read ({names})")
 
 
 def _reader(fmt: str) -> Callable[[str], list[Turn]]:
-    if fmt == CLAUDE_CODE:
-        from pi_memory.transcripts.claude_code import read_claude_code
+    from pi_memory.hosts.registry import NAMES, UnknownHost, host
 
-        return read_claude_code
-    if fmt == CODEX:
-        from pi_memory.transcripts.codex import read_codex
-
-        return read_codex
-    if fmt == GEMINI:
-        from pi_memory.transcripts.gemini import read_gemini
-
-        return read_gemini
-    if fmt == PI:
-        from pi_memory.transcripts.pi import read_pi
-
-        return read_pi
-    raise TranscriptError(f"unknown transcript format {fmt!r} (use auto, {', '.join(FORMATS)})")
+    try:
+        return host(fmt).transcript().read
+    except UnknownHost:
+        raise TranscriptError(
+            f"unknown transcript format {fmt!r} (use auto, {', '.join(NAMES)})"
+        ) from None
 
 
 def parse_transcript(text: str, fmt: str = AUTO) -> tuple[str, list[Turn]]:

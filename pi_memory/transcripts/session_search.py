@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from pi_memory.transcripts import CLAUDE_CODE, CODEX, FORMATS, GEMINI, PI, Turn
+from pi_memory.transcripts import Turn
 
 SNIPPET_RADIUS: Final = 70
 #: Records read from the top of a file to find its session id and directory.
@@ -64,24 +64,14 @@ def query_words(query: str) -> list[str]:
 
 def session_files(hosts: Sequence[str], env: Mapping[str, str], home: Path) -> list[SessionFile]:
     """Every session file of ``hosts``, newest first."""
-    from pi_memory.naming.host_dirs import host_config_dir
+    from pi_memory.hosts.registry import host as record
 
-    patterns = {
-        CLAUDE_CODE: ("projects", ("*/*.jsonl",)),
-        CODEX: ("sessions", ("**/rollout-*.jsonl",)),
-        # One JSON document before 0.61, appended records (.jsonl) since.
-        GEMINI: ("tmp", ("*/chats/*.json", "*/chats/*.jsonl")),
-        PI: ("sessions", ("**/*.jsonl",)),
-    }
     found = []
-    for host in hosts:
-        sub, globs = patterns[host]
-        root = host_config_dir(host, env, home) / sub
-        if not root.is_dir():
-            continue
-        for path in (p for pattern in globs for p in root.glob(pattern)):
+    for host in map(record, hosts):
+        root = host.config_dir.path(env, home)
+        for path in (p for pattern in host.sessions for p in root.glob(pattern)):
             try:
-                found.append(SessionFile(host, path, path.stat().st_mtime))
+                found.append(SessionFile(host.name, path, path.stat().st_mtime))
             except OSError:
                 continue
     found.sort(key=lambda f: f.mtime, reverse=True)
@@ -126,30 +116,15 @@ def _head(text: str) -> Iterator[dict[str, object]]:
 
 def describe(host: str, path: Path, text: str) -> tuple[str, str]:
     """The session id and the directory it ran in, from the file's first records."""
+    from pi_memory.hosts.registry import host as record
+
+    reader = record(host).transcript()
     session_id, project = "", ""
-    for record in _head(text):
-        if host in (CODEX, PI):
-            # Codex: a session_meta record; pi: the session header.
-            source = record.get("payload") if host == CODEX else record
-            if record.get("type") in ("session_meta", "session") and isinstance(source, dict):
-                session_id, project = _string(source.get("id")), _string(source.get("cwd"))
-                break
-            continue
-        session_id = session_id or _string(record.get("sessionId"))
-        project = project or _string(record.get("cwd"))
+    for found in map(reader.header, _head(text)):
+        session_id, project = session_id or found[0], project or found[1]
         if session_id and project:
             break
-    if host == GEMINI and not project:
-        marker = path.parent.parent / ".project_root"  # newer Gemini CLI names its project dir
-        try:
-            project = marker.read_text("utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            project = ""
-    return session_id or path.stem, project
-
-
-def _string(value: object) -> str:
-    return value if isinstance(value, str) else ""
+    return session_id or path.stem, project or reader.project_beside(path)
 
 
 def snippet(text: str, words: Sequence[str], radius: int = SNIPPET_RADIUS) -> str:
@@ -172,7 +147,7 @@ def matching_turn(turns: Sequence[Turn], words: Sequence[str]) -> Turn | None:
 def search_sessions(
     query: str,
     *,
-    hosts: Sequence[str] = FORMATS,
+    hosts: Sequence[str] = (),
     project: str = "",
     limit: int = 10,
     max_scan: int = 500,
@@ -193,7 +168,9 @@ def search_sessions(
     scanned = 0
     stopped = ""
     want_project = project.lower()
-    for file in session_files(hosts, environ, home or home_dir(environ)):
+    from pi_memory.hosts.registry import NAMES
+
+    for file in session_files(hosts or NAMES, environ, home or home_dir(environ)):
         if len(hits) >= limit:
             stopped = f"the first {limit} matching sessions"
             break
