@@ -10,11 +10,12 @@ is replaced by a preview, so ours stays below :data:`MAX_CONTEXT`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.hosts.host import ConfigDir, Host
 
 if TYPE_CHECKING:
+    from pi_memory.hosts.install import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -22,6 +23,63 @@ def transcript() -> Reader:
     from pi_memory.transcripts.claude_code import READER
 
     return READER
+
+
+def install(plan: Plan) -> list[Edit]:
+    """``settings.json`` (hooks, permission rules) and ``~/.claude.json`` (the MCP server);
+    a project's ``.claude/settings.local.json`` (this machine's: the commands name its
+    interpreter; Claude Code does not honour a shared settings.json's permission rules in
+    an untrusted checkout) and ``.mcp.json``."""
+    from pi_memory.hosts import install as edit
+
+    launcher = plan.launcher
+    rules = [f"mcp__{edit.SERVER}", f"Bash({launcher.command('tool')}:*)"]
+
+    def settings(data: dict[str, Any]) -> dict[str, Any]:
+        edit.set_hooks(data, HOST, launcher)
+        # The MCP tools, and the command line a model may run through Bash instead.
+        edit.add_to_list(data, ("permissions", "allow"), rules)
+        if not plan.user:  # a project's .mcp.json server runs only once enabled
+            edit.add_to_list(data, ("enabledMcpjsonServers",), [edit.SERVER])
+        return data
+
+    def unsettings(data: dict[str, Any]) -> dict[str, Any]:
+        edit.drop_hooks(data)
+        edit.drop_from_list(data, ("permissions", "allow"), _our_rule)
+        edit.drop_from_list(data, ("enabledMcpjsonServers",), lambda s: s == edit.SERVER)
+        return data
+
+    if not plan.user:
+        mcp_file = plan.loc.root / ".mcp.json"
+    elif plan.loc.env.get(HOST.config_dir.variable):
+        mcp_file = plan.config_dir / ".claude.json"  # the variable moves this file too
+    else:
+        mcp_file = plan.loc.home / ".claude.json"
+    server = edit.server(launcher, type="stdio", env={})
+    return [
+        edit.Edit(
+            plan.config_dir / "settings.json"
+            if plan.user
+            else plan.loc.root / ".claude" / "settings.local.json",
+            "json",
+            settings,
+            unsettings,
+        ),
+        edit.Edit(
+            mcp_file,
+            "json",
+            lambda d: edit.with_(d, edit.set_server, server),
+            lambda d: edit.with_(d, edit.drop_server),
+        ),
+    ]
+
+
+def _our_rule(rule: object) -> bool:
+    from pi_memory.hosts.install import SERVER, is_ours_tool
+
+    if not isinstance(rule, str):
+        return False
+    return rule == f"mcp__{SERVER}" or (rule.startswith("Bash(") and is_ours_tool(rule[5:-1]))
 
 
 HOST: Final = Host(
@@ -42,5 +100,6 @@ HOST: Final = Host(
     config_dir=ConfigDir("CLAUDE_CONFIG_DIR", (".claude",)),
     sessions=("projects/*/*.jsonl",),
     transcript=transcript,
+    install=install,
     model_cli="claude",
 )

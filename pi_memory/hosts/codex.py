@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final
 from pi_memory.hosts.host import ConfigDir, Host
 
 if TYPE_CHECKING:
+    from pi_memory.hosts.install import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -33,6 +34,28 @@ def transcript() -> Reader:
     from pi_memory.transcripts.codex import READER
 
     return READER
+
+
+def install(plan: Plan) -> list[Edit]:
+    """``hooks.json`` and ``config.toml`` (the MCP server, the hooks feature flag), under
+    the configuration directory or a project's ``.codex/``."""
+    from pi_memory.hosts import install as edit
+
+    folder = plan.config_dir if plan.user else plan.loc.root / ".codex"
+    return [
+        edit.Edit(
+            folder / "hooks.json",
+            "json",
+            lambda d: edit.with_(d, edit.set_hooks, HOST, plan.launcher),
+            lambda d: edit.with_(d, edit.drop_hooks),
+        ),
+        edit.Edit(
+            folder / "config.toml",
+            "toml",
+            lambda t: edit.toml_install(t, plan.launcher),
+            edit.toml_uninstall,
+        ),
+    ]
 
 
 HOST: Final = Host(
@@ -57,6 +80,7 @@ HOST: Final = Host(
     config_dir=ConfigDir("CODEX_HOME", (".codex",)),
     sessions=("sessions/**/rollout-*.jsonl",),
     transcript=transcript,
+    install=install,
     # Codex clamps a longer SessionEnd timeout, with a warning.
     hook_timeout_caps={"SessionEnd": 3},
     model_cli="codex",

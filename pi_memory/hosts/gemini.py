@@ -23,11 +23,12 @@ with the first prompt instead, after it, as BeforeAgent's context.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.hosts.host import ConfigDir, Host
 
 if TYPE_CHECKING:
+    from pi_memory.hosts.install import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -40,6 +41,25 @@ def transcript() -> Reader:
     from pi_memory.transcripts.gemini import READER
 
     return READER
+
+
+def install(plan: Plan) -> list[Edit]:
+    """``settings.json`` (hooks, the MCP server), in the configuration directory or a
+    project's ``.gemini/``."""
+    from pi_memory.hosts import install as edit
+
+    def settings(data: dict[str, Any]) -> dict[str, Any]:
+        edit.set_hooks(data, HOST, plan.launcher)
+        edit.set_server(data, edit.server(plan.launcher, trust=True))
+        return data
+
+    def unsettings(data: dict[str, Any]) -> dict[str, Any]:
+        edit.drop_hooks(data)
+        edit.drop_server(data)
+        return data
+
+    folder = plan.config_dir if plan.user else plan.loc.root / ".gemini"
+    return [edit.Edit(folder / "settings.json", "json", settings, unsettings)]
 
 
 HOST: Final = Host(
@@ -62,6 +82,7 @@ HOST: Final = Host(
         "tmp/*/chats/*.jsonl",
     ),
     transcript=transcript,
+    install=install,
     timeout_units=1000,
     model_cli="gemini",
     sends=sends,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 if TYPE_CHECKING:
+    from pi_memory.hosts.install import Edit, Plan
     from pi_memory.transcripts import Reader
 
 #: No per-event cap on a hook's timeout.
@@ -58,6 +59,8 @@ class Host(NamedTuple):
     sessions: tuple[str, ...]
     #: Its transcript reader (imported when called, not with the record).
     transcript: Callable[[], Reader]
+    #: The files ``install`` and ``uninstall`` change, and how (imported when called).
+    install: Callable[[Plan], list[Edit]]
     #: The injection's cap in UTF-8 bytes (0: the host counts characters only).
     max_context_bytes: int = 0
     #: Seconds a hook of some event may take at most (the host clamps a longer timeout).

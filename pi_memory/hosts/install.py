@@ -12,13 +12,8 @@ marked block of a TOML file, the extension file carrying our marker. So
 ``uninstall`` removes exactly that, and when nothing else changed in a file
 since, it puts back the very bytes the first install found (from the backup).
 
-- claude-code: ``~/.claude/settings.json`` (hooks, permission rules) and
-  ``~/.claude.json`` (MCP server); project: ``.claude/settings.local.json``
-  (this machine's: the commands name its interpreter), ``.mcp.json``.
-- codex: ``~/.codex/hooks.json`` and ``~/.codex/config.toml`` (MCP server, the
-  hooks feature flag); project: the same names under ``.codex/``.
-- gemini: ``~/.gemini/settings.json`` (hooks, MCP server); project: ``.gemini/``.
-- pi: ``~/.pi/agent/extensions/pi_memory.ts``; project: ``.pi/extensions/``.
+Which files each host has is its record's ``install`` (in its own module);
+this module holds the edits they are made of and the planning.
 """
 
 from __future__ import annotations
@@ -29,13 +24,16 @@ import re
 import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pi_memory.errors import PiMemoryError
 
+if TYPE_CHECKING:
+    from pi_memory.hosts.host import Host
+
 SCOPES: Final = ("user", "project")
 SERVER: Final = "pi_memory"
-#: Seconds (Claude Code, Codex) a hook may take; Gemini counts milliseconds.
+#: Seconds a hook may take (a host's record may cap it per event, and say its unit).
 HOOK_TIMEOUT: Final = 30
 TOML_BEGIN: Final = "# >>> pi_memory (python -m pi_memory uninstall codex removes this block)"
 TOML_END: Final = "# <<< pi_memory"
@@ -108,11 +106,7 @@ def _is_ours(command: object) -> bool:
     )
 
 
-def _ours_tool_rule(rule: object) -> bool:
-    return isinstance(rule, str) and rule.startswith("Bash(") and _is_ours_tool(rule[5:-1])
-
-
-def _is_ours_tool(command: str) -> bool:
+def is_ours_tool(command: str) -> bool:
     words = command.replace(":*", "").split()
     names = [os.path.basename(w.strip("'\"").rstrip("/\\")) for w in words]
     return any(n in ("pi_memory", "pi_memory.pyz") for n in names) and "tool" in words
@@ -125,18 +119,15 @@ def _hook_entry(command: str, timeout: int) -> dict[str, Any]:
     return {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
 
 
-def _set_hooks(
-    data: dict[str, Any], events: Mapping[str, str], launcher: Launcher, host: str, timeout: int
-) -> None:
+def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
+    """Our hook on each of the host's events, in the host's unit of a timeout."""
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InstallError('"hooks" is not an object')
-    from pi_memory.hosts.registry import host as record
-
-    caps = record(host).hook_timeout_caps
-    for event in events.values():
-        limit = min(timeout, caps.get(event, timeout))
-        wanted = _hook_entry(launcher.command("hook", "--host", host, event), limit)
+    for event in host.events.values():
+        seconds = min(HOOK_TIMEOUT, host.hook_timeout_caps.get(event, HOOK_TIMEOUT))
+        command = launcher.command("hook", "--host", host.name, event)
+        wanted = _hook_entry(command, seconds * host.timeout_units)
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InstallError(f'"hooks.{event}" is not a list')
@@ -158,7 +149,7 @@ def _group_is_ours(group: object) -> bool:
     )
 
 
-def _drop_hooks(data: dict[str, Any]) -> None:
+def drop_hooks(data: dict[str, Any]) -> None:
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return
@@ -188,18 +179,18 @@ def _drop_hooks(data: dict[str, Any]) -> None:
         del data["hooks"]
 
 
-def _server(launcher: Launcher, **extra: Any) -> dict[str, Any]:
+def server(launcher: Launcher, **extra: Any) -> dict[str, Any]:
     return {"command": launcher.argv[0], "args": [*launcher.argv[1:], "mcp"], **extra}
 
 
-def _set_server(data: dict[str, Any], spec: dict[str, Any]) -> None:
+def set_server(data: dict[str, Any], spec: dict[str, Any]) -> None:
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InstallError('"mcpServers" is not an object')
     servers[SERVER] = spec
 
 
-def _drop_server(data: dict[str, Any]) -> None:
+def drop_server(data: dict[str, Any]) -> None:
     servers = data.get("mcpServers")
     if isinstance(servers, dict) and SERVER in servers:
         del servers[SERVER]
@@ -207,7 +198,7 @@ def _drop_server(data: dict[str, Any]) -> None:
             del data["mcpServers"]
 
 
-def _add_to_list(data: dict[str, Any], path: tuple[str, ...], values: list[str]) -> None:
+def add_to_list(data: dict[str, Any], path: tuple[str, ...], values: list[str]) -> None:
     node = data
     for key in path[:-1]:
         node = node.setdefault(key, {})
@@ -219,7 +210,7 @@ def _add_to_list(data: dict[str, Any], path: tuple[str, ...], values: list[str])
     items.extend(v for v in values if v not in items)
 
 
-def _drop_from_list(
+def drop_from_list(
     data: dict[str, Any], path: tuple[str, ...], ours: Callable[[object], bool]
 ) -> None:
     chain = [data]
@@ -242,17 +233,6 @@ def _drop_from_list(
         del parent[key]
 
 
-def _claude_rules(launcher: Launcher) -> list[str]:
-    # The MCP tools, and the CLI fallback a model may run through Bash.
-    return [f"mcp__{SERVER}", f"Bash({launcher.command('tool')}:*)"]
-
-
-def _events(host: str) -> dict[str, str]:
-    from pi_memory.hosts.registry import host as record
-
-    return dict(record(host).events)
-
-
 # -- the files of each host ------------------------------------------------------------------
 
 
@@ -264,107 +244,35 @@ class Edit(NamedTuple):
     uninstall: Callable[[Any], Any]
 
 
-def config_dir(host: str, loc: Locations) -> Path:
-    from pi_memory.hosts.registry import host as record
+class Plan(NamedTuple):
+    """What a host's edits are made for."""
 
-    return record(host).config_dir.path(loc.env, loc.home)
+    scope: str
+    launcher: Launcher
+    loc: Locations
+    #: The host's configuration directory, where the environment puts it.
+    config_dir: Path
+
+    @property
+    def user(self) -> bool:
+        return self.scope == "user"
 
 
 def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edit]:
-    from pi_memory.hosts.registry import NAMES
+    """The files ``install``/``uninstall`` of ``host`` change: the host's record says."""
+    from pi_memory.hosts.registry import UnknownHost
+    from pi_memory.hosts.registry import host as record
 
-    if host not in NAMES:
-        raise InstallError(f"unknown host {host!r} (one of {', '.join(NAMES)})")
+    try:
+        found = record(host)
+    except UnknownHost as unknown:
+        raise InstallError(str(unknown)) from None
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r} (user or project)")
-    user = scope == "user"
-    base = config_dir(host, loc)
-    if host == "claude-code":
-        events = _events(host)
-
-        def settings(data: dict[str, Any]) -> dict[str, Any]:
-            _set_hooks(data, events, launcher, host, HOOK_TIMEOUT)
-            _add_to_list(data, ("permissions", "allow"), _claude_rules(launcher))
-            if not user:  # a project's .mcp.json server runs only once enabled
-                _add_to_list(data, ("enabledMcpjsonServers",), [SERVER])
-            return data
-
-        def unsettings(data: dict[str, Any]) -> dict[str, Any]:
-            _drop_hooks(data)
-            _drop_from_list(
-                data,
-                ("permissions", "allow"),
-                lambda r: r == f"mcp__{SERVER}" or _ours_tool_rule(r),
-            )
-            _drop_from_list(data, ("enabledMcpjsonServers",), lambda s: s == SERVER)
-            return data
-
-        if not user:
-            mcp_file = loc.root / ".mcp.json"
-        elif loc.env.get("CLAUDE_CONFIG_DIR"):
-            mcp_file = base / ".claude.json"  # the variable moves this file too
-        else:
-            mcp_file = loc.home / ".claude.json"
-        return [
-            # A project's own settings.json is shared, and Claude Code does not honour its
-            # permission rules in an untrusted checkout; settings.local.json is this machine's.
-            Edit(
-                base / "settings.json" if user else loc.root / ".claude" / "settings.local.json",
-                "json",
-                settings,
-                unsettings,
-            ),
-            Edit(
-                mcp_file,
-                "json",
-                lambda d: _with(d, _set_server, _server(launcher, type="stdio", env={})),
-                lambda d: _with(d, _drop_server),
-            ),
-        ]
-    if host == "codex":
-        events = _events(host)
-        folder = base if user else loc.root / ".codex"
-        return [
-            Edit(
-                folder / "hooks.json",
-                "json",
-                lambda d: _with(d, _set_hooks, events, launcher, host, HOOK_TIMEOUT),
-                lambda d: _with(d, _drop_hooks),
-            ),
-            Edit(
-                folder / "config.toml", "toml", lambda t: toml_install(t, launcher), toml_uninstall
-            ),
-        ]
-    if host == "gemini":
-        events = _events(host)
-
-        def gemini(data: dict[str, Any]) -> dict[str, Any]:
-            _set_hooks(data, events, launcher, host, HOOK_TIMEOUT * 1000)
-            _set_server(data, _server(launcher, trust=True))
-            return data
-
-        def ungemini(data: dict[str, Any]) -> dict[str, Any]:
-            _drop_hooks(data)
-            _drop_server(data)
-            return data
-
-        return [
-            Edit(
-                (base if user else loc.root / ".gemini") / "settings.json", "json", gemini, ungemini
-            )
-        ]
-    folder = base / "extensions" if user else loc.root / ".pi" / "extensions"
-    return [
-        Edit(
-            folder / "pi_memory.ts",
-            "file",
-            lambda _old: extension_text(launcher),
-            lambda _old: None,
-        )
-    ]
+    return found.install(Plan(scope, launcher, loc, found.config_dir.path(loc.env, loc.home)))
 
 
-def _with(data: dict[str, Any], fn: Callable[..., None], *args: Any) -> dict[str, Any]:
+def with_(data: dict[str, Any], fn: Callable[..., None], *args: Any) -> dict[str, Any]:
     fn(data, *args)
     return data
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Final
 from pi_memory.hosts.host import ConfigDir, Host
 
 if TYPE_CHECKING:
+    from pi_memory.hosts.install import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -21,6 +22,22 @@ def transcript() -> Reader:
     from pi_memory.transcripts.pi import READER
 
     return READER
+
+
+def install(plan: Plan) -> list[Edit]:
+    """The extension, ``extensions/pi_memory.ts`` in the configuration directory or a
+    project's ``.pi/``."""
+    from pi_memory.hosts import install as edit
+
+    folder = plan.config_dir / "extensions" if plan.user else plan.loc.root / ".pi" / "extensions"
+    return [
+        edit.Edit(
+            folder / "pi_memory.ts",
+            "file",
+            lambda _old: edit.extension_text(plan.launcher),
+            lambda _old: None,
+        )
+    ]
 
 
 HOST: Final = Host(
@@ -40,6 +57,7 @@ HOST: Final = Host(
     config_dir=ConfigDir("PI_CODING_AGENT_DIR", (".pi", "agent")),
     sessions=("sessions/**/*.jsonl",),
     transcript=transcript,
+    install=install,
     # The extension always says ``--host pi``.
     named_only=True,
     plain_text=True,
