@@ -70,3 +70,10 @@ def test_each_command_line_model_provider_runs_its_hosts_program() -> None:
 
     assert sorted(model_commands()) == sorted(CLI_APIS)
     assert [default_command(api) for api in CLI_APIS] == ["claude", "codex", "gemini"]
+
+
+def test_a_hosts_record_cannot_be_changed_once_made() -> None:
+    record = host("codex")
+    with pytest.raises(AttributeError, match="read-only: max_context"):
+        record.max_context = 1  # type: ignore[misc]
+    assert record.max_context == 9_500

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from pi_memory.hosts.host import ConfigDir, Host
+from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install import Edit, Plan
@@ -51,7 +51,7 @@ def install(plan: Plan) -> list[Edit]:
 
     if not plan.user:
         mcp_file = plan.loc.root / ".mcp.json"
-    elif plan.loc.env.get(HOST.config_dir.variable):
+    elif plan.loc.env.get(HOST.config_variable):
         mcp_file = plan.config_dir / ".claude.json"  # the variable moves this file too
     else:
         mcp_file = plan.loc.home / ".claude.json"
@@ -97,7 +97,8 @@ HOST: Final = Host(
     # Every second the surfacing side-query spends comes before each answer (the hook
     # timeout is 600 s by default).
     prompt_budget=4.0,
-    config_dir=ConfigDir("CLAUDE_CONFIG_DIR", (".claude",)),
+    config_variable="CLAUDE_CONFIG_DIR",
+    config_default=(".claude",),
     sessions=("projects/*/*.jsonl",),
     transcript=transcript,
     install=install,

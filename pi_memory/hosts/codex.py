@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from pi_memory.hosts.host import ConfigDir, Host
+from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install import Edit, Plan
@@ -77,7 +77,8 @@ HOST: Final = Host(
     # too, or an index in Chinese, three bytes a character, loses its middle.
     max_context_bytes=9_500,
     prompt_budget=4.0,
-    config_dir=ConfigDir("CODEX_HOME", (".codex",)),
+    config_variable="CODEX_HOME",
+    config_default=(".codex",),
     sessions=("sessions/**/rollout-*.jsonl",),
     transcript=transcript,
     install=install,

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from pi_memory.hosts.host import ConfigDir, Host
+from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install import Edit, Plan
@@ -75,7 +75,8 @@ HOST: Final = Host(
     context_events=("SessionStart", "BeforeAgent"),
     max_context=9_500,
     prompt_budget=4.0,
-    config_dir=ConfigDir("", (".gemini",)),
+    config_variable="",
+    config_default=(".gemini",),
     sessions=(
         # One JSON document before 0.61, appended records (.jsonl) since.
         "tmp/*/chats/*.json",

@@ -6,16 +6,19 @@ of them. Everything that differs between hosts is a field here, so a quirk is
 read as ``host.index_at_prompt`` (a misspelt field is an error ``mypy`` sees),
 never looked up by name.
 
-A named tuple, not a dataclass: it is as immutable and as typed, and a hook
-starts a new interpreter for every event, where importing :mod:`dataclasses`
-(it imports :mod:`inspect`) would cost more than the rest of the record.
+A plain class with a keyword-only constructor, read-only once made, rather
+than a dataclass or a named tuple: a hook starts a new interpreter for every
+event and reads one record. Importing :mod:`dataclasses` (it imports
+:mod:`inspect`) costs more than the rest of a hook's own work, and a named
+tuple of this many fields takes a millisecond to build its class; this class
+takes a fiftieth of that.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install import Edit, Plan
@@ -25,66 +28,107 @@ if TYPE_CHECKING:
 NO_CAPS: Mapping[str, int] = {}
 
 
-class ConfigDir(NamedTuple):
-    """Where a host keeps its own configuration and sessions."""
+class Host:
+    """What this package knows of one host; every field a fact the host's module documents.
 
-    #: The environment variable that moves it (``""``: none does).
-    variable: str
-    #: Where it is otherwise, under the home directory.
-    default: tuple[str, ...]
+    - ``name``: what ``--host`` takes, and the transcript format's name; ``title``:
+      the host's name for people.
+    - ``events``: lifecycle moment (``start``, ``prompt``, ``turn_end``,
+      ``pre_compact``, ``post_compact``, ``end``) → the event that carries it;
+      ``context_events``: the events whose answer may carry context for the model.
+    - ``max_context``, ``max_context_bytes``: the injection's cap in characters and in
+      UTF-8 bytes (0: the host counts characters only); ``prompt_budget``: seconds a
+      prompt hook may spend on the surfacing side-query.
+    - ``config_variable``, ``config_default``: the host's configuration directory is
+      the variable's value when set (``""``: no variable moves it), else
+      ``config_default`` under the home directory; ``sessions``: its session
+      transcripts, as patterns under that directory.
+    - ``transcript``: its transcript reader; ``install``: the files ``install`` and
+      ``uninstall`` change, and how (both imported when called, not with the record).
+    - ``hook_timeout_caps``: seconds a hook of some event may take at most (the host
+      clamps a longer timeout); ``timeout_units``: a hook timeout's units per second
+      (Gemini CLI counts milliseconds).
+    - ``model_cli``: the host's command-line program, when it can serve as a model
+      provider (``PROGRAM-cli`` in memory.json); ``""``: it cannot.
+    - ``sends``: whether a hook's payload is this host's, for a hook run without
+      ``--host`` (``None``: only its events' names tell); ``named_only``: its hooks
+      always name it, so it is never guessed.
+    - ``install_note``: one line ``install`` prints after installing (a step the host
+      asks of the user).
 
-    def path(self, env: Mapping[str, str], home: Path) -> Path:
-        value = env.get(self.variable, "") if self.variable else ""
-        return Path(value) if value else home.joinpath(*self.default)
+    Quirks, each ``False`` unless the host has it:
 
+    - ``plain_text``: the answer is the context itself as plain text, not a JSON envelope;
+    - ``index_at_prompt``: the index goes in with the first prompt of each process, not
+      at session start;
+    - ``resume_replays_context``: a resumed session's replayed history already holds what
+      session start injected;
+    - ``compact_hook_every_request``: the pre-compaction hook fires before every model
+      request; a compaction shows only in the transcript;
+    - ``no_start_after_compact``: no session start follows a compaction, so the index
+      goes back in with the next prompt.
+    """
 
-class Host(NamedTuple):
-    """What this package knows of one host; every field a fact the host's module documents."""
+    def __init__(
+        self,
+        *,
+        name: str,
+        title: str,
+        events: Mapping[str, str],
+        context_events: tuple[str, ...],
+        max_context: int,
+        prompt_budget: float,
+        config_variable: str,
+        config_default: tuple[str, ...],
+        sessions: tuple[str, ...],
+        transcript: Callable[[], Reader],
+        install: Callable[[Plan], list[Edit]],
+        max_context_bytes: int = 0,
+        hook_timeout_caps: Mapping[str, int] = NO_CAPS,
+        timeout_units: int = 1,
+        model_cli: str = "",
+        sends: Callable[[Mapping[str, object]], bool] | None = None,
+        named_only: bool = False,
+        install_note: str = "",
+        plain_text: bool = False,
+        index_at_prompt: bool = False,
+        resume_replays_context: bool = False,
+        compact_hook_every_request: bool = False,
+        no_start_after_compact: bool = False,
+    ) -> None:
+        self.name = name
+        self.title = title
+        self.events = events
+        self.context_events = context_events
+        self.max_context = max_context
+        self.prompt_budget = prompt_budget
+        self.config_variable = config_variable
+        self.config_default = config_default
+        self.sessions = sessions
+        self.transcript = transcript
+        self.install = install
+        self.max_context_bytes = max_context_bytes
+        self.hook_timeout_caps = hook_timeout_caps
+        self.timeout_units = timeout_units
+        self.model_cli = model_cli
+        self.sends = sends
+        self.named_only = named_only
+        self.install_note = install_note
+        self.plain_text = plain_text
+        self.index_at_prompt = index_at_prompt
+        self.resume_replays_context = resume_replays_context
+        self.compact_hook_every_request = compact_hook_every_request
+        self.no_start_after_compact = no_start_after_compact
 
-    #: What ``--host`` takes, and the transcript format's name.
-    name: str
-    #: The host's name for people.
-    title: str
-    #: Lifecycle moment (``start``, ``prompt``, ``turn_end``, ``pre_compact``,
-    #: ``post_compact``, ``end``) → the event that carries it.
-    events: Mapping[str, str]
-    #: Events whose answer may carry context for the model.
-    context_events: tuple[str, ...]
-    #: The injection's cap in characters.
-    max_context: int
-    #: Seconds a prompt hook may spend on the surfacing side-query.
-    prompt_budget: float
-    config_dir: ConfigDir
-    #: Its session transcripts, as patterns under :attr:`config_dir`.
-    sessions: tuple[str, ...]
-    #: Its transcript reader (imported when called, not with the record).
-    transcript: Callable[[], Reader]
-    #: The files ``install`` and ``uninstall`` change, and how (imported when called).
-    install: Callable[[Plan], list[Edit]]
-    #: The injection's cap in UTF-8 bytes (0: the host counts characters only).
-    max_context_bytes: int = 0
-    #: Seconds a hook of some event may take at most (the host clamps a longer timeout).
-    hook_timeout_caps: Mapping[str, int] = NO_CAPS
-    #: A hook timeout's units per second (Gemini CLI counts milliseconds).
-    timeout_units: int = 1
-    #: The host's command-line program, when it can serve as a model provider
-    #: (``EXE-cli`` in memory.json); ``""``: it cannot.
-    model_cli: str = ""
-    #: Whether a hook's payload is this host's, for a hook run without ``--host``;
-    #: ``None``: only its events' names tell.
-    sends: Callable[[Mapping[str, object]], bool] | None = None
-    #: Its hooks always name it (``--host``): never guessed from an event.
-    named_only: bool = False
-    #: One line ``install`` prints after installing (a step the host asks of the user).
-    install_note: str = ""
-    #: The answer is the context itself as plain text, not a JSON envelope.
-    plain_text: bool = False
-    #: The index goes in with the first prompt of each process, not at session start.
-    index_at_prompt: bool = False
-    #: A resumed session's replayed history already holds what session start injected.
-    resume_replays_context: bool = False
-    #: The pre-compaction hook fires before every model request; a compaction shows
-    #: only in the transcript.
-    compact_hook_every_request: bool = False
-    #: No session start follows a compaction: the index goes back in with the next prompt.
-    no_start_after_compact: bool = False
+    def __setattr__(self, field: str, value: object) -> None:
+        if field in self.__dict__:
+            raise AttributeError(f"a host's record is read-only: {field}")
+        object.__setattr__(self, field, value)
+
+    def __repr__(self) -> str:
+        return f"Host({self.name!r})"
+
+    def config_dir(self, env: Mapping[str, str], home: Path) -> Path:
+        """Where the host keeps its own configuration and sessions."""
+        value = env.get(self.config_variable, "") if self.config_variable else ""
+        return Path(value) if value else home.joinpath(*self.config_default)

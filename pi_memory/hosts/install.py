@@ -269,7 +269,7 @@ def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edi
         raise InstallError(str(unknown)) from None
     if scope not in SCOPES:
         raise InstallError(f"unknown scope {scope!r} (user or project)")
-    return found.install(Plan(scope, launcher, loc, found.config_dir.path(loc.env, loc.home)))
+    return found.install(Plan(scope, launcher, loc, found.config_dir(loc.env, loc.home)))
 
 
 def with_(data: dict[str, Any], fn: Callable[..., None], *args: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from pi_memory.hosts.host import ConfigDir, Host
+from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install import Edit, Plan
@@ -54,7 +54,8 @@ HOST: Final = Host(
     # pi has no limit of its own; the same cap keeps the prompt the same size as elsewhere.
     max_context=9_500,
     prompt_budget=4.0,
-    config_dir=ConfigDir("PI_CODING_AGENT_DIR", (".pi", "agent")),
+    config_variable="PI_CODING_AGENT_DIR",
+    config_default=(".pi", "agent"),
     sessions=("sessions/**/*.jsonl",),
     transcript=transcript,
     install=install,

@@ -68,7 +68,7 @@ def session_files(hosts: Sequence[str], env: Mapping[str, str], home: Path) -> l
 
     found = []
     for host in map(record, hosts):
-        root = host.config_dir.path(env, home)
+        root = host.config_dir(env, home)
         for path in (p for pattern in host.sessions for p in root.glob(pattern)):
             try:
                 found.append(SessionFile(host.name, path, path.stat().st_mtime))
