@@ -64,7 +64,7 @@ def test_the_recorded_payloads_of_each_host_are_told_apart() -> None:
 
 
 def test_each_command_line_model_provider_runs_its_hosts_program() -> None:
-    from pi_memory.config.config import CLI_APIS
+    from pi_memory.config.schema import CLI_APIS
     from pi_memory.hosts.registry import model_commands
     from pi_memory.model.cli_provider import default_command
 
