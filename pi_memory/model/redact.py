@@ -92,6 +92,12 @@ _BOUNDARY: Final = r"(?<![A-Za-z0-9])"
 
 
 def _rules() -> tuple[_Rule, ...]:
+    """Every rule, in the order they are applied: the shapes first, then the contexts."""
+    return (*_shaped_rules(), *_context_rules())
+
+
+def _shaped_rules() -> tuple[_Rule, ...]:
+    """Secrets known by their own shape: a key block, a vendor's prefix and length."""
     c = re.compile
     return (
         _Rule(
@@ -140,6 +146,13 @@ def _rules() -> tuple[_Rule, ...]:
             "jwt",
             c(_BOUNDARY + r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
         ),
+    )
+
+
+def _context_rules() -> tuple[_Rule, ...]:
+    """Secrets known by what surrounds them: a URL's password, a bearer token, a key name."""
+    c = re.compile
+    return (
         _Rule(
             "url-credentials",
             c(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#\"'<>]*:([^\s@/\"'<>]+)@[A-Za-z0-9.\[\-]"),
