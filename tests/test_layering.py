@@ -62,7 +62,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("fs", ("fs",)),
-    ("base", ("errors", "text", "config.defaults", "naming.layer_files", "")),
+    ("base", ("errors", "text", "env_names", "config.defaults", "naming.layer_files", "")),
 )
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -80,8 +80,9 @@ STILL_FORBIDDEN: frozenset[tuple[str, str]] = frozenset(
     {("pi_memory.hosts.mcp", "pi_memory.commands.tool")}
 )
 #: Leaves: they import nothing of pi_memory, so every floor may read them
-#: (the text rules, the configuration defaults, the index file's name).
-LEAVES: tuple[str, ...] = ("errors", "text", "config.defaults", "naming.layer_files")
+#: (the text rules, the environment variables' names, the configuration defaults, the index
+#: file's name).
+LEAVES: tuple[str, ...] = ("errors", "text", "env_names", "config.defaults", "naming.layer_files")
 #: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the leaves.
 FS_MAY_IMPORT: tuple[str, ...] = ("fs", *LEAVES)
 #: Where a layout's name may be written as a string: the layouts, and config reading it.
@@ -374,3 +375,59 @@ def test_the_host_name_check_sees_a_name(tmp_path: Path) -> None:
         "codex": [1],
         "gemini": [3],
     }
+
+
+#: The one module that spells pi_memory's environment variables' names.
+ENV_NAMES_MODULE = "env_names"
+
+
+def docstring_nodes(tree: ast.AST) -> set[int]:
+    """``id`` of every module, class and function docstring's constant."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def env_names_in(path: Path) -> list[int]:
+    """Lines where code (not a docstring) spells a ``PI_MEMORY_`` name or the prefix."""
+    tree = parsed(path)
+    prose = docstring_nodes(tree)
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and "PI_MEMORY" in node.value
+        and id(node) not in prose
+    ]
+
+
+def test_only_env_names_spells_an_environment_variable() -> None:
+    spelled = {
+        name: lines
+        for name, path in modules().items()
+        if not under(name, ENV_NAMES_MODULE)
+        for lines in [env_names_in(path)]
+        if lines
+    }
+    assert spelled == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ('WORKER = "PI_MEMORY_WORKER"\n', [1]),
+        ('def f(env):\n    return env.get(f"PI_MEMORY_{name}")\n', [2]),
+        ('"""Reads ``PI_MEMORY_AUTO_DIR``."""\n\ndef f():\n    """Or PI_MEMORY_X."""\n', []),
+    ],
+)
+def test_the_env_check_sees_a_spelled_name_and_spares_prose(
+    tmp_path: Path, source: str, lines: list[int]
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source, "utf-8")
+    assert env_names_in(path) == lines

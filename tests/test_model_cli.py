@@ -15,7 +15,8 @@ import pytest
 
 from pi_memory.config.parse import parse_config
 from pi_memory.config.schema import Config
-from pi_memory.model.cli_provider import CHILD_ENV, GEMINI_NO_MCP, _private_dir
+from pi_memory.env_names import MODEL_CHILD
+from pi_memory.model.cli_provider import GEMINI_NO_MCP, _private_dir
 from pi_memory.model.client import chat
 from pi_memory.model.errors import NEVER_ANSWERED, ModelUnavailable
 from pi_memory.model.types import Message, ToolSpec
@@ -99,7 +100,7 @@ def test_the_child_is_marked_so_our_hooks_stay_out(tmp_path: Path, hermetic_home
         tmp_path,
         "prompt = sys.stdin.read()\n"
         "print(json.dumps({'type': 'result', 'subtype': 'success', 'is_error': False,"
-        f" 'result': os.environ.get({CHILD_ENV!r}, 'unmarked') + ' ' + ' '.join(sys.argv[1:]),"
+        f" 'result': os.environ.get({MODEL_CHILD!r}, 'unmarked') + ' ' + ' '.join(sys.argv[1:]),"
         " 'usage': {'input_tokens': 5, 'output_tokens': 2}}))",
     )
     cfg = cli_config(hermetic_home, "claude-cli", command, "cli/sonnet")
@@ -134,7 +135,7 @@ def test_a_hook_in_a_model_child_does_nothing(
     normal = subprocess.run(argv, input=event, env=env, capture_output=True, text=True, check=True)
     assert normal.stdout.strip()
     guarded = subprocess.run(
-        argv, input=event, env={**env, CHILD_ENV: "1"}, capture_output=True, text=True, check=True
+        argv, input=event, env={**env, MODEL_CHILD: "1"}, capture_output=True, text=True, check=True
     )
     assert (guarded.stdout, guarded.stderr) == ("", "")
 

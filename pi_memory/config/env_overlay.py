@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from pi_memory import env_names
 from pi_memory.config import defaults as d
 from pi_memory.config.reader import clamp, resolve_path
 
@@ -18,14 +19,13 @@ if TYPE_CHECKING:
 
 #: pi-memory-auto's environment knobs: variable → (memory.json key, default, minimum, maximum).
 ENV_KNOBS: Final[Mapping[str, tuple[str, int, int, int | None]]] = {
-    "PI_MEMORY_AUTO_REVIEW_TURNS": ("reviewTurns", d.REVIEW_TURNS, 1, 1000),
-    "PI_MEMORY_AUTO_CONSOLIDATE_EVERY": ("consolidateEvery", d.CONSOLIDATE_EVERY, 2, 500),
-    "PI_MEMORY_AUTO_INDEX_BUDGET": ("indexBudget", d.INDEX_BUDGET, 200, 6000),
-    "PI_MEMORY_AUTO_LLM_MAX_TOKENS": ("llmMaxTokens", d.LLM_MAX_TOKENS, 1, None),
-    "PI_MEMORY_AUTO_REVIEW_MONTHS": ("reviewMonths", d.REVIEW_MONTHS, 0, None),
-    "PI_MEMORY_SESSION_DAYS": ("sessionDays", d.SESSION_DAYS, 1, None),
+    env_names.REVIEW_TURNS: ("reviewTurns", d.REVIEW_TURNS, 1, 1000),
+    env_names.CONSOLIDATE_EVERY: ("consolidateEvery", d.CONSOLIDATE_EVERY, 2, 500),
+    env_names.INDEX_BUDGET: ("indexBudget", d.INDEX_BUDGET, 200, 6000),
+    env_names.LLM_MAX_TOKENS: ("llmMaxTokens", d.LLM_MAX_TOKENS, 1, None),
+    env_names.REVIEW_MONTHS: ("reviewMonths", d.REVIEW_MONTHS, 0, None),
+    env_names.SESSION_DAYS: ("sessionDays", d.SESSION_DAYS, 1, None),
 }
-AUTO_DIR_ENV: Final = "PI_MEMORY_AUTO_DIR"
 #: Each knob's memory.json key → its field of :class:`~pi_memory.config.schema.Config`.
 KNOB_FIELDS: Final = {
     "reviewTurns": "review_turns",
@@ -58,7 +58,7 @@ def apply_env(
             warnings.append(f"{variable}={text!r} is not an integer; ignored")
             continue
         changes[KNOB_FIELDS[key]] = clamp(value, low, high)
-    auto_dir = env.get(AUTO_DIR_ENV, "").strip()
+    auto_dir = env.get(env_names.AUTO_DIR, "").strip()
     if auto_dir:
         from pi_memory.naming.home import expand_tilde, is_absolute
 
@@ -66,5 +66,5 @@ def apply_env(
             changes["auto_dir"] = resolve_path(auto_dir, cwd, home, platform)
         else:
             # Relative to what? Each command's directory would give another store.
-            warnings.append(f"{AUTO_DIR_ENV}={auto_dir!r} is not an absolute path; ignored")
+            warnings.append(f"{env_names.AUTO_DIR}={auto_dir!r} is not an absolute path; ignored")
     return config._replace(**changes) if changes else config

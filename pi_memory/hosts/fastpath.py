@@ -28,13 +28,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from pi_memory import env_names
+
 if TYPE_CHECKING:
     from pi_memory.jobs.surfacing import Corpus, Item, Limits
 
 VERSION: Final = 1
 DIRECTORY: Final = "hooks"
 LOCK_FILE: Final = ".lock"
-_ENV_PREFIXES: Final = ("PI_MEMORY", "XDG_")
+_ENV_PREFIXES: Final = (env_names.PREFIX, "XDG_")
 _ENV_NAMES: Final = ("HOME", "USERPROFILE")
 
 

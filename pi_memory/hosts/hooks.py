@@ -16,21 +16,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Final
 
 from pi_memory.hosts import MOMENTS, canonical
-
-#: Set by the model client in a CLI provider's child (``pi_memory.model.cli_provider``):
-#: a session that is itself one of our model calls never runs our hooks into another job.
-MODEL_CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
 
 
 def run_hook(args: Sequence[str]) -> int:
     """Always 0. Output goes to stdout only when the handler finished cleanly."""
-    import os
-
-    if os.environ.get(MODEL_CHILD_ENV):
-        return 0  # we are the model of one of our own jobs: no memory work in here
     words = list(args)
     if not words or words[0] in ("-h", "--help"):
         from pi_memory.hosts.events import help_text
@@ -45,6 +36,14 @@ def run_hook(args: Sequence[str]) -> int:
         host, words = words[0][len("--host=") :], words[1:]
     if len(words) != 1 or canonical(words[0]) not in MOMENTS:
         return 0  # not ours: no stdin, no imports, no output
+    import os
+
+    from pi_memory import env_names
+
+    # Set by the model client in a CLI provider's child (pi_memory.model.cli_provider): a
+    # session that is itself one of our model calls never runs our hooks into another job.
+    if os.environ.get(env_names.MODEL_CHILD):
+        return 0  # we are the model of one of our own jobs: no memory work in here
     try:
         from pi_memory.hosts.events import handle
 

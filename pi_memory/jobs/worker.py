@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from pi_memory import env_names
 from pi_memory.jobs import records
 from pi_memory.jobs.session import sessions_root
 
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 #: Seconds one job may run, its model calls and retries included.
 JOB_LIMIT: Final = 300.0
 LOG_FILE: Final = "worker.log"
-#: Set in the worker's environment: a host CLI it runs as a model must not run our hooks.
-CHILD_ENV: Final = "PI_MEMORY_WORKER"
 
 
 def background_ready(config: Config, env: Mapping[str, str]) -> bool:
@@ -40,7 +39,7 @@ def background_ready(config: Config, env: Mapping[str, str]) -> bool:
     from pi_memory.config.layout_setting import extraction_enabled
     from pi_memory.config.models import model_resolves, task_model
 
-    if env.get(CHILD_ENV):
+    if env.get(env_names.WORKER):
         return False  # inside a worker's own model session: no recursion
     if not extraction_enabled(config):
         return False  # pi-memory: extraction is off until enabled
@@ -77,7 +76,7 @@ def spawn(key: str, cwd: Path) -> None:
     package_parent = str(Path(__file__).resolve().parent.parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
-    env[CHILD_ENV] = "1"
+    env[env_names.WORKER] = "1"
     argv = [sys.executable, "-m", "pi_memory", "worker", key]
     where = str(cwd) if Path(cwd).is_dir() else str(directory)
     log = str(directory / LOG_FILE)

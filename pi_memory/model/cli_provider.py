@@ -2,8 +2,8 @@
 
 ``claude -p --output-format json``, ``codex exec``, ``gemini -p`` run
 non-interactively with the whole conversation on stdin. The child is guarded
-against recursion twice: :data:`CHILD_ENV` is set, which this package's hooks
-check first (a child session never runs our hooks into another job), and the
+against recursion twice: :data:`~pi_memory.env_names.MODEL_CHILD` is set, which this
+package's hooks check first (a child session never runs our hooks into another job), and the
 CLI's hooks are switched off (Claude Code by a flag; Gemini CLI by the settings
 of a private workspace the child runs in, see :func:`gemini_workspace`). It
 runs in its own process group, killed whole when the deadline passes.
@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from pi_memory import env_names
 from pi_memory.model.errors import ModelUnavailable
 from pi_memory.model.types import Message, ToolCall, ToolSpec
 from pi_memory.model.wire import CUT, Ask, Parsed, checked, count, malformed
@@ -31,8 +32,6 @@ from pi_memory.model.wire import CUT, Ask, Parsed, checked, count, malformed
 if TYPE_CHECKING:
     from pi_memory.model.client import Target
 
-#: Set in a CLI provider's environment; this package's hooks do nothing when they see it.
-CHILD_ENV: Final = "PI_MEMORY_MODEL_CHILD"
 #: Claude Code settings for the child: none of the user's hooks run in it.
 CLAUDE_SETTINGS: Final = '{"disableAllHooks": true}'
 #: pi-memory's think levels → ``claude --effort`` (``off`` leaves the CLI's default).
@@ -125,7 +124,7 @@ def argv(target: Target, ask: Ask, reply_file: str = "") -> list[str]:
 
 def child_env(env: Mapping[str, str], ask: Ask) -> dict[str, str]:
     out = dict(env)
-    out[CHILD_ENV] = "1"
+    out[env_names.MODEL_CHILD] = "1"
     out["CLAUDE_CODE_MAX_OUTPUT_TOKENS"] = str(ask.max_tokens)
     return out
 

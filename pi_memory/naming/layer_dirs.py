@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from pi_memory import env_names
 from pi_memory.naming.git_repo import project_root
 from pi_memory.naming.home import expand_tilde, expand_user_path, home_dir, is_absolute
 from pi_memory.naming.platforms import current_platform
@@ -45,7 +46,7 @@ def categories_user_dir(env: Mapping[str, str]) -> Path:
     """
     platform = current_platform()
     home = str(home_dir(env, platform))
-    override = env.get("PI_MEMORY_AUTO_DIR", "").strip()
+    override = env.get(env_names.AUTO_DIR, "").strip()
     if override and is_absolute(expand_tilde(override, home, platform), platform):
         return expand_user_path(override, Path(home), platform, home)
     return Path(home) / AUTO_DIR
