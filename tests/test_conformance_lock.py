@@ -32,17 +32,22 @@ OUR_UNLOCK = "python -m pi_memory unlock"
 def ours(template: str) -> str:
     """A seed error template as pi_memory words it.
 
-    Two deliberate differences: the person is pointed at our command instead of
-    pi's ``/memory unlock``, and the holder is named with its host, as the
-    ``Lock:`` status line does. Everything else is the seed's text.
+    Three deliberate differences: the person is pointed at our command instead
+    of pi's ``/memory unlock``, the holder is named with its host, as the
+    ``Lock:`` status line does, and a live holder's message names the directory
+    and the lock's path too, as the design asks of every lock error. Everything
+    else is the seed's text.
     """
-    return (
+    text = (
         template.replace("/memory unlock", OUR_UNLOCK)
         .replace("(pid {holder.pid}, started", "(pid {holder.pid} on {holder.hostname}, started")
         .replace(
             "— delete the file to clear it", f"— delete the file to clear it, or run {OUR_UNLOCK}"
         )
     )
+    if text.startswith("Memory is locked by"):
+        text += " — {lockPath.parent} is busy; its lock is {lockPath}"
+    return text
 
 
 def holder_ns(status: lock.LockStatus) -> SimpleNamespace:

@@ -276,9 +276,10 @@ def test_live_holder_makes_a_writer_wait_then_time_out(store: Path) -> None:
         assert time.monotonic() - started >= 0.3
         status = lock.read_lock_status(store)
         assert info.value.abandoned is False
+        # While the holder lives, the message still says where: the directory and the lock.
         assert str(info.value) == (
             f"Memory is locked by dream (pid {holder.pid} on {lock.this_host()},"
-            f" started {status.started_at})"
+            f" started {status.started_at}) — {store} is busy; its lock is {store / '.lock'}"
         )
         assert StoreLock(store, "add").acquire(blocking=False) is False
     finally:

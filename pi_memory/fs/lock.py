@@ -114,7 +114,10 @@ def locked_message(lock_path: Path, holder: LockStatus | None, *, abandoned: boo
             f" — delete the file to clear it, or run {UNLOCK_COMMAND}"
         )
     if holder is not None:
-        return f"Memory is locked by {describe_holder(holder)}"
+        return (
+            f"Memory is locked by {describe_holder(holder)}"
+            f" — {lock_path.parent} is busy; its lock is {lock_path}"
+        )
     return (
         f"Memory lock at {lock_path} is still being written (0 bytes)"
         f" — if no other process is writing, delete the file or run {UNLOCK_COMMAND}"
