@@ -201,12 +201,18 @@ def sanitize_keywords(raw: Sequence[str] | str) -> KeywordPick:
     """Keep the first valid keyword; count the rest, never reject for being many.
 
     A comma list inside one candidate counts as several candidates: the tags
-    field is comma-separated, so that is what the writer meant. ``dropped``
+    field is comma-separated, so that is what the writer meant; so does a
+    ``#a #b #c`` blob, which is how the index writes keywords and how reading
+    splits a stored one (:func:`split_stored_tags`). ``dropped``
     counts every candidate that is not stored (invalid ones too, each also
     explained in ``issues``), except other spellings of the kept keyword; it
     is 0 when nothing is kept.
     """
-    candidates = _split_list([raw] if isinstance(raw, str) else raw)
+    candidates = [
+        piece
+        for item in ([raw] if isinstance(raw, str) else raw)
+        for piece in split_stored_tags(item)
+    ]
     if not candidates:
         return KeywordPick(keyword=None, dropped=0, issues=("no keyword given",))
     kept: str | None = None

@@ -33,6 +33,19 @@ def write(project: Path, *args: str) -> dict[str, object]:
     return data
 
 
+def test_write_keeps_the_first_of_a_hash_blob_and_counts_the_rest(project: Path) -> None:
+    run = run_cli("write", "--keyword", "#a #b #c", "Deploy with rsync.", cwd=project)
+    assert run.code == 0, run.err
+    assert run.out.rstrip().endswith(
+        "keyword: a · 2 extra keywords ignored (one keyword per memory)"
+    )
+    stored = (project / ".pi" / "agent" / "memory-auto" / "CONVENTIONS.md").read_text("utf-8")
+    assert "| tags: a -->" in stored
+    assert "#a #b #c" not in (project / ".pi" / "agent" / "memory-auto" / "MEMORY.md").read_text(
+        "utf-8"
+    )
+
+
 def test_help_lists_every_command(project: Path) -> None:
     run = run_cli("--help", cwd=project)
     assert run.code == 0

@@ -294,3 +294,11 @@ def test_collect_is_independent_of_input_order_for_distinct_times() -> None:
 def test_invisible_characters_do_not_make_a_new_keyword() -> None:
     assert canonical_key("in\u202estalls") == canonical_key("installs") == "installs"
     assert canonical_key("dep\u200bloy") == "deploy"
+
+
+def test_sanitize_splits_a_hash_blob_as_reading_does() -> None:
+    # The legacy ``#a #b #c`` notation is three keywords on the way in, as on the way out.
+    assert sanitize_keywords("#a #b #c") == KeywordPick("a", 2, ())
+    assert sanitize_keywords(["#deploy #rsync", "backup"]) == KeywordPick("deploy", 2, ())
+    assert sanitize_keywords("#rsync --delete").keyword == "rsync --delete"
+    assert sanitize_keywords("c#").keyword == "c#"
