@@ -46,7 +46,18 @@ def test_structured_renders_calls_and_results() -> None:
     assert text == (
         "=== Conversation ===\n"
         "[1] user: Run the tests with pnpm.\n"
-        '[2] assistant: Running. | tool_call: shell {"command":"pnpm test"}\n'
+        '[2] assistant: Running. | tool_call: shell({"command":"pnpm test"})\n'
         "[3] tool_result (error): xxxx…\n"
         "[4] assistant: Fixed."
+    )
+
+
+def test_structured_writes_a_call_as_the_design_does() -> None:
+    # ``tool_call: memory({"action":"list"})``, and a call without arguments keeps its parentheses.
+    turns = [
+        Turn(0, "assistant", "", tool_calls=('memory {"action":"list"}', "git_status")),
+    ]
+    text = structured(turns, max_chars=10_000, max_tool_result_chars=50, max_assistant_chars=50)
+    assert text.splitlines()[1] == (
+        '[1] assistant: tool_call: memory({"action":"list"}) | tool_call: git_status()'
     )

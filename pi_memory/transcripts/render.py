@@ -58,6 +58,12 @@ def keep_tail(text: str, limit: int = REVIEW_TAIL_CHARS) -> str:
     return CUT + tail
 
 
+def call_expression(summary: str) -> str:
+    """A ``name {args}`` call summary as the design writes a call: ``name({args})``."""
+    name, _, args = summary.partition(" ")
+    return f"{name}({args})"
+
+
 def structured(
     turns: Sequence[Turn],
     *,
@@ -65,14 +71,17 @@ def structured(
     max_tool_result_chars: int,
     max_assistant_chars: int,
 ) -> str:
-    """``=== Conversation ===`` and one ``[n] role: …`` line per message."""
+    """``=== Conversation ===`` and one ``[n] role: …`` line per message.
+
+    An assistant's tool call reads ``tool_call: memory({"action":"list"})``.
+    """
     lines: list[tuple[str, str]] = []
     for n, turn in enumerate(turns, start=1):
         if turn.role == USER:
             lines.append((USER, f"[{n}] user: {turn.text}"))
         elif turn.role == ASSISTANT:
             parts = [clip(turn.text, max_assistant_chars)] if turn.text else []
-            parts += [f"tool_call: {call}" for call in turn.tool_calls]
+            parts += [f"tool_call: {call_expression(call)}" for call in turn.tool_calls]
             lines.append((ASSISTANT, f"[{n}] assistant: " + " | ".join(parts)))
         else:
             mark = " (error)" if turn.is_error else ""
