@@ -159,6 +159,7 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="LAYER",
         help="user|project (default: project)",
     )
+    cmd["dream"].add_argument("--yes", action="store_true", help="do not ask for confirmation")
     x = cmd["extract"]
     x.add_argument("--transcript", required=True, metavar="FILE", help="the session's transcript")
     x.add_argument("--format", default="auto", choices=("auto", *HOSTS))
@@ -282,7 +283,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if command == "dream":
         from pi_memory.commands.dream import run_dream
 
-        return run_dream(layer=ns.layer, dry_run=ns.dry_run, as_json=ns.json)
+        return run_dream(layer=ns.layer, dry_run=ns.dry_run, as_json=ns.json, yes=ns.yes)
     if command == "extract":
         from pi_memory.commands.extract import run_extract
 

@@ -4,11 +4,16 @@ then committed once; a fault anywhere leaves the layer byte-identical."""
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
+from tests.clihelp import REPO
 from tests.fake_provider import Fail, FakeProvider, Say
 from tests.jobhelp import (
     GOLDEN,
@@ -90,7 +95,7 @@ def test_a_dream_stages_every_action_and_commits_once(
     files_store: Path, fake_provider: FakeProvider
 ) -> None:
     fake_provider.script(*DREAM_STEPS)
-    code, out, err = cli("dream", "--json")
+    code, out, err = cli("dream", "--yes", "--json")
     assert (code, err) == (0, "")
     check_golden_json("dream_files.result.json", json.loads(out))
     bodies = [p.json for p in fake_provider.posts()]
@@ -124,7 +129,7 @@ def test_a_fault_at_any_round_leaves_the_layer_byte_identical(
 ) -> None:
     before = picture(files_store)
     fake_provider.script(*DREAM_STEPS[:fault_at], *[Fail(500)] * 4)
-    code, out, err = cli("dream")
+    code, out, err = cli("dream", "--yes")
     assert (code, out) == (1, "")
     assert err.startswith("dream: the model never answered")
     assert picture(files_store) == before
@@ -156,7 +161,7 @@ def test_extract_is_skipped_not_queued_while_a_dream_holds_the_layer(
     try:
         code, out, _ = cli("extract", "--transcript", str(GOLDEN / "session.jsonl"))
         assert (code, out) == (0, "extract: skipped — a dream holds this layer\n")
-        assert cli("dream")[1] == "dream: skipped — another dream is tidying this layer\n"
+        assert cli("dream", "--yes")[1] == "dream: skipped — another dream is tidying this layer\n"
     finally:
         dream_lock.release(files_store)
     assert fake_provider.posts() == []
@@ -246,7 +251,7 @@ def test_a_dream_over_the_categories_layout_uses_pi_memory_autos_operations(
         ),
         Say("Done."),
     )
-    code, out, err = cli("dream", "project", "--json")
+    code, out, err = cli("dream", "project", "--yes", "--json")
     assert (code, err) == (0, "")
     result = json.loads(out)
     assert [c["line"].split(":")[0] for c in result["changes"]] == [
@@ -286,9 +291,6 @@ def test_nudge_after_sessions_or_hours(tmp_path: Path) -> None:
 def test_a_marker_left_by_a_dead_dream_is_named_never_taken_over(
     files_store: Path, fake_provider: FakeProvider
 ) -> None:
-    import subprocess
-    import sys
-
     from pi_memory.fs.lock import format_record, this_host
 
     dead = subprocess.run(
@@ -301,7 +303,7 @@ def test_a_marker_left_by_a_dead_dream_is_named_never_taken_over(
     marker.write_bytes(
         format_record(int(dead.stdout), this_host(), "2026-12-01T00:00:00.000Z", "dream")
     )
-    code, out, err = cli("dream")
+    code, out, err = cli("dream", "--yes")
     assert (code, out) == (1, "")
     assert err == (
         f"pi_memory: a dream that is gone (dream (pid {int(dead.stdout)} on {this_host()}, started "
@@ -347,3 +349,48 @@ def test_session_start_counts_new_sessions_and_says_when_to_dream(
         "2 sessions without a dream: run python -m pi_memory dream to tidy the memory"
     )
     assert fake_provider.posts() == []
+
+
+def test_without_a_terminal_a_dream_needs_yes_and_never_waits(
+    files_store: Path, fake_provider: FakeProvider
+) -> None:
+    before = picture(files_store)
+    fake_provider.script(*DREAM_STEPS)
+    code, out, err = cli("dream")
+    assert (code, out) == (1, "")
+    assert err == ("dream: nothing changed: no terminal to ask for confirmation on — pass --yes\n")
+    assert fake_provider.posts() == []
+    assert picture(files_store) == before
+
+
+def _dream_on_a_terminal(reply: bytes) -> tuple[int, str, str]:
+    """``python -m pi_memory dream`` with a pseudo-terminal as stdin, answering ``reply``."""
+    leader, follower = pty.openpty()
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "pi_memory", "dream"],
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
+        os.write(leader, reply)
+        out, err = child.communicate(timeout=60)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    return child.returncode, out.decode(), err.decode()
+
+
+def test_on_a_terminal_a_dream_asks_first(files_store: Path, fake_provider: FakeProvider) -> None:
+    before = picture(files_store)
+    fake_provider.script(*DREAM_STEPS)
+    code, out, err = _dream_on_a_terminal(b"n\n")
+    assert err.startswith("Dream: let the model tidy the project memory at ")
+    assert err.endswith("[y/N] ")
+    assert (code, out) == (1, "Dream cancelled: nothing changed.\n")
+    assert fake_provider.posts() == [] and picture(files_store) == before
+    code, out, err = _dream_on_a_terminal(b"y\n")
+    assert code == 0, err
+    assert out.startswith("dream: made 4 changes")
+    assert "Test-command.md" in _files(files_store)

@@ -1,17 +1,42 @@
-"""``dream [layer]``: let the model tidy one layer (see :mod:`pi_memory.jobs.dream`)."""
+"""``dream [layer]``: let the model tidy one layer (see :mod:`pi_memory.jobs.dream`).
+
+As the design's command does, it asks first: a dream merges, rewrites,
+renames and removes memories. ``--yes`` skips the question; without a
+terminal to ask on it changes nothing unless ``--yes`` is given, so a script
+never waits on its stdin. ``--dry-run`` writes nothing and never asks.
+"""
 
 from __future__ import annotations
 
+from typing import Final
 
-def run_dream(*, layer: str, dry_run: bool, as_json: bool) -> int:
+CONFIRM: Final = (
+    "Dream: let the model tidy the {layer} memory at {directory}? It may merge, rewrite,"
+    " rename and remove memories (a rollback point is kept). [y/N] "
+)
+DECLINED: Final = "Dream cancelled: nothing changed."
+NO_TERMINAL: Final = "dream: nothing changed: no terminal to ask for confirmation on — pass --yes"
+
+
+def run_dream(*, layer: str, dry_run: bool, as_json: bool, yes: bool) -> int:
     from datetime import datetime, timezone
 
+    from pi_memory.commands.confirm import confirmed, terminal_answer
     from pi_memory.commands.job_output import report
     from pi_memory.jobs.dream import dream
     from pi_memory.open_store import open_job
+    from pi_memory.output import error_line, write_line
     from pi_memory.store import parse_layer
 
     name = parse_layer(layer)
     store, config = open_job()
+    if not (yes or dry_run):
+        answer = terminal_answer()
+        if answer is None:
+            error_line(NO_TERMINAL)
+            return 1
+        if not confirmed(answer(CONFIRM.format(layer=name, directory=store.directory(name)))):
+            write_line(DECLINED)
+            return 1
     outcome = dream(store, config, name, now=datetime.now(timezone.utc), dry_run=dry_run)
     return report(outcome, as_json=as_json)

@@ -9,11 +9,11 @@ the one that was shown.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Callable, Final
+from typing import Final
 
 from pi_memory import output
+from pi_memory.commands.confirm import Answer, confirmed, terminal_answer
 from pi_memory.fs import lock
 
 NO_LOCK: Final = "No lock present."
@@ -38,8 +38,7 @@ def run_unlock(*, layer: str, yes: bool, force: bool) -> int:
     from pi_memory.store import parse_layer
 
     directory = open_store().directory(parse_layer(layer))
-    answer = input if sys.stdin is not None and sys.stdin.isatty() else None
-    return run(directory, yes=yes, force=force, answer=answer)
+    return run(directory, yes=yes, force=force, answer=terminal_answer())
 
 
 def run(
@@ -47,7 +46,7 @@ def run(
     *,
     yes: bool,
     force: bool,
-    answer: Callable[[str], str] | None,
+    answer: Answer,
 ) -> int:
     """Show the holder, confirm, remove. ``answer`` asks a person; None means no terminal."""
     status = lock.read_lock_status(directory)
@@ -68,7 +67,7 @@ def run(
                 " no terminal to ask on — pass --yes"
             )
             return 1
-        if not _confirmed(answer(confirm_prompt(status))):
+        if not confirmed(answer(confirm_prompt(status))):
             output.write_line(DECLINED)
             return 1
     return _remove(directory, status)
@@ -80,10 +79,6 @@ def confirm_prompt(status: lock.LockStatus) -> str:
     else:
         question = CONFIRM_OTHER
     return f"{CONFIRM_TITLE}: {question} [y/N] "
-
-
-def _confirmed(reply: str) -> bool:
-    return reply.strip().lower() in ("y", "yes")
 
 
 def _remove(directory: Path, status: lock.LockStatus) -> int:
