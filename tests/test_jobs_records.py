@@ -254,3 +254,32 @@ def test_a_due_consolidation_is_caught_up_in_the_background(
     wait_for(lambda: log_file.exists() and "job consolidate-project" in log_file.read_text("utf-8"))
     wait_for(lambda: not records.claim_path(records.CONSOLIDATE).exists())
     assert [(r.layer, r.attempts) for r in records.pending(records.CONSOLIDATE)] == [("project", 1)]
+
+
+@pytest.mark.parametrize("door", ["write", "tool"])
+def test_a_write_past_the_threshold_starts_the_round_without_waiting_for_a_session(
+    door: str, tmp_path: Path, hook: Hook, hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Consolidation is checked after every rebuild of the index, not only at session start.
+    monkeypatch.setenv("PI_MEMORY_AUTO_CONSOLIDATE_EVERY", "2")
+    root = make_project(tmp_path)
+    configure_model(hermetic_home)
+
+    def write(n: int) -> None:
+        if door == "write":
+            args: tuple[str, ...] = ("write", "--keyword", f"k{n}", f"Fact number {n}.")
+            stdin = ""
+        else:
+            args = ("tool", "memory_write")
+            stdin = json.dumps({"body": f"Fact number {n}.", "keywords": [f"k{n}"]})
+        code, _, err = hook(*args, stdin=stdin, cwd=root)
+        assert code == 0, err
+
+    write(0)  # the layer's first MEMORY.md: its watermark starts at 0
+    write(1)
+    assert records.pending(records.CONSOLIDATE) == []  # one new memory since: not due yet
+    write(2)
+    log_file = hermetic_home / ".pi/agent/memory-auto/pi_memory.log"
+    wait_for(lambda: log_file.exists() and "job consolidate-project" in log_file.read_text("utf-8"))
+    wait_for(lambda: not records.claim_path(records.CONSOLIDATE).exists())
+    assert [(r.layer, r.attempts) for r in records.pending(records.CONSOLIDATE)] == [("project", 1)]

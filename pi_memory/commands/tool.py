@@ -39,12 +39,12 @@ def _strings(args: Mapping[str, Any], key: str) -> list[str]:
 
 
 def memory_write(args: Mapping[str, Any]) -> tuple[bool, str]:
-    from pi_memory.commands.write import describe_write
-    from pi_memory.open_store import open_store
+    from pi_memory.commands.write import consolidate_if_due, describe_write
+    from pi_memory.open_store import open_job
     from pi_memory.store import parse_layer
 
     keywords = _strings(args, "keywords") or _strings(args, "keyword")
-    store = open_store()
+    store, config = open_job()
     outcome = store.write(
         parse_layer(_text(args, "layer", default="project")),
         _text(args, "body", required=True),
@@ -54,6 +54,7 @@ def memory_write(args: Mapping[str, Any]) -> tuple[bool, str]:
         supersedes=_strings(args, "supersedes"),
         src=_text(args, "src", default="agent"),
     )
+    consolidate_if_due(store, config)
     return True, describe_write(outcome)
 
 

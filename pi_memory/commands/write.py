@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pi_memory.store import WriteOutcome
+    from pi_memory.config.schema import Config
+    from pi_memory.store import Store, WriteOutcome
 
 
 def describe_write(outcome: WriteOutcome) -> str:
@@ -27,6 +28,24 @@ def describe_write(outcome: WriteOutcome) -> str:
         n = outcome.dropped_keywords
         text += f" · {n} extra keyword{'s' if n != 1 else ''} ignored (one keyword per memory)"
     return text
+
+
+def consolidate_if_due(store: Store, config: Config) -> None:
+    """After a write rebuilt the index: start the automatic round of a layer that came due.
+
+    The memory is stored whatever happens here, so a failure is logged, never said.
+    """
+    import os
+
+    from pi_memory.jobs.worker import consolidate_when_due
+    from pi_memory.naming.workdir import working_dir
+
+    try:
+        consolidate_when_due(store, config, working_dir(), os.environ)
+    except Exception as exc:
+        from pi_memory.error_handler import log_exception
+
+        log_exception("write: consolidation check", exc)
 
 
 def write_json(outcome: WriteOutcome) -> dict[str, object]:
@@ -54,13 +73,13 @@ def run_write(
 ) -> int:
     from datetime import datetime
 
-    from pi_memory.open_store import open_store
+    from pi_memory.open_store import open_job
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer
     from pi_memory.utf8 import read_stdin
 
     text = read_stdin() if list(body) == ["-"] else " ".join(body)
-    store = open_store()
+    store, config = open_job()
     outcome = store.write(
         parse_layer(layer),
         text,
@@ -70,6 +89,7 @@ def run_write(
         supersedes=supersedes,
         src=src,
     )
+    consolidate_if_due(store, config)
     if as_json:
         import json
 

@@ -204,7 +204,10 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     # The corpus costs a pass over every memory: only a prompt builds it.
     memories = corpus(fresh.read_all()) if event.moment == "prompt" else None
     if refresh and warning is None and note.background:
-        _consolidate_due(store, config.consolidate_every, event)
+        # Checked after this rebuild as after every other: a round due before exit catches up.
+        from pi_memory.jobs.worker import schedule_due_rounds
+
+        schedule_due_rounds(store, config.consolidate_every, event.cwd)
     said = _said(warning, notes)
     # Only a quiet start is remembered: a warning must be said again next time.
     if not said and fingerprint is not None:
@@ -216,24 +219,6 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         return memories if memories is not None else corpus(fresh.read_all())
 
     return Known(note, built, lambda: config, said)
-
-
-def _consolidate_due(store: Store, every: int, event: HookEvent) -> None:
-    """pi-memory-auto's catch-up: a layer whose consolidation came due is consolidated in
-    the background. Its records share one claim, so two rounds never run at once;
-    it is looked at only when the store changed (a note answers otherwise)."""
-    import time
-
-    from pi_memory.jobs.consolidate import due_layers
-    from pi_memory.jobs.records import CONSOLIDATE, JobRecord
-    from pi_memory.jobs.worker import schedule
-
-    for layer in due_layers(store, every):
-        job = JobRecord(
-            kind=CONSOLIDATE, session=CONSOLIDATE, cwd=str(event.cwd), layer=layer,
-            created=time.time(),
-        )  # fmt: skip
-        schedule(job, event.cwd)
 
 
 def _said(warning: str | None, notes: list[str]) -> str:

@@ -28,6 +28,7 @@ from pi_memory.jobs.session import sessions_root
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.jobs.records import JobRecord
+    from pi_memory.store import Store
 
 #: Seconds one job may run, its model calls and retries included.
 JOB_LIMIT: Final = 300.0
@@ -45,6 +46,33 @@ def background_ready(config: Config, env: Mapping[str, str]) -> bool:
         return False  # pi-memory: extraction is off until enabled
     name = task_model(config, "extractMemories")
     return bool(name) and model_resolves(config, name or "", env)
+
+
+def consolidate_when_due(
+    store: Store, config: Config, cwd: Path, env: Mapping[str, str]
+) -> list[str]:
+    """pi-memory-auto's automatic round, checked after every rebuild of an index: each
+    layer that came due is consolidated in the background (never without a model)."""
+    if not background_ready(config, env):
+        return []
+    return schedule_due_rounds(store, config.consolidate_every, cwd)
+
+
+def schedule_due_rounds(store: Store, every: int, cwd: Path) -> list[str]:
+    """A background round for each layer whose consolidation came due; their records
+    share one claim, so two rounds never run at once. Returns the layers."""
+    import time
+
+    from pi_memory.jobs.consolidate import due_layers
+    from pi_memory.jobs.records import CONSOLIDATE, JobRecord
+
+    due = due_layers(store, every)
+    for layer in due:
+        job = JobRecord(
+            kind=CONSOLIDATE, session=CONSOLIDATE, cwd=str(cwd), layer=layer, created=time.time()
+        )
+        schedule(job, cwd)
+    return due
 
 
 def schedule(record: JobRecord, cwd: Path) -> None:
@@ -179,4 +207,21 @@ def execute(record: JobRecord) -> str:
     """Run one job; raises when its work was not done (the record stays for a retry)."""
     from pi_memory.jobs.run import run_job
 
-    return run_job(record)
+    said = run_job(record)
+    if record.kind != records.CONSOLIDATE:
+        _consolidate_after(record)
+    return said
+
+
+def _consolidate_after(record: JobRecord) -> None:
+    """An extraction rebuilt the index: a layer it brought to the threshold is due now.
+    The extraction's work is done whatever happens here, so a failure is only logged."""
+    from pi_memory.open_store import open_job
+
+    try:
+        store, config = open_job(Path(record.cwd))
+        schedule_due_rounds(store, config.consolidate_every, Path(record.cwd))
+    except Exception as exc:
+        from pi_memory.error_handler import log_exception
+
+        log_exception(f"job {record.name}: consolidation check", exc)
