@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config, LoadedConfig, Provider
-    from pi_memory.model.client import Target
     from pi_memory.model.ledger import Spend
+    from pi_memory.model.target import Target
 
 #: The ping: short enough for any model, unmistakable in a provider's logs.
 PING: Final = "Reply with the single word OK."
@@ -192,8 +192,9 @@ def _listing(
     notes: list[str],
 ) -> ProviderCheck:
     """A provider no task uses gets ``GET …/models``: reachable, key accepted, no tokens."""
-    from pi_memory.model.client import Target, list_models
+    from pi_memory.model.client import list_models
     from pi_memory.model.errors import ModelError
+    from pi_memory.model.target import Target
 
     unused = base._replace(outcome="unused")
     key = env.get(provider.api_key_env, "") if provider.api_key_env else ""

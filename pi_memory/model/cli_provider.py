@@ -30,7 +30,7 @@ from pi_memory.model.types import Message, ToolCall, ToolSpec
 from pi_memory.model.wire import CUT, Ask, Parsed, checked, count, malformed
 
 if TYPE_CHECKING:
-    from pi_memory.model.client import Target
+    from pi_memory.model.target import Target
 
 #: Claude Code settings for the child: none of the user's hooks run in it.
 CLAUDE_SETTINGS: Final = '{"disableAllHooks": true}'

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.model.errors import (
     BudgetExhausted,
@@ -24,13 +24,14 @@ from pi_memory.model.errors import (
     ModelUnavailable,
     ReplyCut,
 )
+from pi_memory.model.target import Target
 from pi_memory.model.types import Message, Reply, ToolSpec
 from pi_memory.model.wire import Ask
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_memory.config.schema import Config, Provider
+    from pi_memory.config.schema import Config
     from pi_memory.model.ledger import Usage
     from pi_memory.model.wire import Parsed
 
@@ -51,16 +52,6 @@ DEFAULT_TIMEOUT: Final = 120.0
 SEED_TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 #: A parsed reply's problem → the ledger's outcome.
 _OUTCOMES: Final = {"": "ok", "cut": "cut", "refused": "refused"}
-
-
-class Target(NamedTuple):
-    """A resolved ``provider/id``: where it is served and with which key."""
-
-    name: str
-    provider_name: str
-    provider: Provider
-    model_id: str
-    key: str
 
 
 def model_name(config: Config, task: str) -> str | None:
