@@ -55,9 +55,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_hook(args[1:])
     if args and args[0] == "worker":
+        from pi_memory.fs.termination import Terminated
         from pi_memory.jobs.worker import run_worker
 
-        return run_worker(args[1:])
+        try:
+            return run_worker(args[1:])
+        except Terminated as exc:  # its lock and its claim were let go on the way out
+            return exc.exit_code
     from pi_memory.error_handler import Exit, error_handler
     from pi_memory.utf8 import from_os, utf8_streams
 

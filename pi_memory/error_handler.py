@@ -64,7 +64,8 @@ def log_line(context: str, message: str) -> None:
 
 @contextlib.contextmanager
 def error_handler(context: str) -> Iterator[None]:
-    """Map exceptions to exit codes: 1 for a known failure, 130 for ^C, 3 for a bug."""
+    """Map exceptions to exit codes: 1 for a known failure, 130 for ^C (128 + the
+    signal for SIGTERM and SIGHUP), 3 for a bug."""
     from pi_memory.output import error_line
 
     try:
@@ -77,7 +78,11 @@ def error_handler(context: str) -> Iterator[None]:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise Exit(141) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from pi_memory.fs.termination import Terminated
+
+        if isinstance(exc, Terminated):  # SIGTERM or SIGHUP, after the lock was let go
+            raise Exit(exc.exit_code) from None
         error_line("pi_memory: interrupted")
         raise Exit(130) from None
     except (OSError, ValueError) as exc:

@@ -368,31 +368,46 @@ class StoreLock:
         self._process = ProcessLock(self.directory, timeout_ms)
 
     def acquire(self, *, blocking: bool = True) -> bool:
+        from pi_memory.fs.termination import end_by_exception, uninterrupted
+
+        end_by_exception()  # SIGTERM and SIGHUP now unwind through release()
         if not self._process.acquire(blocking=blocking):
             return False
         gate = self._process._gate
+        outermost = gate.file_depth == 0
         try:
-            if gate.file_depth == 0 and not acquire_lock_file(
+            if outermost and not acquire_lock_file(
                 self.lock_path, self.op, self.timeout_ms if blocking else None, self.poll_ms
             ):
                 self._process.release()
                 return False
+            with uninterrupted():
+                gate.file_depth += 1
+            if blocking and outermost:
+                _sweep(self.directory)
         except BaseException:
+            # Told to end (or failed) before the caller could release: the file is
+            # ours to remove, since no ``with`` block will.
+            if outermost:
+                gate.file_depth = 0
+                release_lock_file(self.lock_path)
+            else:
+                gate.file_depth -= 1  # only the count's own block raises here
             self._process.release()
             raise
-        gate.file_depth += 1
-        if blocking and gate.file_depth == 1:
-            _sweep(self.directory)
         return True
 
     def release(self) -> None:
+        from pi_memory.fs.termination import uninterrupted
+
         gate = self._process._gate
-        gate.file_depth -= 1
-        try:
-            if gate.file_depth == 0:
-                release_lock_file(self.lock_path)
-        finally:
-            self._process.release()
+        with uninterrupted():
+            gate.file_depth -= 1
+            try:
+                if gate.file_depth == 0:
+                    release_lock_file(self.lock_path)
+            finally:
+                self._process.release()
 
     def __enter__(self) -> StoreLock:
         self.acquire()
@@ -484,6 +499,15 @@ def create_lock_file(
     and the error raised: a lock pointing at this live process would otherwise
     block every later write of this very process until it exits.
     """
+    from pi_memory.fs.termination import uninterrupted
+
+    with uninterrupted():  # a file made is a file filled or removed, whatever signal comes
+        return _create_lock_file(path, record, write, close)
+
+
+def _create_lock_file(
+    path: Path, record: bytes, write: Callable[[int, bytes], int], close: Callable[[int], None]
+) -> bool:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     try:
         fd = fsretry.retry(os.open, path, flags, 0o644)
@@ -514,12 +538,15 @@ def create_lock_file(
 
 def release_lock_file(path: Path) -> None:
     """Remove the lock file if it is still this process's record; leave anyone else's."""
-    state = _read_state(path)
-    if state.kind == HELD and state.pid == os.getpid() and state.hostname == this_host():
-        try:
-            fsretry.retry(os.unlink, path)
-        except FileNotFoundError:
-            pass
+    from pi_memory.fs.termination import uninterrupted
+
+    with uninterrupted():
+        state = _read_state(path)
+        if state.kind == HELD and state.pid == os.getpid() and state.hostname == this_host():
+            try:
+                fsretry.retry(os.unlink, path)
+            except FileNotFoundError:
+                pass
 
 
 def _unlink_quietly(path: Path) -> None:

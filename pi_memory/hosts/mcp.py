@@ -221,6 +221,11 @@ def run_mcp(args: list[str]) -> int:
         return 0
     if args:
         raise UsageError(usage)
+    from pi_memory.fs.termination import end_by_exception
+
+    # Requests run on worker threads; a signal ends the reading, and every
+    # request read is finished (its lock released) before the server exits.
+    end_by_exception()
     out = protocol_stdout()
     Server(out).serve(sys.stdin.buffer)
     return 0

@@ -1,0 +1,90 @@
+"""SIGTERM and SIGHUP end a run the way ^C does: by an exception, so the write lock is let go.
+
+A host sends SIGTERM to a hook that ran past its time and to an MCP server
+when its client quits; a closing terminal sends SIGHUP. Their default action
+ends the process at once, and a process that held ``<dir>/.lock`` then left
+it behind for a person to clear. Once a process takes the lock the first
+time, each of them (where it still has its default action: a ``nohup`` is
+kept) raises :class:`Terminated` instead, which unwinds like
+``KeyboardInterrupt``: every ``with StoreLock`` on the way releases its file.
+
+The few instructions that create or remove the lock file run
+:class:`uninterrupted`: a signal that arrives there is raised when they end,
+so the file and the record of who holds it never disagree.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import FrameType, TracebackType
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was told to end by ``signum``; it ends as soon as its locks are released."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention for a process ended by a signal."""
+        return 128 + self.signum
+
+
+_installed = False
+_held_back = 0
+_pending: int | None = None
+
+
+def end_by_exception() -> None:
+    """From now on SIGTERM and SIGHUP raise :class:`Terminated` (main thread only; idempotent)."""
+    global _installed  # noqa: PLW0603 -- a process installs its handlers once
+    if _installed or threading.current_thread() is not threading.main_thread():
+        return
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _raise)
+    _installed = True
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    global _pending  # noqa: PLW0603 -- the signal held back for the end of the block
+    del frame
+    if _held_back:
+        _pending = signum
+        return
+    raise Terminated(signum)
+
+
+class uninterrupted:
+    """Hold :class:`Terminated` back until the block ends; in the main thread, where
+    signals are handled (another thread's block needs no holding back)."""
+
+    __slots__ = ("_main",)
+
+    def __enter__(self) -> None:
+        global _held_back  # noqa: PLW0603
+        self._main = threading.current_thread() is threading.main_thread()
+        if self._main:
+            _held_back += 1
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        global _held_back, _pending  # noqa: PLW0603
+        if not self._main:
+            return
+        _held_back -= 1
+        if not _held_back and _pending is not None:
+            signum, _pending = _pending, None
+            raise Terminated(signum)
