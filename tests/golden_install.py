@@ -26,7 +26,8 @@ def cases() -> list[str]:
 
 
 def host_and_scope(case: str) -> tuple[str, str]:
-    host, scope = case.rsplit("-", 1)
+    """``gemini-user`` and ``gemini-user+comments`` (a variant of its files) → gemini, user."""
+    host, scope = case.partition("+")[0].rsplit("-", 1)
     return host, scope
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_memory.commands.install import backups
 from tests import golden_install as g
 from tests.conftest import REPO
 from tests.inproc import call
@@ -22,7 +23,7 @@ def no_host_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_host_and_scope_has_a_golden() -> None:
-    assert g.cases() == [
+    assert sorted({c.partition("+")[0] for c in g.cases()}) == [
         f"{host}-{scope}"
         for host in ("claude-code", "codex", "gemini", "pi")
         for scope in ("project", "user")
@@ -45,8 +46,7 @@ def test_install_matches_golden_twice_is_once_and_uninstall_restores_bytes(
         if after[name] != data:
             root = hermetic_home if name.startswith("home/") else tmp_path / "repo"
             path = root / name.split("/", 1)[1]
-            saved = list(path.parent.glob(path.name + ".*" + g.BACKUP))
-            assert [p.read_bytes() for p in saved] == [data]
+            assert backups(path)[:1] == [data]
 
     host, scope = g.host_and_scope(case)
     assert "nothing to change" in g.install(case, repo)
@@ -182,3 +182,58 @@ def test_install_can_point_at_the_single_file_build(tmp_path: Path, hermetic_hom
     )
     missing = call("install", "codex", "--pyz", str(tmp_path / "nope.pyz"), cwd=tmp_path)
     assert missing.code == 1 and "no such file" in missing.err
+
+
+def test_gemini_settings_with_comments_lose_none_without_a_backup(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """Gemini CLI strips comments from settings.json before it parses it (the golden
+    ``gemini-user+comments``): with its backup gone, uninstall still gives back the very
+    bytes, by taking out exactly what install put in."""
+    repo = g.lay_out("gemini-user+comments", tmp_path, hermetic_home)
+    settings = hermetic_home / ".gemini" / "settings.json"
+    before = settings.read_bytes()
+    g.install("gemini-user+comments", repo)
+    for backup in hermetic_home.rglob("*" + g.BACKUP):
+        backup.unlink()
+    assert call("uninstall", "gemini", cwd=repo).code == 0
+    assert settings.read_bytes() == before
+
+
+def _backups_under(*roots: Path) -> list[Path]:
+    return sorted(p for root in roots for p in root.rglob("*" + g.BACKUP))
+
+
+@pytest.mark.parametrize("case", ["codex-project", "claude-code-user", "gemini-user"])
+def test_a_round_trip_keeps_one_backup_outside_the_work_tree_and_leaves_none(
+    case: str, tmp_path: Path, hermetic_home: Path
+) -> None:
+    repo = g.lay_out(case, tmp_path, hermetic_home)
+    before = g.state(tmp_path, hermetic_home)
+    g.install(case, repo)
+    after = g.state(tmp_path, hermetic_home)
+    changed = [name for name, data in before.items() if after[name] != data]
+    assert changed
+    assert _backups_under(repo) == []  # nothing in the work tree
+    # One backup per file install changed, holding what it found there.
+    kept = _backups_under(hermetic_home)
+    assert sorted(p.read_bytes() for p in kept) == sorted(before[name] for name in changed)
+    host, scope = g.host_and_scope(case)
+    assert call("uninstall", host, "--scope", scope, cwd=repo).code == 0
+    assert g.state(tmp_path, hermetic_home) == before
+    assert _backups_under(repo, hermetic_home) == []
+
+
+def test_codex_install_leaves_a_codex_hooks_line_of_the_users_own_as_the_manual_says(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    config = hermetic_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text("[features]\ncodex_hooks = true\n")
+    assert call("install", "codex", cwd=tmp_path).code == 0
+    text = config.read_text("utf-8")
+    assert text.startswith("[features]\nhooks = true  # pi_memory\ncodex_hooks = true\n")
+    manual = (REPO / "docs" / "hosts.md").read_text("utf-8")
+    said = " ".join(manual.split())
+    assert "replaces the older `codex_hooks`" not in said
+    assert "a `codex_hooks` line of your own stays" in said

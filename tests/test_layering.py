@@ -22,6 +22,7 @@ HOST_RECORDS: tuple[str, ...] = (
     "hosts.host",
     "hosts.registry",
     "hosts.install",
+    "hosts.jsonc",
     "hosts.claude_code",
     "hosts.codex",
     "hosts.gemini",

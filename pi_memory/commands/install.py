@@ -1,7 +1,10 @@
 """``install HOST`` / ``uninstall HOST``: wire the memory into an agent's own configuration.
 
-Backs up every file it changes (``NAME.<time>.pi_memory.bak`` beside it),
-writes atomically, and with ``--dry-run`` prints the diff instead.
+Keeps one backup of each file it changes, the file as pi_memory first found
+it, in the user's state directory (never in a project's working tree); an
+``uninstall`` that puts those very bytes back, or removes a file install
+made, removes the backup too, so a round trip leaves nothing behind. Writes
+atomically, and with ``--dry-run`` prints the diff instead.
 """
 
 from __future__ import annotations
@@ -21,9 +24,25 @@ def read_file(path: Path) -> bytes | None:
         return None
 
 
+def backup_of(path: Path) -> Path:
+    """Where the one backup of ``path`` is kept: ``$XDG_STATE_HOME/pi_memory/backups``
+    (else ``~/.local/state/…``), named after the file and its whole path."""
+    import hashlib
+
+    from pi_memory.naming.home import home_dir
+
+    state = os.environ.get("XDG_STATE_HOME", "").strip()
+    root = Path(state) if os.path.isabs(state) else home_dir(os.environ) / ".local" / "state"
+    where = str(path.absolute()).encode("utf-8", "surrogateescape")
+    digest = hashlib.sha256(where).hexdigest()[:12]
+    return root / "pi_memory" / "backups" / f"{path.name}.{digest}{BACKUP_SUFFIX}"
+
+
 def backups(path: Path) -> list[bytes]:
-    """The contents of ``path``'s backups, newest first."""
-    found = sorted(path.parent.glob(f"{path.name}.*{BACKUP_SUFFIX}"), reverse=True)
+    """The contents of ``path``'s backup, then of those older versions left beside it
+    (``NAME.<time>.pi_memory.bak``), newest first."""
+    found = [backup_of(path)]
+    found += sorted(path.parent.glob(f"{path.name}.*{BACKUP_SUFFIX}"), reverse=True)
     out = []
     for backup in found:
         data = read_file(backup)
@@ -32,17 +51,17 @@ def backups(path: Path) -> list[bytes]:
     return out
 
 
-def _backup(path: Path, data: bytes) -> Path:
-    import time
+def _keep_backup(path: Path, data: bytes) -> str:
+    """Save ``data`` as ``path``'s backup unless one is kept already (that one is older:
+    the file as pi_memory first found it); what to say about it."""
+    from pi_memory.fs.atomic import atomic_write_bytes
 
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.{stamp}{BACKUP_SUFFIX}")
-    n = 1
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.name}.{stamp}-{n}{BACKUP_SUFFIX}")
-    target.write_bytes(data)
-    return target
+    kept = backup_of(path)
+    if kept.exists():
+        return ""
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(kept, data)
+    return f" (backup: {kept})"
 
 
 def diff(change: Change) -> str:
@@ -57,19 +76,30 @@ def diff(change: Change) -> str:
     return text if text.endswith("\n") or not text else text + "\n"
 
 
-def apply(change: Change) -> str:
+def apply(change: Change, action: str) -> str:
+    """Write one change; what was done, in one line."""
     from pi_memory.fs.atomic import atomic_write_bytes
 
+    kept = backup_of(change.path)
+    original = read_file(kept)
+    # Uninstall's round trip ends where it began: the very bytes found, or no file.
+    ended = action == "uninstall" and (change.after is None or change.after == original)
     saved = ""
-    if change.before is not None:
-        saved = f" (backup: {_backup(change.path, change.before)})"
+    if change.before is not None and not ended:
+        saved = _keep_backup(change.path, change.before)
     if change.after is None:
         change.path.unlink()
-        return f"removed {change.path}{saved}"
-    change.path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(change.path, change.after)
-    verb = "created" if change.before is None else "updated"
-    return f"{verb} {change.path}{saved}"
+        said = f"removed {change.path}{saved}"
+    else:
+        change.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(change.path, change.after)
+        verb = "created" if change.before is None else "updated"
+        said = f"{verb} {change.path}{saved}"
+    if ended and original is not None:
+        kept.unlink()
+        if change.after is not None:
+            said = f"restored {change.path} as install found it"
+    return said
 
 
 def run_install(action: str, host: str, scope: str, dry_run: bool, pyz: str | None) -> int:
@@ -95,7 +125,7 @@ def run_install(action: str, host: str, scope: str, dry_run: bool, pyz: str | No
         if dry_run:
             write(diff(change))
         else:
-            write_line(apply(change))
+            write_line(apply(change, action))
     if dry_run:
         write_line(f"{host} ({scope}): dry run, nothing was changed")
     elif action == "install":

@@ -59,7 +59,8 @@ def install(plan: Plan) -> list[Edit]:
         return data
 
     folder = plan.config_dir if plan.user else plan.loc.root / ".gemini"
-    return [edit.Edit(folder / "settings.json", "json", settings, unsettings)]
+    # Gemini CLI strips comments from its settings before it parses them: keep them.
+    return [edit.Edit(folder / "settings.json", "jsonc", settings, unsettings)]
 
 
 HOST: Final = Host(

@@ -18,6 +18,7 @@ this module holds the edits they are made of and the planning.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from pi_memory.errors import PiMemoryError
 
 if TYPE_CHECKING:
     from pi_memory.hosts.host import Host
+    from pi_memory.hosts.jsonc import Node
 
 SCOPES: Final = ("user", "project")
 SERVER: Final = "pi_memory"
@@ -238,7 +240,7 @@ def drop_from_list(
 
 class Edit(NamedTuple):
     path: Path
-    #: ``json`` | ``toml`` | ``file``.
+    #: ``json`` | ``jsonc`` (JSON that may hold comments, kept as they are) | ``toml`` | ``file``.
     kind: str
     install: Callable[[Any], Any]
     uninstall: Callable[[Any], Any]
@@ -380,18 +382,55 @@ def _dump_json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _load_json(path: Path, raw: bytes | None) -> dict[str, Any]:
+def _load_json(path: Path, raw: bytes | None, comments: bool) -> tuple[dict[str, Any], Node | None]:
+    """The file's object, and where it holds comments (a ``jsonc`` edit allows them) its
+    tree, so that the edit keeps them."""
     if raw is None or not raw.strip():
-        return {}
+        return {}, None
+    node = None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
+        try:
+            data = json.loads(text)
+        except ValueError:
+            if not comments:
+                raise
+            from pi_memory.hosts.jsonc import parse
+
+            node = parse(text)
+            data = node.value
     except (UnicodeDecodeError, ValueError) as exc:
         raise InstallError(
             f"{path} is not valid JSON ({exc}); fix it first, nothing was changed"
         ) from None
     if not isinstance(data, dict):
         raise InstallError(f"{path} does not hold a JSON object; nothing was changed")
-    return data
+    return data, node
+
+
+def _json_bytes(new: dict[str, Any], raw: bytes | None, node: Node | None) -> bytes:
+    """``new`` as the file's bytes: written afresh, or spliced into the text with comments."""
+    if raw is None or node is None:
+        return _dump_json(new)
+    from pi_memory.hosts.jsonc import splice
+
+    bom = codecs.BOM_UTF8 if raw.startswith(codecs.BOM_UTF8) else b""
+    return bom + splice(raw.decode("utf-8-sig"), node, new).encode("utf-8")
+
+
+def _same_json(old: bytes, new: dict[str, Any], comments: bool) -> bool:
+    try:
+        text = old.decode("utf-8-sig") or "{}"
+        try:
+            return bool(json.loads(text) == new)
+        except ValueError:
+            if not comments:
+                return False
+            from pi_memory.hosts.jsonc import loads
+
+            return bool(loads(text) == new)
+    except (UnicodeDecodeError, ValueError):
+        return False
 
 
 def plan(
@@ -439,19 +478,17 @@ def _after(
         if not cleaned.strip():
             return None  # install created it (an empty original would have matched a backup)
         return str(cleaned).encode("utf-8", "surrogateescape")
-    data = _load_json(edit.path, before)
+    comments = edit.kind == "jsonc"
+    data, node = _load_json(edit.path, before, comments)
     if install:
         new = edit.install(json.loads(json.dumps(data)))
-        return before if new == data else _dump_json(new)
+        return before if new == data else _json_bytes(new, before, node)
     new = edit.uninstall(json.loads(json.dumps(data)))
     if new == data:
         return before
     for old in backups(edit.path):
-        try:
-            if json.loads(old.decode("utf-8-sig") or "{}") == new:
-                return old  # nothing else changed since: the very bytes found at install
-        except (UnicodeDecodeError, ValueError):
-            continue
+        if _same_json(old, new, comments):
+            return old  # nothing else changed since: the very bytes found at install
     if not new:
         return None  # install created it (an empty original would have matched a backup)
-    return _dump_json(new)
+    return _json_bytes(new, before, node)
