@@ -34,7 +34,7 @@ HOST_RECORDS: tuple[str, ...] = (
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("adapters", ("cli", "__main__", "commands", "hosts", "hooks")),
     ("jobs", ("jobs",)),
-    ("engine", ("store", "plan", "memory_tool", "open_store")),
+    ("engine", ("store", "plan", "memory_tool", "open_store", "doctor")),
     ("layouts", ("layouts",)),
     (
         "pure",
@@ -45,6 +45,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model",
             "transcripts",
             "retrieval",
+            "surfacing",
             "search_index",
             "detect",
             "inject",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pi_memory.config.schema import Config
 from pi_memory.entry import Entry
-from pi_memory.jobs.surfacing import (
+from pi_memory.surfacing import (
     Limits,
     by_scorer,
     item,

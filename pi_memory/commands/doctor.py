@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_memory.jobs.doctor import Report
+    from pi_memory.doctor import Report
 
 
 def run_doctor(*, as_json: bool, offline: bool) -> int:
     """0 when nothing is wrong, 1 when at least one problem was found."""
     from pi_memory.config.load import load_for
-    from pi_memory.jobs.doctor import diagnose
+    from pi_memory.doctor import diagnose
     from pi_memory.open_store import settings_from
     from pi_memory.output import write_line
 

@@ -17,8 +17,8 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.hosts.lifecycle import open_context
     from pi_memory.jobs import session as state
-    from pi_memory.jobs.surfacing import limits, surface
     from pi_memory.output import write, write_line
+    from pi_memory.surfacing import limits, surface
 
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ModelRequirement",
     "any_model_configured",
+    "background_ready",
     "model_config_errors",
     "model_errors",
     "model_resolves",
@@ -56,6 +57,19 @@ def required_models(config: Config) -> list[ModelRequirement]:
 
 def any_model_configured(config: Config) -> bool:
     return any(task_model(config, task) for task in TASKS)
+
+
+def background_ready(config: Config, env: Mapping[str, str]) -> bool:
+    """A model resolves for extraction: without one no background job ever starts."""
+    from pi_memory import env_names
+    from pi_memory.config.layout_setting import extraction_enabled
+
+    if env.get(env_names.WORKER):
+        return False  # inside a worker's own model session: no recursion
+    if not extraction_enabled(config):
+        return False  # pi-memory: extraction is off until enabled
+    name = task_model(config, "extractMemories")
+    return bool(name) and model_resolves(config, name or "", env)
 
 
 def model_resolves(config: Config, value: str, env: Mapping[str, str]) -> bool:

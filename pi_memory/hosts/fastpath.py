@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from pi_memory import env_names
 
 if TYPE_CHECKING:
-    from pi_memory.jobs.surfacing import Corpus, Item, Limits
+    from pi_memory.surfacing import Corpus, Item, Limits
 
 VERSION: Final = 1
 DIRECTORY: Final = "hooks"
@@ -158,7 +158,7 @@ class _Items(Sequence["Item"]):
     def __getitem__(self, index: int) -> Item:  # type: ignore[override]  # no slices here
         import marshal
 
-        from pi_memory.jobs.surfacing import Item
+        from pi_memory.surfacing import Item
 
         if not 0 <= index < len(self):
             raise IndexError(index)
@@ -172,7 +172,7 @@ def load_corpus(path: Path) -> Corpus | None:
     import marshal
     from array import array
 
-    from pi_memory.jobs.surfacing import Corpus
+    from pi_memory.surfacing import Corpus
 
     try:
         data = path.read_bytes()
@@ -283,6 +283,6 @@ def prune(max_age_days: int, now: float) -> int:
 
 
 def limits_of(note: Note) -> Limits:
-    from pi_memory.jobs.surfacing import Limits
+    from pi_memory.surfacing import Limits
 
     return Limits(*note.limits)

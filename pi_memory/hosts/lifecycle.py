@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.hosts.host import Host
     from pi_memory.jobs.records import JobRecord
-    from pi_memory.jobs.surfacing import Corpus
     from pi_memory.store import Store
+    from pi_memory.surfacing import Corpus
 
 
 class HookEvent(NamedTuple):
@@ -156,7 +156,7 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
             def cached_corpus() -> Corpus:
                 known = fastpath.load_corpus(corpus_file) if corpus_file else None
                 if known is None:
-                    from pi_memory.jobs.surfacing import corpus
+                    from pi_memory.surfacing import corpus
 
                     known = corpus(open_context(event.cwd)[1].read_all())
                     fastpath.add_corpus(event.cwd, known)
@@ -167,11 +167,11 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
 
 
 def _full(event: HookEvent, day: str, refresh: bool) -> Known:
+    from pi_memory.config.models import background_ready
     from pi_memory.entry import LAYERS
     from pi_memory.hosts import fastpath
-    from pi_memory.jobs.surfacing import corpus, limits, model_available
-    from pi_memory.jobs.worker import background_ready
     from pi_memory.store import Store
+    from pi_memory.surfacing import corpus, limits, model_available
 
     config, store, notes = open_context_warned(event.cwd)
     directories = [store.directory(layer) for layer in LAYERS]
@@ -364,7 +364,7 @@ def lock_warning(directories: Mapping[str, Path]) -> str | None:
 def on_prompt(event: HookEvent) -> Answer:
     from pi_memory.hosts import fastpath
     from pi_memory.jobs import session
-    from pi_memory.jobs.surfacing import surface
+    from pi_memory.surfacing import surface
 
     sid = event.session_id
     if sid and _host(event).compact_hook_every_request:

@@ -35,24 +35,13 @@ JOB_LIMIT: Final = 300.0
 LOG_FILE: Final = "worker.log"
 
 
-def background_ready(config: Config, env: Mapping[str, str]) -> bool:
-    """A model resolves for extraction: without one no background job ever starts."""
-    from pi_memory.config.layout_setting import extraction_enabled
-    from pi_memory.config.models import model_resolves, task_model
-
-    if env.get(env_names.WORKER):
-        return False  # inside a worker's own model session: no recursion
-    if not extraction_enabled(config):
-        return False  # pi-memory: extraction is off until enabled
-    name = task_model(config, "extractMemories")
-    return bool(name) and model_resolves(config, name or "", env)
-
-
 def consolidate_when_due(
     store: Store, config: Config, cwd: Path, env: Mapping[str, str]
 ) -> list[str]:
     """pi-memory-auto's automatic round, checked after every rebuild of an index: each
     layer that came due is consolidated in the background (never without a model)."""
+    from pi_memory.config.models import background_ready
+
     if not background_ready(config, env):
         return []
     return schedule_due_rounds(store, config.consolidate_every, cwd)
