@@ -234,3 +234,35 @@ def test_every_host_format_reaches_the_review_as_its_turns(
     prompt = fake_provider.posts()[0].json["messages"][-1]["content"]
     conversation = prompt.split("<conversation>\n", 1)[1].rsplit("\n</conversation>", 1)[0]
     assert conversation == serialize(read_transcript(path)[1])
+
+
+def test_a_failed_review_marks_nothing_reviewed_and_the_rerun_asks_again(
+    project: Path, hermetic_home: Path, fake_provider: FakeProvider
+) -> None:
+    configure(fake_provider, hermetic_home, "openai")
+    fake_provider.script(*[Fail(500)] * 4)
+    assert cli("extract", "--transcript", str(SESSION))[0] == 1
+    fake_provider.script(Say("NONE"))
+    code, out, _ = cli("extract", "--transcript", str(SESSION))
+    assert (code, out) == (0, "extract: nothing worth storing\n")
+
+
+def test_a_failed_background_review_leaves_the_turn_to_the_command_line(
+    project: Path, hermetic_home: Path, fake_provider: FakeProvider
+) -> None:
+    from datetime import datetime
+
+    from pi_memory.jobs.extract import extract
+    from pi_memory.open_store import open_job
+
+    configure(fake_provider, hermetic_home, "openai")
+    fake_provider.script(*[Fail(500)] * 4)
+    store, config = open_job()
+    outcome = extract(
+        store, config, SESSION, now=datetime.now(), session="s-9", background=True,
+        check_turn=False,
+    )  # fmt: skip
+    assert outcome.status == "failed"
+    fake_provider.script(Say("NONE"))
+    code, out, _ = cli("extract", "--transcript", str(SESSION), "--session", "s-9")
+    assert (code, out) == (0, "extract: nothing worth storing\n")

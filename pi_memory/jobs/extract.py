@@ -64,41 +64,54 @@ def extract(
     if decision.skip:
         return JobOutcome(job, SKIPPED, decision.skip, dry_run=dry_run)
     new = turns[decision.start :]
-    if not handoff and not dry_run:
+    marked = not handoff and not dry_run
+    if marked:
         # pi-memory-auto: the turn is marked before the model is asked, so a repeated
         # delivery of the same turn can never start a second review.
         review_gate.save_state(state_file, state._replace(last_turn=decision.turn))
-    if store.layer(layer or "project").agent_tools == ("memory",) and not handoff:
-        from pi_memory.jobs.extract_agent import run_extract_agent
-
-        outcome = run_extract_agent(
-            store,
-            config,
-            new,
-            now=now,
-            layer=layer,
-            dry_run=dry_run,
-            background=background,
-            timeout=timeout,
-            env=env,
-        )
-    else:
-        outcome = _review(
-            store,
-            config,
-            new,
-            now=now,
-            layer=layer,
-            handoff=handoff,
-            dry_run=dry_run,
-            background=background,
-            timeout=timeout,
-            env=env,
-        )
+    try:
+        outcome = _run(
+            store, config, new, now=now, layer=layer, handoff=handoff, dry_run=dry_run,
+            background=background, timeout=timeout, env=env,
+        )  # fmt: skip
+    except BaseException:
+        if marked:  # a failure marks nothing reviewed
+            review_gate.save_state(state_file, state)
+        raise
     if outcome.ok and not dry_run:
         last = state.last_turn if handoff else decision.turn
         review_gate.save_state(state_file, review_gate.GateState(last, len(turns)))
+    elif marked:
+        review_gate.save_state(state_file, state)
     return outcome
+
+
+def _run(
+    store: Store,
+    config: Config,
+    turns: Sequence[Turn],
+    *,
+    now: datetime,
+    layer: str | None,
+    handoff: bool,
+    dry_run: bool,
+    background: bool,
+    timeout: float | None,
+    env: Mapping[str, str] | None,
+) -> JobOutcome:
+    """The review of ``turns``: pi-memory's extract agent for the files layout's turns,
+    pi-memory-auto's one-shot review otherwise."""
+    if store.layer(layer or "project").agent_tools == ("memory",) and not handoff:
+        from pi_memory.jobs.extract_agent import run_extract_agent
+
+        return run_extract_agent(
+            store, config, turns, now=now, layer=layer, dry_run=dry_run,
+            background=background, timeout=timeout, env=env,
+        )  # fmt: skip
+    return _review(
+        store, config, turns, now=now, layer=layer, handoff=handoff, dry_run=dry_run,
+        background=background, timeout=timeout, env=env,
+    )  # fmt: skip
 
 
 def _review(
