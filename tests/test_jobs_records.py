@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory.jobs import records, session, worker
+from pi_memory.jobs import records, worker
 from pi_memory.jobs.records import JobRecord
+from pi_memory.session import dirs as session
+from pi_memory.session import gate, state
 from tests.hookhelp import Hook, make_project, payload
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,33 +42,19 @@ def test_session_keys_are_file_names() -> None:
 
 
 def test_the_gate_counts_a_turn_once_and_reviews_every_n_turns() -> None:
-    gate = session.Gate()
-    gate = session.count_turn(gate, "p1")
-    assert session.count_turn(gate, "p1") == gate  # the same turn delivered twice
-    assert not session.review_due(gate, 2)
-    gate = session.count_turn(gate, "p2")
-    assert session.review_due(gate, 2)
-    gate = gate._replace(reviewed_at=gate.turns)
-    assert not session.review_due(gate, 2)
-    assert session.review_due(session.count_turn(session.count_turn(gate, "p3"), "p4"), 2)
-
-
-def test_gate_and_surfaced_set_survive_on_disk_and_damage_reads_as_fresh() -> None:
-    session.write_gate("s-1", session.Gate(3, "p3", 2))
-    assert session.read_gate("s-1") == session.Gate(3, "p3", 2)
-    session.record_surfaced("s-1", ["a", "b"])
-    session.record_surfaced("s-1", ["b", "c"])
-    assert session.surfaced("s-1") == ["a", "b", "c"]
-    (session.session_dir("s-1") / session.TURNS_FILE).write_text("{broken", "utf-8")
-    (session.session_dir("s-1") / session.SURFACED_FILE).write_text('{"a": 1}', "utf-8")
-    assert session.read_gate("s-1") == session.Gate()
-    assert session.surfaced("s-1") == []
+    counted, due = gate.turn_ended(gate.ReviewGate(), "p1", 2)
+    assert gate.turn_ended(counted, "p1", 2) == (counted, False)  # the same turn delivered twice
+    assert not due
+    counted, due = gate.turn_ended(counted, "p2", 2)
+    assert due and counted.started_at == 2  # recorded before the review runs
+    assert not gate.turn_ended(counted, "p2", 2)[1]
+    assert not gate.turn_ended(counted, "p3", 2)[1]
+    assert gate.turn_ended(gate.turn_ended(counted, "p3", 2)[0], "p4", 2)[1]
 
 
 def test_old_sessions_are_pruned_but_not_those_with_jobs() -> None:
-    session.freeze_injection("old", "x")
-    session.freeze_injection("busy", "x")
-    session.freeze_injection("new", "x")
+    for key in ("old", "busy", "new"):
+        state.save(key, state.SessionState(), state.SessionState(frozen="x"))
     records.write_record(record(sid="busy"))
     long_ago = time.time() - 30 * 86_400
     for key in ("old", "busy"):
@@ -74,7 +62,7 @@ def test_old_sessions_are_pruned_but_not_those_with_jobs() -> None:
     assert session.prune(14, time.time()) == ["old"]
     assert not session.session_dir("old").exists()
     assert session.session_dir("busy").exists() and session.session_dir("new").exists()
-    session.freeze_injection("old", "x")
+    state.save("old", state.SessionState(), state.SessionState(frozen="x"))
     os.utime(session.session_dir("old"), (long_ago, long_ago))
     assert session.prune(14, time.time()) is None  # at most once a day
 
@@ -208,7 +196,7 @@ def test_stop_starts_a_detached_review_every_review_turns_turns(
     )
     wait_for(lambda: not records.pending(key) and not records.claim_path(key).exists())
     assert "extract: skipped" in log_file.read_text("utf-8")
-    assert session.read_gate(sid) == session.Gate(2, "turn-2", 2)
+    assert state.load(sid).gate == gate.ReviewGate(2, "turn-2", 2, -1, 0)
 
 
 def test_a_job_left_by_a_dead_worker_is_picked_up_at_session_start(

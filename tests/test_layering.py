@@ -46,6 +46,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "transcripts",
             "retrieval",
             "surfacing",
+            "session",
             "search_index",
             "detect",
             "inject",
@@ -433,3 +434,71 @@ def test_the_env_check_sees_a_spelled_name_and_spares_prose(
     path = tmp_path / "m.py"
     path.write_text(source, "utf-8")
     assert env_names_in(path) == lines
+
+
+#: What a prompt's hook runs: surfacing, the session's state, the fast path's note.
+PROMPT_PATH: tuple[str, ...] = ("surfacing", "retrieval", "session", "hosts.fastpath")
+
+
+def reachable(graph: dict[str, dict[str, int]], start: list[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(start)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(graph.get(name, {}))
+    return seen
+
+
+def test_the_prompt_path_imports_no_job_module() -> None:
+    graph = import_graph(runtime_only=True)
+    start = [name for name in graph if any(under(name, p) for p in PROMPT_PATH)]
+    assert start
+    assert sorted(n for n in reachable(graph, start) if under(n, "jobs")) == []
+
+
+#: Runs a prompt's hook as a host does, then names every job module it loaded.
+PROMPT_HOOK = """
+import io, sys
+sys.stdin = io.StringIO(sys.argv[1])
+from pi_memory.cli import main
+code = main(["hook", "UserPromptSubmit"])
+sys.stdout = sys.__stdout__
+print(code, sorted(m for m in sys.modules if m.startswith("pi_memory.jobs")))
+"""
+
+
+def test_a_prompt_hook_loads_no_job_module(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.hookhelp import make_project, payload
+
+    root = make_project(tmp_path)
+    store = root / ".pi/agent/memory-auto"
+    store.mkdir(parents=True)
+    (store / "DECISIONS.md").write_text(
+        "<!-- mid: 20261001-aaaa | t: 2026-10-01 10:00:00 | p: repo | src: user | tags: psql -->\n"
+        "Postgres listens on port 5433 in staging.\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    for n in range(2):  # the full work, then the fast path's note
+        ask = payload(
+            "claude-code",
+            "UserPromptSubmit",
+            root,
+            prompt="which postgres port?",
+            session_id=f"s{n}",
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", PROMPT_HOOK, ask],
+            cwd=root, env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+        assert (
+            "5433"
+            in json.loads(done.stdout.splitlines()[0])["hookSpecificOutput"]["additionalContext"]
+        )

@@ -1,12 +1,10 @@
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from pi_memory.entry import Entry
 from pi_memory.jobs import review
-from pi_memory.jobs.review_gate import GateState, decide, load_state, save_state, state_path
+from pi_memory.session.gate import ReviewGate, decide
 from pi_memory.transcripts import Turn
 
 
@@ -123,24 +121,40 @@ def _turns(*roles: str) -> list[Turn]:
     ("state", "turns", "handoff", "expected"),
     [
         pytest.param(
-            GateState(), _turns("user", "assistant", "user"), False, "trivial", id="trivial"
+            ReviewGate(), _turns("user", "assistant", "user"), False, "trivial", id="trivial"
         ),
-        pytest.param(GateState(), _turns("user", "assistant") * 2, False, "", id="fresh"),
+        pytest.param(ReviewGate(), _turns("user", "assistant") * 2, False, "", id="fresh"),
         pytest.param(
-            GateState(2, 0), _turns("user", "assistant") * 2, False, "already", id="same-turn"
-        ),
-        pytest.param(
-            GateState(2, 0), _turns("user", "assistant") * 2, True, "", id="handoff-ignores-turn"
-        ),
-        pytest.param(
-            GateState(1, 4), _turns("user", "assistant") * 2, False, "nothing new", id="covered"
+            ReviewGate(last_turn=2, cursor=0),
+            _turns("user", "assistant") * 2,
+            False,
+            "already",
+            id="same-turn",
         ),
         pytest.param(
-            GateState(1, 9), _turns("user", "assistant") * 2, False, "shorter", id="past-end"
+            ReviewGate(last_turn=2, cursor=0),
+            _turns("user", "assistant") * 2,
+            True,
+            "",
+            id="handoff-ignores-turn",
+        ),
+        pytest.param(
+            ReviewGate(last_turn=1, cursor=4),
+            _turns("user", "assistant") * 2,
+            False,
+            "nothing new",
+            id="covered",
+        ),
+        pytest.param(
+            ReviewGate(last_turn=1, cursor=9),
+            _turns("user", "assistant") * 2,
+            False,
+            "shorter",
+            id="past-end",
         ),
     ],
 )
-def test_gate(state: GateState, turns: list[Turn], handoff: bool, expected: str) -> None:
+def test_gate(state: ReviewGate, turns: list[Turn], handoff: bool, expected: str) -> None:
     decision = decide(state, turns, handoff=handoff)
     assert (expected in decision.skip) if expected else decision.skip == ""
     assert decision.turn == sum(t.role == "user" for t in turns)
@@ -148,21 +162,15 @@ def test_gate(state: GateState, turns: list[Turn], handoff: bool, expected: str)
 
 def test_gate_leaves_the_turn_rule_to_a_caller_that_applied_it() -> None:
     turns = _turns("user", "assistant") * 2
-    assert decide(GateState(2, 1), turns, handoff=False, check_turn=False).skip == ""
+    assert (
+        decide(ReviewGate(last_turn=2, cursor=1), turns, handoff=False, check_turn=False).skip == ""
+    )
 
 
 def test_gate_starts_at_the_cursor() -> None:
-    assert decide(GateState(1, 2), _turns("user", "assistant") * 3, handoff=False).start == 2
-
-
-def test_gate_state_round_trips_and_damage_reads_as_fresh(tmp_path: Path) -> None:
-    path = state_path("a/b:c")
-    assert path.name == "review.json"
-    assert path.parent.name not in ("a", "b:c", "a/b:c")
-    assert load_state(path) == GateState()
-    save_state(path, GateState(3, 12))
-    assert load_state(path) == GateState(3, 12)
-    path.write_text('{"lastTurn": true, "cursor": -4}')
-    assert load_state(path) == GateState()
-    path.write_text("[1,")
-    assert load_state(path) == GateState()
+    assert (
+        decide(
+            ReviewGate(last_turn=1, cursor=2), _turns("user", "assistant") * 3, handoff=False
+        ).start
+        == 2
+    )

@@ -16,26 +16,26 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
 
     from pi_memory.errors import UsageError
     from pi_memory.hosts.lifecycle import open_context
-    from pi_memory.jobs import session as state
     from pi_memory.output import write, write_line
+    from pi_memory.session import moments, state
     from pi_memory.surfacing import limits, surface
 
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():
         raise UsageError("surface needs a non-empty --prompt")
     config, store = open_context(Path(os.getcwd()))
-    skip = state.surfaced(session) if session else []
+    loaded = state.load(session) if session else state.SessionState()
     found = surface(
         store.read_all(),
         text,
         limits(config),
         config=config,
-        skip=skip,
+        skip=list(loaded.surfaced),
         env=os.environ,
         background=False,
     )
     if session and found.ids:
-        state.record_surfaced(session, list(found.ids))
+        state.save(session, loaded, moments.surfaced(loaded, found.ids))
     if as_json:
         import json
 

@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.hosts.host import Host
     from pi_memory.jobs.records import JobRecord
+    from pi_memory.session.state import SessionState
     from pi_memory.store import Store
-    from pi_memory.surfacing import Corpus
+    from pi_memory.surfacing import Corpus, Surfaced
 
 
 class HookEvent(NamedTuple):
@@ -240,35 +241,26 @@ def _inputs(cwd: Path) -> list[Path]:
 
 
 def on_start(event: HookEvent) -> Answer:
-    from pi_memory.jobs import session
+    from pi_memory.session import moments, state
 
     known = know(event, refresh=True)
     _background_at_start(known.note, event)
-    sid = event.session_id
-    if sid:
-        session.clear_reinject(sid)  # this start puts the index back in itself
-        # A start begins a new chat on Gemini's recording: an unsettled watch is stale.
-        session.clear_compression_watch(sid)
-    if sid and event.source == "resume":
-        frozen = session.frozen_injection(sid)
-        if frozen is not None:
-            if _host(event).index_at_prompt:
-                session.request_reinject(sid, frozen=True)
-                return Answer("", known.warning)
-            replayed = _host(event).resume_replays_context
-            return Answer("" if replayed else frozen, known.warning)
-    text = known.note.injection
-    if sid:
-        session.freeze_injection(sid, text)
-        if event.source != "resume":
-            session.clear_surfaced(sid)
     said = known.warning
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
-    if _host(event).index_at_prompt:
-        if sid:
-            session.request_reinject(sid, frozen=True)
-        return Answer("", said)
+    index_at_prompt = _host(event).index_at_prompt
+    sid = event.session_id
+    if not sid:
+        return Answer("" if index_at_prompt else known.note.injection, said)
+    loaded = state.load(sid)
+    after, text = moments.started(
+        loaded,
+        source=event.source,
+        injection=known.note.injection,
+        index_at_prompt=index_at_prompt,
+        replays_context=_host(event).resume_replays_context,
+    )
+    state.save(sid, loaded, after)
     return Answer(text, said)
 
 
@@ -306,10 +298,11 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
     """Prune old session state, and restart jobs a dead worker left behind."""
     import time
 
-    from pi_memory.jobs import records, session, worker
+    from pi_memory.jobs import records, worker
+    from pi_memory.session.dirs import prune
 
     try:
-        if session.prune(note.session_days, time.time()) is not None:
+        if prune(note.session_days, time.time()) is not None:
             from pi_memory.hosts import fastpath
 
             fastpath.prune(note.session_days, time.time())
@@ -362,124 +355,132 @@ def lock_warning(directories: Mapping[str, Path]) -> str | None:
 
 
 def on_prompt(event: HookEvent) -> Answer:
-    from pi_memory.hosts import fastpath
-    from pi_memory.jobs import session
-    from pi_memory.surfacing import surface
+    from pi_memory.session import moments, state
 
     sid = event.session_id
+    loaded = state.load(sid) if sid else state.SessionState()
+    now = loaded
     if sid and _host(event).compact_hook_every_request:
-        _settle_compression(event)
-    reinject = bool(sid) and session.reinject_pending(sid)
-    if not event.prompt.strip() and not reinject:
+        now = _settle_compression(event, now)
+    if not event.prompt.strip() and not now.reinject:
+        if sid:
+            state.save(sid, loaded, now)
         return Answer()
     known = know(event)
-    parts = []
-    if reinject:
-        frozen = session.frozen_injection(sid) if session.reinject_frozen(sid) else None
-        index = known.note.injection if frozen is None else frozen
-        session.freeze_injection(sid, index)
-        session.clear_reinject(sid)
-        if index:
-            parts.append(index)
+    now, index = moments.prompt_index(now, known.note.injection)
+    parts = [index] if index else []
     if event.prompt.strip():
-        skip = session.surfaced(sid) if sid else []
-        budget = _host(event).prompt_budget
-        caps = fastpath.limits_of(known.note)
-        max_bytes = known.note.max_bytes
-        if max_bytes and caps.max_injection_bytes > max_bytes:
-            caps = caps._replace(max_injection_bytes=max_bytes)
-        found = surface(
-            known.corpus(),
-            event.prompt,
-            caps,
-            config=known.config() if known.note.side_query else None,
-            skip=skip,
-            env=os.environ,
-            budget=budget,
-        )
+        found = _surface(event, known, skip=now.surfaced)
         if found.text:
             parts.append(found.text)
-            if sid:
-                session.record_surfaced(sid, list(found.ids))
+            now = moments.surfaced(now, found.ids)
+    if sid:
+        state.save(sid, loaded, now)
     return Answer("\n\n".join(parts))
+
+
+def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
+    """The memories this prompt needs, within the host's budget and context cap."""
+    from pi_memory.hosts import fastpath
+    from pi_memory.surfacing import surface
+
+    budget = _host(event).prompt_budget
+    caps = fastpath.limits_of(known.note)
+    max_bytes = known.note.max_bytes
+    if max_bytes and caps.max_injection_bytes > max_bytes:
+        caps = caps._replace(max_injection_bytes=max_bytes)
+    return surface(
+        known.corpus(),
+        event.prompt,
+        caps,
+        config=known.config() if known.note.side_query else None,
+        skip=list(skip),
+        env=os.environ,
+        budget=budget,
+    )
 
 
 # -- background moments ----------------------------------------------------------------------
 
 
 def on_turn_end(event: HookEvent) -> Answer:
-    from pi_memory.jobs import records, session, worker
+    from pi_memory.jobs import records, worker
+    from pi_memory.session import gate, state
 
     sid = event.session_id
     if not sid or not event.transcript:
         return Answer()
+    loaded = state.load(sid)
+    now = loaded
     if _host(event).compact_hook_every_request:
-        _settle_compression(event)
+        now = _settle_compression(event, now)
     note = know(event).note
-    if not note.background:
-        return Answer()
-    gate = session.count_turn(session.read_gate(sid), event.turn_key)
-    due = session.review_due(gate, note.review_turns)
-    if due:
-        gate = gate._replace(reviewed_at=gate.turns)  # before the review: never twice
-    session.write_gate(sid, gate)
+    due = False
+    if note.background:
+        counted, due = gate.turn_ended(now.gate, event.turn_key, note.review_turns)
+        now = now._replace(gate=counted)
+    state.save(sid, loaded, now)
     if due:
         worker.schedule(_record(records.REVIEW, event), event.cwd)
     return Answer()
 
 
 def on_pre_compact(event: HookEvent) -> Answer:
-    from pi_memory.jobs import session
+    from pi_memory.session import moments, state
 
     sid = event.session_id
-    if sid and _host(event).compact_hook_every_request and event.source != "manual":
-        if event.transcript:  # maybe a compression: the turn's end will tell
-            session.watch_compression(sid, _size(event.transcript))
+    if not sid:
+        _compacting(event, _size(event.transcript) if event.transcript else 0)
         return Answer()
-    _compacting(event, _size(event.transcript) if event.transcript else 0)
+    loaded = state.load(sid)
+    if _host(event).compact_hook_every_request and event.source != "manual":
+        if event.transcript:  # maybe a compression: the turn's end will tell
+            state.save(sid, loaded, moments.watch(loaded, _size(event.transcript)))
+        return Answer()
+    end = _size(event.transcript) if event.transcript else 0
+    state.save(sid, loaded, _compacting(event, end, loaded))
     return Answer()
 
 
-def _compacting(event: HookEvent, end: int) -> None:
-    """A compaction is under way: forget what was surfaced, hand off up to ``end``."""
-    from pi_memory.jobs import records, session, worker
+def _compacting(event: HookEvent, end: int, now: SessionState | None = None) -> SessionState:
+    """A compaction is under way: forget what was surfaced, hand off up to ``end``;
+    returns the session's state after it."""
+    from pi_memory.session import moments
+    from pi_memory.session.state import SessionState
 
-    sid = event.session_id
-    if sid:
-        session.clear_surfaced(sid)
-        if _host(event).no_start_after_compact:
-            session.request_reinject(sid)
-    if not sid or not event.transcript:
-        return
-    if know(event).note.background:
+    no_start_after = _host(event).no_start_after_compact
+    after = moments.compacting(now or SessionState(), no_start_after=no_start_after)
+    if event.session_id and event.transcript and know(event).note.background:
+        from pi_memory.jobs import records, worker
+
         worker.schedule(_record(records.HANDOFF, event, end), event.cwd)
+    return after
 
 
-def _settle_compression(event: HookEvent) -> None:
+def _settle_compression(event: HookEvent, now: SessionState) -> SessionState:
     """Gemini: whether the CLI compressed since PreCompress fired; if so, what it does."""
-    from pi_memory.jobs import session
+    from pi_memory.session import moments
 
-    mark = session.compression_watch(event.session_id)
+    now, mark = moments.settle(now)
     if mark is None:
-        return
-    session.clear_compression_watch(event.session_id)
+        return now
     try:
         with open(event.transcript, "rb") as chat:
             chat.seek(mark)
             appended = chat.read().decode("utf-8", "replace")
     except OSError:
-        return
+        return now
     from pi_memory.transcripts.gemini import restarted
 
-    if restarted(appended):
-        _compacting(event, mark)
+    return _compacting(event, mark, now) if restarted(appended) else now
 
 
 def on_post_compact(event: HookEvent) -> Answer:
-    from pi_memory.jobs import session
+    from pi_memory.session import state
 
     if event.session_id:
-        session.clear_surfaced(event.session_id)
+        loaded = state.load(event.session_id)
+        state.save(event.session_id, loaded, loaded._replace(surfaced=()))
     return Answer()
 
 

@@ -53,36 +53,38 @@ def extract(
     Raises :class:`~pi_memory.transcripts.TranscriptError` for a file that is
     not a transcript and ``ModelNotConfigured`` when the task has no model.
     """
-    from pi_memory.jobs import review_gate
+    from pi_memory.session import gate, state
     from pi_memory.transcripts.read import read_transcript
 
     job = "handoff" if handoff else "extract"
     _, turns = read_transcript(transcript, fmt)
-    state_file = review_gate.state_path(session or transcript.stem)
-    state = review_gate.load_state(state_file)
-    decision = review_gate.decide(state, turns, handoff=handoff, check_turn=check_turn)
+    sid = session or transcript.stem
+    loaded = state.load(sid)
+    decision = gate.decide(loaded.gate, turns, handoff=handoff, check_turn=check_turn)
     if decision.skip:
         return JobOutcome(job, SKIPPED, decision.skip, dry_run=dry_run)
-    new = turns[decision.start :]
-    marked = not handoff and not dry_run
-    if marked:
+    now_state = loaded
+    if not handoff and not dry_run:
         # pi-memory-auto: the turn is marked before the model is asked, so a repeated
         # delivery of the same turn can never start a second review.
-        review_gate.save_state(state_file, state._replace(last_turn=decision.turn))
+        now_state = loaded._replace(gate=gate.marked(loaded.gate, decision))
+        state.save(sid, loaded, now_state)
     try:
         outcome = _run(
-            store, config, new, now=now, layer=layer, handoff=handoff, dry_run=dry_run,
-            background=background, timeout=timeout, env=env,
+            store, config, turns[decision.start :], now=now, layer=layer, handoff=handoff,
+            dry_run=dry_run, background=background, timeout=timeout, env=env,
         )  # fmt: skip
-    except BaseException:
-        if marked:  # a failure marks nothing reviewed
-            review_gate.save_state(state_file, state)
+    except BaseException:  # a failure marks nothing reviewed
+        unmarked = gate.failed(now_state.gate, loaded.gate)
+        state.save(sid, now_state, now_state._replace(gate=unmarked))
         raise
-    if outcome.ok and not dry_run:
-        last = state.last_turn if handoff else decision.turn
-        review_gate.save_state(state_file, review_gate.GateState(last, len(turns)))
-    elif marked:
-        review_gate.save_state(state_file, state)
+    if dry_run:
+        return outcome
+    if outcome.ok:
+        after = gate.reviewed(now_state.gate, decision, len(turns), handoff=handoff)
+    else:
+        after = gate.failed(now_state.gate, loaded.gate)
+    state.save(sid, now_state, now_state._replace(gate=after))
     return outcome
 
 

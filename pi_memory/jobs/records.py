@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from pi_memory.jobs.session import JOBS_DIR, session_key, sessions_root
+from pi_memory.session.dirs import JOBS_DIR, session_key, sessions_root
 
 REVIEW: Final = "review"
 HANDOFF: Final = "handoff"
@@ -60,7 +60,7 @@ class JobRecord(NamedTuple):
 
 
 def key_of(record: JobRecord) -> str:
-    """The session directory's name (see :func:`pi_memory.jobs.session.session_key`)."""
+    """The session directory's name (see :func:`pi_memory.session.dirs.session_key`)."""
     return session_key(record.session)
 
 

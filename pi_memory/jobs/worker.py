@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 from pi_memory import env_names
 from pi_memory.jobs import records
-from pi_memory.jobs.session import sessions_root
+from pi_memory.session.dirs import sessions_root
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
