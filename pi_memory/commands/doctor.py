@@ -41,7 +41,8 @@ def with_hooks(report: Report, cwd: Path) -> Report:
     an older command, a partial edit) is ``outdated``.
     """
     from pi_memory.commands.install import backups, read_file
-    from pi_memory.hosts.install import Locations, current_launcher, plan
+    from pi_memory.hosts.install import current_launcher, plan
+    from pi_memory.hosts.install_plan import Locations
     from pi_memory.hosts.registry import NAMES
     from pi_memory.naming.git_repo import project_root
     from pi_memory.naming.home import home_dir

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_memory.hosts.install import Change, Locations, current_launcher, plan
+from pi_memory.hosts.install import Change, current_launcher, plan
+from pi_memory.hosts.install_plan import Locations
 
 BACKUP_SUFFIX = ".pi_memory.bak"
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
-    from pi_memory.hosts.install import Edit, Plan
+    from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -31,6 +31,7 @@ def install(plan: Plan) -> list[Edit]:
     interpreter; Claude Code does not honour a shared settings.json's permission rules in
     an untrusted checkout) and ``.mcp.json``."""
     from pi_memory.hosts import install as edit
+    from pi_memory.hosts.install_plan import Edit
 
     launcher = plan.launcher
     rules = [f"mcp__{edit.SERVER}", f"Bash({launcher.command('tool')}:*)"]
@@ -57,7 +58,7 @@ def install(plan: Plan) -> list[Edit]:
         mcp_file = plan.loc.home / ".claude.json"
     server = edit.server(launcher, type="stdio", env={})
     return [
-        edit.Edit(
+        Edit(
             plan.config_dir / "settings.json"
             if plan.user
             else plan.loc.root / ".claude" / "settings.local.json",
@@ -65,7 +66,7 @@ def install(plan: Plan) -> list[Edit]:
             settings,
             unsettings,
         ),
-        edit.Edit(
+        Edit(
             mcp_file,
             "json",
             lambda d: edit.with_(d, edit.set_server, server),

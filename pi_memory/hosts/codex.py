@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
-    from pi_memory.hosts.install import Edit, Plan
+    from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -40,16 +40,17 @@ def install(plan: Plan) -> list[Edit]:
     """``hooks.json`` and ``config.toml`` (the MCP server, the hooks feature flag), under
     the configuration directory or a project's ``.codex/``."""
     from pi_memory.hosts import install as edit
+    from pi_memory.hosts.install_plan import Edit
 
     folder = plan.config_dir if plan.user else plan.loc.root / ".codex"
     return [
-        edit.Edit(
+        Edit(
             folder / "hooks.json",
             "json",
             lambda d: edit.with_(d, edit.set_hooks, HOST, plan.launcher),
             lambda d: edit.with_(d, edit.drop_hooks),
         ),
-        edit.Edit(
+        Edit(
             folder / "config.toml",
             "toml",
             lambda t: edit.toml_install(t, plan.launcher),

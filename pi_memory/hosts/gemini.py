@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
-    from pi_memory.hosts.install import Edit, Plan
+    from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -47,6 +47,7 @@ def install(plan: Plan) -> list[Edit]:
     """``settings.json`` (hooks, the MCP server), in the configuration directory or a
     project's ``.gemini/``."""
     from pi_memory.hosts import install as edit
+    from pi_memory.hosts.install_plan import Edit
 
     def settings(data: dict[str, Any]) -> dict[str, Any]:
         edit.set_hooks(data, HOST, plan.launcher)
@@ -60,7 +61,7 @@ def install(plan: Plan) -> list[Edit]:
 
     folder = plan.config_dir if plan.user else plan.loc.root / ".gemini"
     # Gemini CLI strips comments from its settings before it parses them: keep them.
-    return [edit.Edit(folder / "settings.json", "jsonc", settings, unsettings)]
+    return [Edit(folder / "settings.json", "jsonc", settings, unsettings)]
 
 
 HOST: Final = Host(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
-    from pi_memory.hosts.install import Edit, Plan
+    from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.transcripts import Reader
 
 #: No per-event cap on a hook's timeout.

@@ -23,11 +23,12 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pi_memory.errors import PiMemoryError
+from pi_memory.hosts.install_plan import Edit, Launcher, Locations, Plan
 
 if TYPE_CHECKING:
     from pi_memory.hosts.host import Host
@@ -50,22 +51,6 @@ _INSTALLED_LINE: Final = "const INSTALLED_COMMAND: string[] | null = null;"
 
 class InstallError(PiMemoryError):
     pass
-
-
-class Launcher(NamedTuple):
-    """How a host starts the package: the absolute interpreter, ``-S``, the package or .pyz."""
-
-    argv: tuple[str, ...]
-
-    def command(self, *args: str) -> str:
-        return " ".join(shlex.quote(word) for word in (*self.argv, *args))
-
-
-class Locations(NamedTuple):
-    home: Path
-    #: The project root (git top level, else the current directory).
-    root: Path
-    env: Mapping[str, str]
 
 
 class Change(NamedTuple):
@@ -236,28 +221,6 @@ def drop_from_list(
 
 
 # -- the files of each host ------------------------------------------------------------------
-
-
-class Edit(NamedTuple):
-    path: Path
-    #: ``json`` | ``jsonc`` (JSON that may hold comments, kept as they are) | ``toml`` | ``file``.
-    kind: str
-    install: Callable[[Any], Any]
-    uninstall: Callable[[Any], Any]
-
-
-class Plan(NamedTuple):
-    """What a host's edits are made for."""
-
-    scope: str
-    launcher: Launcher
-    loc: Locations
-    #: The host's configuration directory, where the environment puts it.
-    config_dir: Path
-
-    @property
-    def user(self) -> bool:
-        return self.scope == "user"
 
 
 def edits(host: str, scope: str, launcher: Launcher, loc: Locations) -> list[Edit]:

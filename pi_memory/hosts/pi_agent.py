@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
-    from pi_memory.hosts.install import Edit, Plan
+    from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.transcripts import Reader
 
 
@@ -28,10 +28,11 @@ def install(plan: Plan) -> list[Edit]:
     """The extension, ``extensions/pi_memory.ts`` in the configuration directory or a
     project's ``.pi/``."""
     from pi_memory.hosts import install as edit
+    from pi_memory.hosts.install_plan import Edit
 
     folder = plan.config_dir / "extensions" if plan.user else plan.loc.root / ".pi" / "extensions"
     return [
-        edit.Edit(
+        Edit(
             folder / "pi_memory.ts",
             "file",
             lambda _old: edit.extension_text(plan.launcher),

@@ -1,0 +1,51 @@
+"""What an install is planned from and made of: the launcher, the places, each file's edit.
+
+Plain records, below both the host records (each host's ``install`` takes a
+:class:`Plan` and gives its :class:`Edit` list) and :mod:`pi_memory.hosts.install`,
+which plans with them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+
+class Launcher(NamedTuple):
+    """How a host starts the package: the absolute interpreter, ``-S``, the package or .pyz."""
+
+    argv: tuple[str, ...]
+
+    def command(self, *args: str) -> str:
+        return " ".join(shlex.quote(word) for word in (*self.argv, *args))
+
+
+class Locations(NamedTuple):
+    home: Path
+    #: The project root (git top level, else the current directory).
+    root: Path
+    env: Mapping[str, str]
+
+
+class Edit(NamedTuple):
+    path: Path
+    #: ``json`` | ``jsonc`` (JSON that may hold comments, kept as they are) | ``toml`` | ``file``.
+    kind: str
+    install: Callable[[Any], Any]
+    uninstall: Callable[[Any], Any]
+
+
+class Plan(NamedTuple):
+    """What a host's edits are made for."""
+
+    scope: str
+    launcher: Launcher
+    loc: Locations
+    #: The host's configuration directory, where the environment puts it.
+    config_dir: Path
+
+    @property
+    def user(self) -> bool:
+        return self.scope == "user"
