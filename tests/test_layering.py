@@ -3,7 +3,8 @@
 The import graph is read with ``ast`` from the source: every ``import`` and
 ``from … import`` of ``pi_memory``, at module level and inside functions (a
 lazy import is still a dependency). Imports under ``if TYPE_CHECKING:`` count
-against the floors but not as a circle, since they never run.
+too, against the floors and as a circle: two modules that need each other's
+names, even only to annotate, hold one concept between them.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pi_memory"
 
-#: The modules of ``hosts`` below the adapters: the record type, the registry, one per host.
+#: The modules of ``hosts`` below the adapters: the record type, the registry, one per host,
+#: and the install edits they are made of.
 HOST_RECORDS: tuple[str, ...] = (
     "hosts.host",
     "hosts.registry",
     "hosts.install",
     "hosts.jsonc",
+    "hosts.install_plan",
     "hosts.claude_code",
     "hosts.codex",
     "hosts.gemini",
@@ -110,28 +113,15 @@ def modules() -> dict[str, Path]:
     return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def type_only_lines(tree: ast.AST) -> set[int]:
-    """Lines of the statements under ``if TYPE_CHECKING:``."""
-    lines: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.body:
-                for inner in ast.walk(child):
-                    if isinstance(inner, (ast.Import, ast.ImportFrom)):
-                        lines.add(inner.lineno)
-    return lines
-
-
-def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int, bool]]:
-    """``(module, line, type only)`` of every pi_memory module ``name`` imports, anywhere."""
+def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
+    """``(module, line)`` of every pi_memory module ``name`` imports, anywhere (under
+    ``if TYPE_CHECKING:`` too)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = parsed(path)
-    type_only = type_only_lines(tree)
-    for node in ast.walk(tree):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "pi_memory":
-                    yield alias.name, node.lineno, node.lineno in type_only
+                    yield alias.name, node.lineno
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -141,11 +131,11 @@ def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int,
                 continue
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                yield (sub if sub in known else base), node.lineno, node.lineno in type_only
+                yield (sub if sub in known else base), node.lineno
 
 
 @functools.cache
-def import_graph(*, runtime_only: bool = False) -> dict[str, dict[str, int]]:
+def import_graph() -> dict[str, dict[str, int]]:
     """Each module → the modules it imports → the first line that does (built once a run;
     callers only read it)."""
     found = modules()
@@ -153,8 +143,8 @@ def import_graph(*, runtime_only: bool = False) -> dict[str, dict[str, int]]:
     graph: dict[str, dict[str, int]] = {}
     for name, path in found.items():
         edges = graph.setdefault(name, {})
-        for target, line, type_only in imported(name, path, known):
-            if target != name and not (runtime_only and type_only):
+        for target, line in imported(name, path, known):
+            if target != name:
                 edges.setdefault(target, line)
     return graph
 
@@ -220,15 +210,17 @@ def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
     return found
 
 
-def test_the_graph_sees_lazy_and_module_level_imports() -> None:
+def test_the_graph_sees_lazy_module_level_and_typing_imports() -> None:
     graph = import_graph()
     assert "pi_memory.layouts" in graph["pi_memory.store"]  # a lazy import inside a method
     assert "pi_memory.entry" in graph["pi_memory.store"]  # a module-level import
     assert "pi_memory.layouts.files.layer" in graph["pi_memory.layouts"]
+    # Only under ``if TYPE_CHECKING:``.
+    assert "pi_memory.model.target" in graph["pi_memory.model.cli_provider"]
 
 
 def test_no_import_cycle() -> None:
-    assert cycles(import_graph(runtime_only=True)) == []
+    assert cycles(import_graph()) == []
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
