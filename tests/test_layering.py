@@ -113,15 +113,28 @@ def modules() -> dict[str, Path]:
     return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]]:
-    """``(module, line)`` of every pi_memory module ``name`` imports, anywhere (under
-    ``if TYPE_CHECKING:`` too)."""
+def type_only_lines(tree: ast.AST) -> set[int]:
+    """Lines of the statements under ``if TYPE_CHECKING:``."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                for inner in ast.walk(child):
+                    if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                        lines.add(inner.lineno)
+    return lines
+
+
+def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int, bool]]:
+    """``(module, line, type only)`` of every pi_memory module ``name`` imports, anywhere."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(parsed(path)):
+    tree = parsed(path)
+    type_only = type_only_lines(tree)
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "pi_memory":
-                    yield alias.name, node.lineno
+                    yield alias.name, node.lineno, node.lineno in type_only
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -131,11 +144,11 @@ def imported(name: str, path: Path, known: set[str]) -> Iterator[tuple[str, int]
                 continue
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
-                yield (sub if sub in known else base), node.lineno
+                yield (sub if sub in known else base), node.lineno, node.lineno in type_only
 
 
 @functools.cache
-def import_graph() -> dict[str, dict[str, int]]:
+def import_graph(*, runtime_only: bool = False) -> dict[str, dict[str, int]]:
     """Each module → the modules it imports → the first line that does (built once a run;
     callers only read it)."""
     found = modules()
@@ -143,8 +156,8 @@ def import_graph() -> dict[str, dict[str, int]]:
     graph: dict[str, dict[str, int]] = {}
     for name, path in found.items():
         edges = graph.setdefault(name, {})
-        for target, line in imported(name, path, known):
-            if target != name:
+        for target, line, type_only in imported(name, path, known):
+            if target != name and not (runtime_only and type_only):
                 edges.setdefault(target, line)
     return graph
 
