@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 MAX_WORDS: Final = 8
 MAX_HAN: Final = 8
-#: No rule of the seed names a length, but eight words never need more than
+#: No rule of pi-memory-auto names a length, but eight words never need more than
 #: this, and an unbounded single "word" (a pasted hash, a URL) is not a topic.
 MAX_CHARS: Final = 80
 TABLE_CAP: Final = 200

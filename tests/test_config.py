@@ -12,7 +12,7 @@ import pytest
 from pi_memory.config import models
 from pi_memory.config.load import PROJECT_CONFIG, USER_CONFIG, deep_merge, load_config
 from pi_memory.config.parse import parse_config
-from pi_memory.config.render import config_dict, seed_dict
+from pi_memory.config.render import config_dict, pi_memory_dict
 from pi_memory.config.schema import DreamConfig, LoadedConfig, Provider, SessionPersistence
 from pi_memory.errors import ConfigError
 from pi_memory.naming.home import expand_tilde
@@ -251,7 +251,7 @@ def test_wrong_types_are_errors_and_keep_the_default() -> None:
         '"autoSurfacing.thinkLevel" must be one of off | minimal | low | medium | high | '
         "xhigh, got 'max'; using off",
     )
-    assert seed_dict(loaded.config) == seed_dict(parse({}).config)
+    assert pi_memory_dict(loaded.config) == pi_memory_dict(parse({}).config)
 
 
 def test_out_of_range_numbers_are_clamped_with_a_warning() -> None:
@@ -411,7 +411,7 @@ def test_without_any_model_the_deterministic_features_are_not_misconfigured() ->
         "no model for dream",
         "no model for autoSurfacing",
     ]
-    # Silent on model tasks: other settings do not opt into the seed's model check.
+    # Silent on model tasks: other settings do not opt into pi-memory's model check.
     assert models.model_config_errors(parse({"lock": {"timeoutMs": 10}}).config, {}) == []
 
 

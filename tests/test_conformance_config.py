@@ -12,7 +12,7 @@ from pi_memory.config import defaults, models
 from pi_memory.config.load import USER_CONFIG, load_config
 from pi_memory.config.messages import config_error_notification, tool_unavailable_message
 from pi_memory.config.parse import parse_config
-from pi_memory.config.render import seed_dict
+from pi_memory.config.render import pi_memory_dict
 from pi_memory.config.schema import Config
 from pi_memory.naming.home import expand_tilde
 from tests.conftest import DATA
@@ -57,7 +57,7 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
     fn = args["fn"]
     if fn == "DEFAULT_CONFIG":
         loaded = load_config(tmp_path, {}, home=home)
-        assert seed_dict(loaded.config) == expected
+        assert pi_memory_dict(loaded.config) == expected
         assert {**expected, "memoryDir": "~/.pi/memory"} == defaults.DEFAULT_CONFIG
     elif fn == "loadConfig":
         user_file = home / USER_CONFIG
@@ -65,7 +65,7 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
         user_file.write_text(json.dumps(args["global"]), encoding="utf-8")
         loaded = load_config(tmp_path, {}, home=home)
         assert loaded.problems == ()
-        tree = seed_dict(loaded.config)
+        tree = pi_memory_dict(loaded.config)
         for key, value in expected.items():
             assert lookup(tree, key) == value
     elif fn == "expandTilde":
@@ -80,7 +80,7 @@ def run(vector: dict[str, Any], home: Path, tmp_path: Path) -> None:
             got = models.model_config_errors(config, {}, resolve=lambda _v: True, strict=strict)
             assert got == expected
     elif fn == "session_start":
-        # No model anywhere, surfacing on by default: the seed's check finds dream and
+        # No model anywhere, surfacing on by default: pi-memory's check finds dream and
         # surfacing without a model, and the notification lists both.
         config = load_config(tmp_path, {}, home=home).config
         errors = models.model_config_errors(config, {}, strict=True)

@@ -30,13 +30,13 @@ OUR_UNLOCK = "python -m pi_memory unlock"
 
 
 def ours(template: str) -> str:
-    """A seed error template as pi_memory words it.
+    """A pi-memory error template as pi_memory words it.
 
     Three deliberate differences: the person is pointed at our command instead
     of pi's ``/memory unlock``, the holder is named with its host, as the
     ``Lock:`` status line does, and a live holder's message names the directory
     and the lock's path too, as the design asks of every lock error. Everything
-    else is the seed's text.
+    else is pi-memory's text.
     """
     text = (
         template.replace("/memory unlock", OUR_UNLOCK)

@@ -219,7 +219,7 @@ def test_add_writes_the_seed_file_and_index_line(tmp_path: Path) -> None:
     assert result.capacity_warning is None
     reference = (GOLDEN / "reference.md").read_text(encoding="utf-8")
     written = (layer.directory / result.file).read_text(encoding="utf-8")
-    # The seed's five fields and nothing else: byte for byte what the reference writes.
+    # pi-memory's five fields and nothing else: byte for byte what the reference writes.
     assert written == reference.replace("2026-07-13", "2026-10-02")
     # Replacing it keeps it so (the id still derives from name and creation day).
     entry_id = layer.read()[0].id

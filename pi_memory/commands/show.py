@@ -137,7 +137,7 @@ def unlock_command(layer: str) -> str:
 
 
 def shown_lock(view: LayerView) -> str:
-    """The ``Lock:`` value: the seed's words, and beside a seed command that does not
+    """The ``Lock:`` value: pi-memory's words, and beside a pi-memory command that does not
     exist here (``/memory unlock``) the one that does."""
     if "/memory unlock" not in view.lock:
         return view.lock

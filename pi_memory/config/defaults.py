@@ -54,7 +54,7 @@ DAILY_TOKEN_CAP: Final = 2_000_000
 PROVIDER_MAX_RETRIES: Final = 3
 PROVIDER_RETRY_BACKOFF_MS: Final = 1000
 
-#: pi-memory's configuration with its defaults, in the seed's JSON shape.
+#: pi-memory's configuration with its defaults, in pi-memory's JSON shape.
 #: There is deliberately no model anywhere: models must be configured explicitly.
 DEFAULT_CONFIG: Final[Mapping[str, Any]] = {
     "memoryDir": MEMORY_DIR,

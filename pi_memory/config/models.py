@@ -82,7 +82,7 @@ def model_resolves(config: Config, value: str, env: Mapping[str, str]) -> bool:
 
 
 def model_errors(requirements: list[ModelRequirement], resolve: Callable[[str], bool]) -> list[str]:
-    """The seed's two error lines for requirements that are missing or do not resolve."""
+    """pi-memory's two error lines for requirements that are missing or do not resolve."""
     errors = []
     for req in requirements:
         if not req.value:
@@ -107,11 +107,11 @@ def model_config_errors(
 ) -> list[str]:
     """Model configuration errors, worded as in pi-memory.
 
-    ``strict`` is the seed's check (:func:`required_models`): every task that
-    runs and lacks a model, in the seed's order. The default is ours only for a
+    ``strict`` is pi-memory's check (:func:`required_models`): every task that
+    runs and lacks a model, in pi-memory's order. The default is ours only for a
     ``memory.json`` that says nothing about models: without one the deterministic
     features all work, so nothing is misconfigured. As soon as the file names a
-    model or a model task (``"dream": null`` included), the seed's rules apply
+    model or a model task (``"dream": null`` included), pi-memory's rules apply
     in full.
     """
     check = resolve if resolve is not None else (lambda value: model_resolves(config, value, env))
@@ -122,7 +122,7 @@ def model_config_errors(
 
 
 def required_model(config: Config, task: str) -> str:
-    """The model ``task`` must run with, or :class:`ConfigError` with the seed's wording."""
+    """The model ``task`` must run with, or :class:`ConfigError` with pi-memory's wording."""
     value = task_model(config, task)
     if not value:
         raise ConfigError(model_errors([ModelRequirement(task, None)], bool)[0])

@@ -21,7 +21,7 @@ def _task_extras(out: dict[str, Any], model: str | None, sp: SessionPersistence 
         out["sessionPersistence"] = _persistence_dict(sp)
 
 
-def seed_dict(config: Config) -> dict[str, Any]:
+def pi_memory_dict(config: Config) -> dict[str, Any]:
     """The configuration in pi-memory's ``memory.json`` shape (unset models omitted)."""
     defaults: dict[str, Any] = {}
     if config.defaults.model is not None:
@@ -71,7 +71,7 @@ def seed_dict(config: Config) -> dict[str, Any]:
 
 def config_dict(config: Config) -> dict[str, Any]:
     """Every setting, pi-memory's keys plus ours, in ``memory.json`` shape (for ``--json``)."""
-    out = seed_dict(config)
+    out = pi_memory_dict(config)
     out.update(
         {
             "layout": config.layout,

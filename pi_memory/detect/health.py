@@ -11,7 +11,7 @@
       older [20261001-aaaa] (2026-10-01 10:00:00, project/DECISIONS.md): "The dev server …"
       newer [20261002-bbbb] (2026-10-02 10:00:00, project/DECISIONS.md): "The dev server …"
 
-Decisions where the seed is silent:
+Decisions where pi-memory-auto is silent:
 
 - a part of the ``health:`` line whose count is zero is left out, the line
   itself too when all are; a layer with nothing at all to report says

@@ -5,7 +5,7 @@ verdicts. Ids are spelled out so a pair is actionable even when one side is
 not on the page the model is looking at. Both blocks are ``""`` when there is
 nothing to say, so a prompt never carries an empty tag.
 
-``<possible-conflicts>`` follows the seed line for line::
+``<possible-conflicts>`` follows pi-memory-auto line for line::
 
     - shared: dev-server | differing values: 3000, 8080
       older [20261001-aaaa] The dev server listens on port 3000.

@@ -172,7 +172,7 @@ def parse_record(raw: bytes) -> LockStatus:
 
 
 def format_record(pid: int, hostname: str, started_at: str, op: str) -> bytes:
-    """The compact JSON record, keys in the seed's order (JSON.stringify's output)."""
+    """The compact JSON record, keys in pi-memory's order (JSON.stringify's output)."""
     import json
 
     record = {"pid": pid, "hostname": hostname, "startedAt": started_at, "op": op}

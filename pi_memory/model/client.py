@@ -48,15 +48,15 @@ JOB_TIMEOUTS: Final[Mapping[str, float]] = {
 }
 DEFAULT_TIMEOUT: Final = 120.0
 
-#: pi-memory's tasks that have their own ``model`` and ``thinkLevel`` in memory.json.
-SEED_TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 #: A parsed reply's problem → the ledger's outcome.
 _OUTCOMES: Final = {"": "ok", "cut": "cut", "refused": "refused"}
 
 
 def model_name(config: Config, task: str) -> str | None:
     """The task's own ``model`` (pi-memory's three tasks), else ``defaults.model``."""
-    if task in SEED_TASKS:
+    from pi_memory.config.schema import TASKS
+
+    if task in TASKS:
         from pi_memory.config.models import task_model
 
         return task_model(config, task)
@@ -67,7 +67,9 @@ def resolve(config: Config, task: str, env: Mapping[str, str]) -> Target:
     """The model ``task`` runs with, or ModelNotConfigured in pi-memory's words."""
     name = model_name(config, task)
     if not name:
-        where = f'"{task}.model" or "defaults.model"' if task in SEED_TASKS else '"defaults.model"'
+        from pi_memory.config.schema import TASKS
+
+        where = f'"{task}.model" or "defaults.model"' if task in TASKS else '"defaults.model"'
         raise ModelNotConfigured(f"no model for {task} — set {where} in memory.json")
     target = target_for(config, name, env)
     if target is None:

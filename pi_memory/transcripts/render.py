@@ -1,6 +1,6 @@
 """Turns rendered as the text a model reviews; pure.
 
-Two renderings, one per seed:
+Two renderings, one per reference design:
 
 - :func:`serialize` is pi-memory-auto's review transcript: one labelled line per
   message (``[User]:``, ``[Assistant]:``, ``[Assistant tool calls]:``,

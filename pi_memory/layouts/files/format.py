@@ -44,7 +44,7 @@ memory; it maps to an :class:`~pi_memory.entry.Entry` like this:
 
 A key is written only when its value differs from what the rules above
 would derive, ``id`` included: a memory written through the ``memory`` tool
-is the seed's five fields and nothing else, byte for byte what the reference
+is pi-memory's five fields and nothing else, byte for byte what the reference
 extension writes. An id travels as an ``id`` key only when the name and the
 creation day cannot give it back: a memory imported from the categories
 layout or written by ``write`` (time-based ids), or one whose derived id was

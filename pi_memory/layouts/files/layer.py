@@ -491,7 +491,7 @@ class FilesLayer:
         """Rewrite an existing memory's body, description and type; its index line stays put.
 
         Without ``content`` the body and, unless one is given, the description stay
-        as they are (a change of type alone, as the seed allows).
+        as they are (a change of type alone, as pi-memory allows).
         """
         wanted = js_trim(description or "")
         check_description(wanted)

@@ -17,7 +17,7 @@ Misconfigured: ``Memory: misconfigured``, ``Dir: not initialized`` and one
 raw file bytes, lines the index parser does not recognise); ``Inject:`` is the
 window that reaches the prompt, computed by the code that builds it.
 
-Where this package differs from the seed, because models are optional here: a
+Where this package differs from pi-memory, because models are optional here: a
 task without a model shows ``off``, except surfacing, which then runs on the
 retrieval scorer and shows ``on(scorer)``.
 """
