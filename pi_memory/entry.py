@@ -1,6 +1,6 @@
 """The memory record shared by every layout, and the small pure rules about it.
 
-An :class:`Entry` is what the engine works on: search, usage, staleness,
+An :class:`Entry` is what the engine works on: search, recalls, staleness,
 duplicates, conflicts and the write path never see a file format. Only the
 modules under ``pi_memory.layouts`` turn entries into bytes and back.
 """

@@ -2,7 +2,7 @@
 
 Everything that changes a memory goes through here, under the layer's write
 lock: the write path of pi-memory-auto (normalise, de-duplicate across the layer,
-bump ``seen``/``last`` in place or append, mark superseded rows), the usage
+bump ``seen``/``last`` in place or append, mark superseded rows), the recall
 log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
 (keywords, retrieval, staleness, detectors) do the deciding.
 """
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from pi_memory.plan import ImportOutcome
     from pi_memory.retrieval import SearchResult
 
-USAGE_FILE: Final = "usage.json"
+#: The recall log's file name, as pi-memory-auto names it.
+RECALLS_FILE: Final = "usage.json"
 LAYER_ALIASES: Final = {
     "user": USER,
     "global": USER,
@@ -141,16 +142,16 @@ class Store:
         return [entry for layer in LAYERS for entry in self.read(layer)]
 
     def recalls(self, layer: str) -> dict[str, int]:
-        from pi_memory.usage import parse_usage
+        from pi_memory.recalls import parse_recalls
 
         if layer in self.settings.unavailable:
             return {}
         try:
             # surrogateescape: a keyword read from a damaged row is credited as it is stored.
-            text = (self.directory(layer) / USAGE_FILE).read_text("utf-8", "surrogateescape")
+            text = (self.directory(layer) / RECALLS_FILE).read_text("utf-8", "surrogateescape")
         except OSError:
             return {}
-        return parse_usage(text)
+        return parse_recalls(text)
 
     # -- writing ------------------------------------------------------------
 
@@ -470,7 +471,7 @@ class Store:
 
     def _credit(self, query: str, result: SearchResult) -> None:
         """Credit the keywords that found something; a failure here never fails a search."""
-        from pi_memory.usage import apply_credits, credited_keywords, render_usage
+        from pi_memory.recalls import apply_credits, credited_keywords, render_recalls
 
         for layer in LAYERS:
             hits = [hit for hit in result.hits if hit.entry.layer == layer]
@@ -480,12 +481,12 @@ class Store:
             try:
                 from pi_memory.fs.atomic import atomic_write_text
 
-                with self.lock(layer, "usage"):
+                with self.lock(layer, "recalls"):
                     counts = apply_credits(self.recalls(layer), keywords)
                     # Atomic, not durable: the log churns on every search and is
                     # disposable (a lost or damaged one reads as "no data").
                     atomic_write_text(
-                        self.directory(layer) / USAGE_FILE, render_usage(counts), durable=False
+                        self.directory(layer) / RECALLS_FILE, render_recalls(counts), durable=False
                     )
             except (OSError, TimeoutError):
                 continue

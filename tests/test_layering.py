@@ -55,7 +55,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "inject",
             "keywords",
             "staleness",
-            "usage",
+            "recalls",
             "truncation",
             "entry",
             "utf8",

@@ -82,7 +82,7 @@ def layer_health(  # noqa: PLR0917 - the inputs are six distinct plain values
 ) -> LayerHealth:
     """The health of ``layer`` from its entries and the store-wide detector output.
 
-    ``recalls`` is the layer's usage log (keyword → credited finds, keyed by
+    ``recalls`` is the layer's recall log (keyword → credited finds, keyed by
     canonical key or by spelling); ``stale_counts`` is file → stale entries.
     Pairs of other layers are ignored, so whole-store lists can be passed.
     """

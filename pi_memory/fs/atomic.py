@@ -39,7 +39,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
 
     ``durable=False`` skips the fsyncs: a crashed process still leaves the old
     or the new file, but a power cut may leave it empty. Only for disposable
-    files (the parse cache, the usage log), which read a damaged copy as "no data".
+    files (the parse cache, the recall log), which read a damaged copy as "no data".
     """
     path = _through_links(Path(path))
     directory = path.parent

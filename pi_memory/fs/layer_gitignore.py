@@ -2,7 +2,7 @@
 
 The project layer lives in the repository and is meant to be committed, but
 its directory also holds the write lock, temp files of writes in progress (or
-interrupted), the usage log, rebuild's ``.bak`` copies and snapshots. The file
+interrupted), the recall log, rebuild's ``.bak`` copies and snapshots. The file
 is created by a write when it is missing; one that exists, whatever it says,
 is the user's and is never changed.
 """

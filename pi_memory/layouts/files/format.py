@@ -32,7 +32,7 @@ memory; it maps to an :class:`~pi_memory.entry.Entry` like this:
 
 ==========  ==============================================================
 ``id``      ``created`` as ``YYYYMMDD`` + ``-`` + the first 4 hex digits of
-            sha256(name) — stable across reads, so search, usage and
+            sha256(name) — stable across reads, so search, recalls and
             supersede links work without storing it
 ``time``    ``modified`` converted to local ``YYYY-MM-DD HH:MM:SS``
 ``keyword`` derived from the name (``keywords.coerce_keywords(name, body)``)

@@ -1,4 +1,4 @@
-"""The keyword usage log (``usage.json``): which keywords actually found something.
+"""The recall log (``usage.json``): how often each keyword actually found something.
 
 A search credits a keyword only when a returned memory carries it *and* the
 query mentioned it, only on page 1 (a deeper page re-reads hits that were
@@ -31,7 +31,7 @@ MAX_KEYS: Final = 5000
 _MIN_PARTIAL: Final = 2
 
 
-def parse_usage(text: str) -> dict[str, int]:
+def parse_recalls(text: str) -> dict[str, int]:
     """The counts in a ``usage.json`` text; whatever is unusable is left out.
 
     Not JSON, or not an object: ``{}``. Inside the object, a key that has no
@@ -57,7 +57,7 @@ def parse_usage(text: str) -> dict[str, int]:
     return _trim(counts, frozenset())
 
 
-def render_usage(counts: Mapping[str, int]) -> str:
+def render_recalls(counts: Mapping[str, int]) -> str:
     """``usage.json`` text: sorted keys, so equal counts are equal bytes."""
     import json
 

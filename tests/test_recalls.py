@@ -7,17 +7,17 @@ from datetime import datetime
 import pytest
 
 from pi_memory.entry import Entry
-from pi_memory.retrieval import Hit, search
-from pi_memory.usage import (
+from pi_memory.recalls import (
     MAX_KEYS,
     MAX_RECALLS,
     apply_credits,
     credited_keywords,
     credits_for,
     mentions,
-    parse_usage,
-    render_usage,
+    parse_recalls,
+    render_recalls,
 )
+from pi_memory.retrieval import Hit, search
 
 NOW = datetime(2026, 10, 1, 10, 0, 0)
 
@@ -43,15 +43,15 @@ def hit(keyword: str, superseded_by: str = "", id_: str = "20260101-aaaa") -> Hi
     ["", "not json", "{", "[1, 2]", '"deploy"', "null", "42", "\x00\x01"],
 )
 def test_unusable_file_reads_as_no_data(text: str) -> None:
-    assert parse_usage(text) == {}
+    assert parse_recalls(text) == {}
 
 
 def test_valid_file() -> None:
-    assert parse_usage('{"deploy": 3, "rsync": 1}') == {"deploy": 3, "rsync": 1}
+    assert parse_recalls('{"deploy": 3, "rsync": 1}') == {"deploy": 3, "rsync": 1}
 
 
 def test_bom_is_ignored() -> None:
-    assert parse_usage('\ufeff{"deploy": 2}') == {"deploy": 2}
+    assert parse_recalls('\ufeff{"deploy": 2}') == {"deploy": 2}
 
 
 def test_wrong_shapes_keep_the_valid_part() -> None:
@@ -68,29 +68,29 @@ def test_wrong_shapes_keep_the_valid_part() -> None:
             "---": 5,
         }
     )
-    assert parse_usage(text) == {"deploy": 3}
+    assert parse_recalls(text) == {"deploy": 3}
 
 
 def test_counts_are_clamped_and_spellings_merged() -> None:
     text = '{"Serialize Conversation": 4, "serialize-conversation": 3, "big": 99}'
-    assert parse_usage(text) == {"serializeconversation": 7, "big": MAX_RECALLS}
+    assert parse_recalls(text) == {"serializeconversation": 7, "big": MAX_RECALLS}
 
 
 def test_render_is_sorted_and_round_trips() -> None:
     counts = {"zeta": 1, "部署": 2, "alpha": 10}
-    text = render_usage(counts)
+    text = render_recalls(counts)
     assert text == '{\n  "alpha": 10,\n  "zeta": 1,\n  "部署": 2\n}\n'
-    assert parse_usage(text) == counts
-    assert render_usage(dict(reversed(list(counts.items())))) == text
+    assert parse_recalls(text) == counts
+    assert render_recalls(dict(reversed(list(counts.items())))) == text
 
 
 def test_render_empty() -> None:
-    assert render_usage({}) == "{}\n"
+    assert render_recalls({}) == "{}\n"
 
 
 def test_oversized_file_is_trimmed_on_read() -> None:
     counts = {f"k{i:05d}": 1 + i % 3 for i in range(MAX_KEYS + 10)}
-    parsed = parse_usage(json.dumps(counts))
+    parsed = parse_recalls(json.dumps(counts))
     assert len(parsed) == MAX_KEYS
 
 
@@ -207,5 +207,5 @@ def test_apply_is_deterministic_under_random_sequences() -> None:
         for batch in credits:
             first = apply_credits(first, batch)
             second = apply_credits(second, list(reversed(batch)))
-        assert render_usage(first) == render_usage(second)
+        assert render_recalls(first) == render_recalls(second)
         assert all(0 < value <= MAX_RECALLS for value in first.values())
