@@ -283,7 +283,7 @@ def _spend(config: Config, problems: list[str], notes: list[str]) -> Spend | Non
     directory = ledger.directory(config)
     if directory.exists() and not os.access(directory, os.W_OK):
         problems.append(
-            f"the usage ledger in {directory} cannot be written — fix the directory's "
+            f"the spend ledger in {directory} cannot be written — fix the directory's "
             "permissions (the daily cap cannot count what is not recorded)"
         )
     spend = ledger.spend(directory)

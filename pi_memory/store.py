@@ -197,7 +197,7 @@ class Store:
         self._rollback_paused = False
 
     def redact(self, text: str) -> str:
-        """``text`` with its secrets as ``[REDACTED:kind]``, counted in the usage ledger.
+        """``text`` with its secrets as ``[REDACTED:kind]``, counted in the spend ledger.
 
         Every body passes here before it is stored; a body that was nothing but
         secrets or ``<private>`` text is refused rather than stored as placeholders.
@@ -214,9 +214,9 @@ class Store:
         from pi_memory.model import ledger
 
         when = ledger.now_local()
-        usage = ledger.Usage(ledger.stamp(when), "store", "", outcome=ledger.REDACTED)
+        spent = ledger.LedgerLine(ledger.stamp(when), "store", "", outcome=ledger.REDACTED)
         try:
-            ledger.record(self.settings.dirs[USER], usage._replace(redactions=done.hits))
+            ledger.record(self.settings.dirs[USER], spent._replace(redactions=done.hits))
         except OSError:
             pass  # the count is a statistic; the write goes on
         return done.text

@@ -49,7 +49,7 @@ def files_entry(
 def picture(*roots: Path) -> dict[str, bytes]:
     """Every file under ``roots`` with its bytes (the store, byte for byte).
 
-    The usage ledger, which records every call (failed ones too), is not the store.
+    The spend ledger, which records every call (failed ones too), is not the store.
     """
     found: dict[str, bytes] = {}
     for root in roots:

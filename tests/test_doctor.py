@@ -122,7 +122,7 @@ def test_a_spent_cap_is_a_problem(
     write_memory_json(hermetic_home, {"dailyTokenCap": 1000})
     config = load_for(in_project, {}).config
     now = ledger.now_local()
-    usage = ledger.Usage(ledger.stamp(now), "extract", "p/m", 900, 150, 10)
+    usage = ledger.LedgerLine(ledger.stamp(now), "extract", "p/m", 900, 150, 10)
     ledger.record(ledger.directory(config), usage)
     code, out = doctor(capsys)
     assert code == 1

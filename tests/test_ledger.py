@@ -1,4 +1,4 @@
-"""The usage ledger's format (golden), its arithmetic, and concurrent writers."""
+"""The spend ledger's format (golden), its arithmetic, and concurrent writers."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ GOLDEN = DATA / "model" / "model-usage-2026-12.jsonl"
 
 
 def test_a_record_is_one_line_in_a_fixed_shape() -> None:
-    usage = ledger.Usage(
+    usage = ledger.LedgerLine(
         "2026-12-01T09:15:02+01:00",
         "extract",
         "anthropic/claude-sonnet-4-5",
@@ -57,7 +57,7 @@ def test_concurrent_writers_never_tear_a_line(tmp_path: Path) -> None:
         "from pathlib import Path\n"
         "from pi_memory.model import ledger\n"
         "for n in range(300):\n"
-        "    usage = ledger.Usage('2026-12-01T10:00:00+01:00', 'job' + sys.argv[1],"
+        "    usage = ledger.LedgerLine('2026-12-01T10:00:00+01:00', 'job' + sys.argv[1],"
         " 'provider/' + 'm' * 200, n, n, n)\n"
         "    ledger.record(Path(sys.argv[2]), usage)\n"
     )

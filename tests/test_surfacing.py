@@ -151,7 +151,9 @@ def test_the_daily_cap_stops_the_prompt_hooks_side_query_not_a_persons(
     config = load_for(hermetic_home, {}).config
     user_layer = hermetic_home / ".pi/agent/memory-auto"
     user_layer.mkdir(parents=True, exist_ok=True)
-    spent = ledger.Usage(ledger.stamp(datetime.now().astimezone()), "extract", "fake/m", 900, 200)
+    spent = ledger.LedgerLine(
+        ledger.stamp(datetime.now().astimezone()), "extract", "fake/m", 900, 200
+    )
     ledger.record(user_layer, spent)
     prompt = "which editor?"
     # Nobody asked for the prompt hook's side-query: the cap stops it, the scorer decides.

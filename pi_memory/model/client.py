@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pi_memory.config.schema import Config
-    from pi_memory.model.ledger import Usage
+    from pi_memory.model.ledger import LedgerLine
     from pi_memory.model.wire import Parsed
 
 #: Seconds a job waits for its model, retries included, unless the caller says otherwise.
@@ -169,7 +169,7 @@ def call(
         if spent >= config.daily_token_cap:
             _record(
                 directory,
-                ledger.Usage(ledger.stamp(started), job, target.name, outcome=ledger.OVER_CAP),
+                ledger.LedgerLine(ledger.stamp(started), job, target.name, outcome=ledger.OVER_CAP),
             )
             raise BudgetExhausted(
                 f"today's model tokens ({spent:,}) reached dailyTokenCap "
@@ -186,7 +186,7 @@ def call(
         outcome = _OUTCOMES.get(parsed.problem, ledger.FAILED) if parsed else ledger.FAILED
         _record(
             directory,
-            ledger.Usage(
+            ledger.LedgerLine(
                 ledger.stamp(started),
                 job,
                 target.name,
@@ -211,11 +211,11 @@ def call(
     )
 
 
-def _record(directory: Path, usage: Usage) -> None:
+def _record(directory: Path, spent: LedgerLine) -> None:
     from pi_memory.model import ledger
 
     try:
-        ledger.record(directory, usage)
+        ledger.record(directory, spent)
     except OSError:
         pass  # a ledger that cannot be written never fails the call; doctor reports it
 

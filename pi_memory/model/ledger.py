@@ -1,4 +1,4 @@
-"""The usage ledger: one JSON line per model call (and per store redaction), per month.
+"""The spend ledger: one JSON line per model call (and per store redaction), per month.
 
 ``<user layer>/model-usage-YYYY-MM.jsonl``. Each record is appended with one
 ``write`` on an ``O_APPEND`` descriptor, so concurrent writers interleave whole
@@ -30,7 +30,9 @@ OVER_CAP: Final = "over-cap"
 REDACTED: Final = "redacted"
 
 
-class Usage(NamedTuple):
+class LedgerLine(NamedTuple):
+    """One line of the ledger: a model call's tokens, time and outcome, or a redaction count."""
+
     #: Local time, ``YYYY-MM-DDTHH:MM:SS±HH:MM``.
     at: str
     job: str
@@ -54,6 +56,8 @@ class JobSpend(NamedTuple):
 
 
 class Spend(NamedTuple):
+    """One line of the ledger: a model call's tokens, time and outcome, or a redaction count."""
+
     today: Mapping[str, JobSpend]
     month: Mapping[str, JobSpend]
     redactions_today: int = 0
@@ -87,22 +91,22 @@ def path_for(directory: Path, when: datetime) -> Path:
     return directory / f"{PREFIX}{when:%Y-%m}.jsonl"
 
 
-def encode(usage: Usage) -> str:
+def encode(spent: LedgerLine) -> str:
     record = {
-        "at": usage.at,
-        "job": usage.job,
-        "model": usage.model,
-        "in": usage.tokens_in,
-        "out": usage.tokens_out,
-        "ms": usage.ms,
-        "outcome": usage.outcome,
+        "at": spent.at,
+        "job": spent.job,
+        "model": spent.model,
+        "in": spent.tokens_in,
+        "out": spent.tokens_out,
+        "ms": spent.ms,
+        "outcome": spent.outcome,
     }
-    if usage.redactions:
-        record["redacted"] = usage.redactions
+    if spent.redactions:
+        record["redacted"] = spent.redactions
     return json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
 
 
-def decode(line: str) -> Usage | None:
+def decode(line: str) -> LedgerLine | None:
     try:
         data = json.loads(line)
     except ValueError:
@@ -115,7 +119,7 @@ def decode(line: str) -> Usage | None:
     numbers = [data.get(key, 0) for key in ("in", "out", "ms", "redacted")]
     if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers):
         return None
-    return Usage(
+    return LedgerLine(
         at,
         job,
         str(data.get("model", "")),
@@ -127,11 +131,11 @@ def decode(line: str) -> Usage | None:
     )
 
 
-def record(directory: Path, usage: Usage) -> None:
+def record(directory: Path, spent: LedgerLine) -> None:
     """Append one record (creating the directory); raises OSError for the caller to judge."""
-    path = path_for(directory, datetime.fromisoformat(usage.at))
+    path = path_for(directory, datetime.fromisoformat(spent.at))
     directory.mkdir(parents=True, exist_ok=True)
-    data = encode(usage).encode("ascii")
+    data = encode(spent).encode("ascii")
     fd = os.open(str(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, data)
@@ -139,15 +143,15 @@ def record(directory: Path, usage: Usage) -> None:
         os.close(fd)
 
 
-def read_month(directory: Path, when: datetime) -> Iterator[Usage]:
+def read_month(directory: Path, when: datetime) -> Iterator[LedgerLine]:
     try:
         text = path_for(directory, when).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return
     for line in text.splitlines():
-        usage = decode(line)
-        if usage is not None:
-            yield usage
+        spent = decode(line)
+        if spent is not None:
+            yield spent
 
 
 def spend(directory: Path, when: datetime | None = None) -> Spend:
@@ -157,26 +161,26 @@ def spend(directory: Path, when: datetime | None = None) -> Spend:
     today: dict[str, JobSpend] = {}
     month: dict[str, JobSpend] = {}
     red_today = red_month = stopped = 0
-    for usage in read_month(directory, when):
-        red_month += usage.redactions
-        if usage.at[:10] == day:
-            red_today += usage.redactions
-            stopped += usage.outcome == OVER_CAP
-        if usage.outcome in (REDACTED, OVER_CAP):
+    for spent in read_month(directory, when):
+        red_month += spent.redactions
+        if spent.at[:10] == day:
+            red_today += spent.redactions
+            stopped += spent.outcome == OVER_CAP
+        if spent.outcome in (REDACTED, OVER_CAP):
             continue
-        _add(month, usage)
-        if usage.at[:10] == day:
-            _add(today, usage)
+        _add(month, spent)
+        if spent.at[:10] == day:
+            _add(today, spent)
     return Spend(today, month, red_today, red_month, stopped)
 
 
-def _add(table: dict[str, JobSpend], usage: Usage) -> None:
-    s = table.get(usage.job, JobSpend())
-    table[usage.job] = JobSpend(
+def _add(table: dict[str, JobSpend], spent: LedgerLine) -> None:
+    s = table.get(spent.job, JobSpend())
+    table[spent.job] = JobSpend(
         s.calls + 1,
-        s.failures + (usage.outcome != OK),
-        s.tokens_in + usage.tokens_in,
-        s.tokens_out + usage.tokens_out,
+        s.failures + (spent.outcome != OK),
+        s.tokens_in + spent.tokens_in,
+        s.tokens_out + spent.tokens_out,
     )
 
 
