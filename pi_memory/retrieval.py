@@ -341,7 +341,7 @@ def _literal(query: str) -> list[str]:
     return []
 
 
-def index_terms(query: str, mode: str) -> tuple[list[str], list[str]] | None:
+def search_index_terms(query: str, mode: str) -> tuple[list[str], list[str]] | None:
     """What a search index must find for ``query``: (body patterns, keyword tokens).
 
     An entry matches when its lowercased body holds a pattern or its lowercased
@@ -415,7 +415,7 @@ def search(
     """Rank ``entries`` for ``query`` and return one page of hits.
 
     ``corpus``: the whole store's size and body length, when ``entries`` are
-    only the ones that can match (found through :func:`index_terms`).
+    only the ones that can match (found through :func:`search_index_terms`).
     Raises ``ValueError`` for an unknown mode (the caller's input, not the store's).
     """
     if mode not in MODES:

@@ -1,20 +1,20 @@
-"""A disposable inverted index of one memory file, so a search reads only what it scores.
+"""The search index: an inverted index of one memory file, so a search reads only what it scores.
 
 ``search`` in its default mode scores only the entries that contain a query
 token in the body (as a substring of the lowercased text) or in the keyword.
 At 100,000 memories, loading every entry to find those costs more than the
-rest of the command. This index answers "which entries could match" from a
-file's *chunks*: the distinct whitespace-separated pieces of each lowercased
+rest of the command. The search index answers "which entries could match"
+from a file's *chunks*: the distinct whitespace-separated pieces of each lowercased
 body. A query token never holds whitespace, so it occurs in a body exactly
 when it occurs inside one of the body's chunks, and the entries found through
 the chunks are exactly the entries the scorer would keep. Only those rows are
 decoded.
 
-One index per source file, kept in the user's cache directory beside the parse
-cache and keyed, like it, by the file's ``(mtime_ns, size, inode)``: a write
-changes one file, so the next search rebuilds that file's index alone. A
-stale, foreign or damaged index is rebuilt, never believed; deleting it costs
-one rebuild, never a memory.
+One search index per source file, kept in the user's cache directory beside
+the parse cache and keyed, like it, by the file's ``(mtime_ns, size, inode)``:
+a write changes one file, so the next search rebuilds that file's search index
+alone. It is disposable: a stale, foreign or damaged one is rebuilt, never
+believed; deleting it costs one rebuild, never a memory.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ _FIELDS: Final = len(Entry._fields)
 _TYPECODE: Final = "I"
 
 
-class FileIndex(NamedTuple):
+class SearchIndex(NamedTuple):
     """The searchable facts of one memory file."""
 
     #: Entries in the file, in file order.
@@ -58,8 +58,8 @@ class FileIndex(NamedTuple):
     rows: bytes | memoryview
 
 
-def build(entries: Sequence[Entry]) -> FileIndex:
-    """The index of one file's ``entries``."""
+def build(entries: Sequence[Entry]) -> SearchIndex:
+    """The search index of one file's ``entries``."""
     chunks: dict[str, list[int]] = {}
     keywords: dict[str, list[int]] = {}
     total_length = 0
@@ -81,7 +81,7 @@ def build(entries: Sequence[Entry]) -> FileIndex:
         chunk_starts.append(chunk_starts[-1] + len(chunk) + 1)
         postings.extend(chunks[chunk])
         posting_starts.append(len(postings))
-    return FileIndex(
+    return SearchIndex(
         size=len(entries),
         total_length=total_length,
         vocabulary="\n".join(vocabulary),
@@ -104,7 +104,7 @@ def _unpacked(data: bytes) -> array[int]:
     return found
 
 
-def matching(index: FileIndex, patterns: Iterable[str], tokens: Iterable[str]) -> list[int]:
+def matching(index: SearchIndex, patterns: Iterable[str], tokens: Iterable[str]) -> list[int]:
     """Positions, ascending, of the entries whose body holds a pattern or keyword a token."""
     found: set[int] = set()
     wanted = [pattern for pattern in patterns if pattern]
@@ -130,7 +130,7 @@ def matching(index: FileIndex, patterns: Iterable[str], tokens: Iterable[str]) -
     return sorted(found)
 
 
-def entries_at(index: FileIndex, positions: Iterable[int]) -> list[Entry]:
+def entries_at(index: SearchIndex, positions: Iterable[int]) -> list[Entry]:
     """The entries at ``positions``, decoded from their rows alone."""
     offsets = _unpacked(index.offsets)
     rows = index.rows
@@ -153,8 +153,8 @@ def _cache_file(path: Path) -> tuple[Path, str]:
     return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.search", name
 
 
-def load(path: Path, identity: tuple[int, int, int]) -> FileIndex | None:
-    """The stored index of ``path`` if it was built from the file as it is now."""
+def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
+    """The stored search index of ``path`` if it was built from the file as it is now."""
     target, name = _cache_file(path)
     try:
         data = memoryview(target.read_bytes())
@@ -164,7 +164,7 @@ def load(path: Path, identity: tuple[int, int, int]) -> FileIndex | None:
         start = 4 + head
         size = int.from_bytes(data[start : start + 4], "little")
         facts = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302 - our cache
-        index = FileIndex._make((*facts, data[start + 4 + size :]))
+        index = SearchIndex._make((*facts, data[start + 4 + size :]))
         if len(_unpacked(index.offsets)) != index.size + 1:
             return None
         return index
@@ -172,7 +172,7 @@ def load(path: Path, identity: tuple[int, int, int]) -> FileIndex | None:
         return None
 
 
-def store(path: Path, identity: tuple[int, int, int], index: FileIndex) -> None:
+def store(path: Path, identity: tuple[int, int, int], index: SearchIndex) -> None:
     """Keep ``index`` for ``path`` as it is now; a failure only costs a rebuild later."""
     from pi_memory.fs.atomic import atomic_write_bytes
 
@@ -208,8 +208,8 @@ def remember(path: Path, identity: tuple[int, int, int], entries: Sequence[Entry
     store(path, identity, build(entries))
 
 
-def file_index(path: Path, entries_of: Callable[[], list[Entry]]) -> FileIndex | None:
-    """The index of ``path``: the stored one while the file is unchanged, else built anew.
+def for_file(path: Path, entries_of: Callable[[], list[Entry]]) -> SearchIndex | None:
+    """The search index of ``path``: the stored one while the file is unchanged, else built anew.
 
     ``None`` when the file does not exist. A file modified in the last two
     seconds is indexed but not stored (see the parse cache's racy rule).

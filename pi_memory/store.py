@@ -305,7 +305,7 @@ class Store:
             raise
 
     def _refresh_or_note(self, store: LayerStore, after: list[Entry], layer: str) -> str:
-        """Bring the index up to date; the memory is stored whatever happens here, so a
+        """Bring the index file up to date; the memory is stored whatever happens here, so a
         failure is said, not raised (the next write or session start regenerates it)."""
         try:
             store.refresh_index(after, self.recalls(layer))
@@ -435,9 +435,9 @@ class Store:
         file's search index; ``None`` when it cannot answer (nothing matched, so the
         newest entries are listed, or a layout without files to index)."""
         from pi_memory import search_index
-        from pi_memory.retrieval import Corpus, index_terms, search
+        from pi_memory.retrieval import Corpus, search, search_index_terms
 
-        terms = index_terms(query, "keyword")
+        terms = search_index_terms(query, "keyword")
         if terms is None:
             return None
         patterns, tokens = terms
@@ -451,7 +451,7 @@ class Store:
             if sources is None:
                 return None
             for path, entries_of in sources:
-                index = search_index.file_index(path, entries_of)
+                index = search_index.for_file(path, entries_of)
                 if index is None:
                     continue
                 size += index.size

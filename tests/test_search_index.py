@@ -15,7 +15,7 @@ from pi_memory import search_index
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry
 from pi_memory.layouts.categories.format import format_entry
 from pi_memory.open_store import open_store
-from pi_memory.retrieval import SearchResult, index_terms, search, stem, tokenize
+from pi_memory.retrieval import SearchResult, search, search_index_terms, stem, tokenize
 from pi_memory.store import Store
 
 NOW = datetime(2026, 11, 30, 12, 0, 0)
@@ -86,7 +86,7 @@ def test_matching_is_exactly_what_the_scorer_keeps() -> None:
     index = search_index.build(entries)
     for _ in range(300):
         query = " ".join(rng.sample([*WORDS, "ploy", "dis", "ca", "部", "nothing"], 2))
-        terms = index_terms(query, "keyword")
+        terms = search_index_terms(query, "keyword")
         if terms is None:
             continue
         patterns, tokens = terms
@@ -100,15 +100,15 @@ def test_matching_is_exactly_what_the_scorer_keeps() -> None:
         assert search_index.entries_at(index, expected) == [entries[i] for i in expected]
 
 
-def test_index_terms() -> None:
-    assert index_terms("Painted the deploy", "keyword") == (
+def test_search_index_terms() -> None:
+    assert search_index_terms("Painted the deploy", "keyword") == (
         [stem("painted"), "deploy"],
         tokenize("Painted the deploy"),
     )
-    assert index_terms("c++", "keyword") == (["c++"], ["c++"])
+    assert search_index_terms("c++", "keyword") == (["c++"], ["c++"])
     for query, mode in [("deploy", "all"), ("deploy", "tag"), ("20261001-ab12", "keyword")]:
-        assert index_terms(query, mode) is None
-    assert index_terms("the of", "keyword") is None
+        assert search_index_terms(query, mode) is None
+    assert search_index_terms("the of", "keyword") is None
 
 
 @pytest.mark.parametrize("seed", range(6))
