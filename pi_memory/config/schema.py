@@ -133,7 +133,7 @@ class Config(NamedTuple):
     #: Whether ``memory.json`` speaks of the model tasks at all (a model anywhere, or a
     #: ``dream`` / ``extractMemories`` / ``autoSurfacing`` key, even ``null``).
     models_configured: bool = False
-    #: Days a session's hook state (frozen index, review gate, surfaced set) is kept.
+    #: Days a session's hook state (injected index, review gate, surfaced set) is kept.
     session_days: int = d.SESSION_DAYS
     #: Tokens (in + out) background model jobs may spend per day; 0 = no cap.
     daily_token_cap: int = d.DAILY_TOKEN_CAP

@@ -2,11 +2,11 @@
 
 ``start``
     Rewrite the derived ``MEMORY.md`` files (only if the lock is free at
-    once), start background work that is due or was interrupted, and inject the
-    index. A new or cleared session freezes what it injects; a resumed one gets
+    once), start background work that is due or was interrupted, and put the
+    injected index in context. A new or cleared session freezes what it injects; a resumed one gets
     those frozen bytes back, so its prompt prefix stays byte-identical (nothing,
     where the host replays the history that already holds them); after a
-    compaction the index is rendered afresh (and frozen again).
+    compaction the injected index is rendered afresh (and frozen again).
 ``prompt``
     Surfacing: the memories this prompt needs, never one already surfaced.
 ``turn_end``
@@ -18,7 +18,7 @@
     prompt) reads what the CLI appended to its chat recording since, and only a
     new chat begun on it (what a compression does) counts as a compaction.
 ``post_compact``
-    Forget what was surfaced (the summary dropped it). The frozen index stays:
+    Forget what was surfaced (the summary dropped it). The frozen injected index stays:
     a session start may come before the one for the compaction (Codex sends
     ``resume`` first when ``exec resume`` compacts before its turn) and must
     not inject it into the compacted history twice; ``compact`` re-renders it.

@@ -18,14 +18,14 @@ def started(
     replays_context: bool,
 ) -> tuple[SessionState, str]:
     """A session start (``source``: ``startup|resume|clear|compact``): the state after it
-    and the index it injects (``""``: none now).
+    and the injected index it puts in context (``""``: none now).
 
     A new or cleared session freezes ``injection``; a resumed one gets the frozen
     bytes back (nothing, where the host replays the history that holds them). A
-    host that takes the index with the first prompt (``index_at_prompt``) gets
-    nothing now and the frozen index with that prompt.
+    host that takes the injected index with the first prompt (``index_at_prompt``)
+    gets nothing now and the frozen injected index with that prompt.
     """
-    # This start puts the index back itself, and begins a new chat on Gemini's
+    # This start puts the injected index back itself, and begins a new chat on Gemini's
     # recording: an unsettled compression watch is stale.
     state = state._replace(reinject="", watch=None)
     if source == "resume" and state.frozen is not None:
@@ -39,7 +39,7 @@ def started(
 
 
 def prompt_index(state: SessionState, fresh: str) -> tuple[SessionState, str]:
-    """The index a prompt carries when one is due (``""``: none), frozen anew."""
+    """The injected index a prompt carries when one is due (``""``: none), frozen anew."""
     if not state.reinject:
         return state, ""
     frozen = state.frozen if state.reinject == FROZEN else None
@@ -55,7 +55,7 @@ def surfaced(state: SessionState, ids: tuple[str, ...]) -> SessionState:
 
 def compacting(state: SessionState, *, no_start_after: bool) -> SessionState:
     """A compaction drops what was surfaced; where no session start follows it, the
-    next prompt carries the index rendered afresh."""
+    next prompt carries the injected index rendered afresh."""
     return state._replace(surfaced=(), reinject=FRESH if no_start_after else state.reinject)
 
 

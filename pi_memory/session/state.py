@@ -3,7 +3,7 @@
 The record lives in ``state.json`` in the session's directory. A save writes
 only the fields this process changed, over what is on disk at that moment:
 a hook and a background review of the same session change different fields
-(the hooks the index, the surfaced set and the turn count; a review its
+(the hooks the injected index, the surfaced set and the turn count; a review its
 marks), so neither undoes the other. A save never waits: it takes the
 session's ``state.lock`` with ``O_EXCL`` for the microseconds of one
 read-merge-replace, and when another process holds it, it writes its changes
@@ -17,7 +17,7 @@ Files of the layout before this record (``index.txt``, ``surfaced.json``,
 read, and win over ``state.json``: only a process of the version before writes
 them (a worker that started before an upgrade), so they are the newer word. A
 save folds them in and removes them. A user who upgrades mid-session keeps the
-frozen index, the surfaced set and the review marks: no double surfacing, no
+frozen injected index, the surfaced set and the review marks: no double surfacing, no
 double review.
 """
 
@@ -36,17 +36,17 @@ LOCK_FILE: Final = "state.lock"
 PATCH_PREFIX: Final = "patch-"
 #: A save holds the lock for one read and one replace; older than this, its holder died.
 STALE_LOCK_SECONDS: Final = 10.0
-#: ``reinject``: the next prompt carries the index rendered afresh, or the frozen bytes.
+#: ``reinject``: the next prompt carries the injected index rendered afresh, or the frozen bytes.
 FRESH: Final = "fresh"
 FROZEN: Final = "frozen"
 
 
 class SessionState(NamedTuple):
-    #: The injection frozen at session start (``None``: none yet). A resumed session
+    #: The injected index, frozen at session start (``None``: none yet). A resumed session
     #: gets these bytes again, so the prompt prefix and the host's cache survive.
     frozen: str | None = None
-    #: ``""`` | :data:`FRESH` | :data:`FROZEN`: the next prompt carries the index
-    #: (no session start follows, or the host takes the index with the first prompt).
+    #: ``""`` | :data:`FRESH` | :data:`FROZEN`: the next prompt carries the injected index
+    #: (no session start follows, or the host takes it with the first prompt).
     reinject: str = ""
     #: Gemini CLI: the chat recording's size when PreCompress said a compression might
     #: follow; the turn's end looks at what was appended since and decides.

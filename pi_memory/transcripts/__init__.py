@@ -4,7 +4,7 @@ One reader per host (``claude_code``, ``codex``, ``gemini``, ``pi``), each a
 :class:`Reader` its host's record points at, turns that host's session file
 into the conversation a person had: user text, assistant text with its tool
 calls summarised, tool results. What the host or this
-package injected (system reminders, our memory index, surfaced memories,
+package injected (system reminders, our injected index, surfaced memories,
 compaction summaries) is dropped, so a review never learns back what it was
 shown. Readers are pure: they take the file's text, never a path.
 """
