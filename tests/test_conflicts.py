@@ -65,6 +65,13 @@ def test_replaced_words_are_a_conflict_with_those_words_as_values() -> None:
             "The dev database is started by docker compose.",
             "The dev database is the one that docker compose starts.",
         ),
+        # The design's own example pair: a merge candidate, never a conflict.
+        (
+            "Deploy goes through rsync to the staging host.",
+            "Deploy uses rsync to reach the staging host.",
+        ),
+        # A Chinese rewording: its character pairs are not values.
+        ("测试数据库由 docker compose 启动。", "测试数据库用 docker compose 来启动。"),
     ],
 )
 def test_a_rewording_is_a_merge_candidate_not_a_conflict(older: str, newer: str) -> None:
@@ -98,6 +105,12 @@ def test_a_rewording_is_a_merge_candidate_not_a_conflict(older: str, newer: str)
             "The dev database is started by podman compose.",
             ("docker", "podman"),
         ),
+        (
+            "测试数据库由 docker compose 启动。",
+            "测试数据库由 podman compose 启动。",
+            ("docker", "podman"),
+        ),
+        ("Logs go to /var/log/app.", "Logs go to /srv/log/app.", ("var", "srv")),
     ],
 )
 def test_a_word_conflicts_values_are_the_content_words_that_differ(
@@ -167,7 +180,13 @@ def test_one_large_keyword_group_goes_through_the_index_and_stays_exact() -> Non
     store = [
         entry(
             f"2026100{1 + i % 9}-{i:04x}",
-            " ".join(words[(i + k) % 8] for k in range(i % 5 + 2)) + f" {i % 7}",
+            (
+                " ".join(words[(i + k) % 8] for k in range(i % 5 + 2))
+                if i % 2
+                # One word swapped where it stands: a changed value.
+                else f"zeta {words[(i // 2) % 8]} theta eta"
+            )
+            + f" {i % 7}",
             "one-keyword",
         )
         for i in range(300)

@@ -15,11 +15,14 @@ A pair of live entries in one layer is a candidate when:
   least :data:`MIN_SIMILARITY_NUMBERS`; otherwise the Jaccard of their
   content words (function words dropped, inflections folded: see
   :mod:`pi_memory.detect.text_features`) is at least :data:`MIN_SIMILARITY_WORDS`;
-- and they diverged: the numbers differ, or a few content words were
-  replaced (each side has between 1 and :data:`MAX_REPLACED_WORDS` content
-  words the other lacks; a pure addition is an elaboration, not a change,
-  and a rewording — ``every``/``each``, ``deploys``/``deploy``,
-  ``started by``/``that … starts`` — changes no content word).
+- and they diverged in a value: the numbers differ, or a few content words
+  were swapped for others where they stood (each side has between 1 and
+  :data:`MAX_REPLACED_WORDS` content words the other lacks, and nothing else
+  was added, dropped or moved: :func:`substituted_in_place`). A pure addition
+  is an elaboration, not a change; a rewording — ``every``/``each``,
+  ``deploys``/``deploy``, ``started by``/``that … starts``, ``goes through …
+  to``/``uses … to reach`` — is a merge candidate, not a conflict; and Han
+  text is never a value (its tokens are character pairs, not words).
 
 ``values`` are the differing numbers (older's first), or the replaced
 content words as each body spells them.
@@ -50,6 +53,7 @@ from pi_memory.detect.set_join import (
 )
 from pi_memory.detect.text_features import BodyFacts, Features, jaccard, spelled
 from pi_memory.entry import Entry
+from pi_memory.text import is_han
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5
@@ -93,6 +97,8 @@ def _judge(x: Features, y: Features, now: str) -> ConflictPair | None:
         came = _differing(new.content_list, old.content)
         if not (0 < len(gone) <= MAX_REPLACED_WORDS and 0 < len(came) <= MAX_REPLACED_WORDS):
             return None
+        if not substituted_in_place(old.content_list, new.content_list):
+            return None
         values = spelled(old.word_list, gone) + spelled(new.word_list, came)
     similarity = jaccard(old.tokens, new.tokens)
     return ConflictPair(
@@ -105,6 +111,28 @@ def _judge(x: Features, y: Features, now: str) -> ConflictPair | None:
         similarity=similarity,
         numeric=numeric,
     )
+
+
+def substituted_in_place(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether ``new`` is ``old`` with a few values swapped where they stood.
+
+    The content words must line up but for replaced runs of at most
+    :data:`MAX_REPLACED_WORDS` words on each side: a word added, dropped or
+    moved is a rewording (a merge candidate), not a changed value. Han text is
+    never a value: its tokens are 2-character shingles, not words.
+    """
+    from difflib import SequenceMatcher
+
+    replaced = False
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "replace" or max(i2 - i1, j2 - j1) > MAX_REPLACED_WORDS:
+            return False
+        if any(is_han(token[0]) for token in (*old[i1:i2], *new[j1:j2])):
+            return False
+        replaced = True
+    return replaced
 
 
 def _differing(ordered: Sequence[str], other: frozenset[str]) -> tuple[str, ...]:
