@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "load_for_show",
     "load_settings",
+    "misconfiguration",
     "open_job",
     "open_store",
     "setting_warnings",
@@ -102,6 +103,25 @@ def _unavailable(cwd: Path, project: Path) -> dict[str, str]:
 
     problem = escape_problem(root, project)
     return {PROJECT: problem} if problem else {}
+
+
+#: Where a person reads a misconfigured store's details (pi's ``/memory``).
+SHOW_COMMAND = "python -m pi_memory show"
+
+
+def misconfiguration(config: Config, store: Store, env: Mapping[str, str]) -> list[str]:
+    """pi-memory: the required models that are missing or do not resolve, one line each.
+
+    While any is listed, a store of a layout that reports it (``status_block``)
+    initialises nothing: no index is injected, nothing is surfaced or
+    extracted, and the memory tool refuses (``show`` says why).
+    """
+    from pi_memory.config.models import model_config_errors
+    from pi_memory.entry import PROJECT
+
+    if not store.layer(PROJECT).status_block:
+        return []
+    return model_config_errors(config, env)
 
 
 def _here() -> Path:

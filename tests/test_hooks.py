@@ -572,3 +572,64 @@ def test_a_payload_that_is_not_utf8_never_fails_the_hook(
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     assert "Traceback" not in log_text(hermetic_home)
+
+
+NOT_RESOLVABLE = 'model "nope/x" for {task} is not resolvable (unknown id or missing credentials)'
+
+
+@pytest.mark.parametrize(
+    ("host", "prompt"),
+    [
+        ("claude-code", "UserPromptSubmit"),
+        ("codex", "UserPromptSubmit"),
+        ("gemini", "BeforeAgent"),
+    ],
+)
+def test_a_misconfigured_model_initialises_nothing_and_says_why(
+    tmp_path: Path, hook: Hook, hermetic_home: Path, host: str, prompt: str
+) -> None:
+    """pi-memory: a required model that does not resolve initialises nothing; the person
+    reads the design's notification in the host's user-visible field."""
+    from pi_memory.hosts.lifecycle import open_context
+
+    root = make_project(tmp_path)
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"layout": "files", "defaults": {"model": "nope/x"}}', "utf-8")
+    directory = open_context(root)[1].directory("project")
+    directory.mkdir(parents=True)
+    (directory / "Deploy.md").write_text(
+        "---\nname: Deploy\ndescription: deploy with rsync to staging\ntype: project\n"
+        "created: 2026-10-01\nmodified: 2026-10-01T00:00:00.000Z\n---\n\nDeploy with rsync.\n",
+        "utf-8",
+    )
+    (directory / "MEMORY.md").write_text(
+        "# Memory Index\n\n- [Deploy](Deploy.md) — deploy with rsync to staging\n", "utf-8"
+    )
+    start = payload(host, "SessionStart.startup", root)
+    code, out, err = hook("hook", "--host", host, "SessionStart", stdin=start, cwd=root)
+    assert (code, err) == (0, "")
+    assert json.loads(out) == {
+        "systemMessage": "pi-memory config error:\n"
+        + "\n".join(f"- {NOT_RESOLVABLE.format(task=t)}" for t in ("dream", "autoSurfacing"))
+    }
+    asked = payload(host, prompt, root, prompt="how do we deploy with rsync?")
+    assert hook("hook", "--host", host, prompt, stdin=asked, cwd=root)[:2] == (0, "")
+
+
+def test_a_misconfigured_model_makes_the_memory_tool_refuse(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    root = make_project(tmp_path)
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('{"layout": "files", "defaults": {"model": "nope/x"}}', "utf-8")
+    args = {"action": "add", "name": "Deploy", "content": "Deploy with rsync."}
+    run = run_cli("tool", "memory", cwd=root, stdin=json.dumps(args))
+    assert run.code == 0
+    first = NOT_RESOLVABLE.format(task="dream")
+    assert json.loads(run.out) == {
+        "ok": False,
+        "text": f"Memory not initialized — {first}; run python -m pi_memory show for details",
+    }
+    assert not (hermetic_home / ".pi" / "memory").exists()

@@ -73,13 +73,19 @@ def memory_search(args: Mapping[str, Any]) -> tuple[bool, str]:
 
 
 def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
+    import os
+
+    from pi_memory.config.messages import tool_unavailable_message
     from pi_memory.entry import PROJECT
     from pi_memory.memory_tool import run_memory_tool
-    from pi_memory.open_store import open_store
+    from pi_memory.open_store import SHOW_COMMAND, misconfiguration, open_job
     from pi_memory.store import parse_layer
 
-    store = open_store()
+    store, config = open_job()
     store.layer(PROJECT).memory_tool()  # a layout without the tool says so before anything else
+    errors = misconfiguration(config, store, os.environ)
+    if errors:
+        return False, tool_unavailable_message(errors, SHOW_COMMAND)
     if args.get("action") == "search" and args.get("scope") == "sessions":
         return session_search({"query": args.get("query")})
     layer = parse_layer(_text(args, "layer", default=PROJECT))

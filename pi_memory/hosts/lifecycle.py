@@ -134,6 +134,8 @@ class Known(NamedTuple):
     #: The configuration (loaded only when the side-query needs it).
     config: Callable[[], Config]
     warning: str = ""
+    #: pi-memory: a required model is missing or does not resolve; nothing is initialised.
+    misconfigured: bool = False
 
 
 def know(event: HookEvent, *, refresh: bool = False) -> Known:
@@ -175,6 +177,11 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     from pi_memory.surfacing import corpus, limits, model_available
 
     config, store, notes = open_context_warned(event.cwd)
+    from pi_memory.open_store import misconfiguration
+
+    errors = misconfiguration(config, store, os.environ)
+    if errors:
+        return _uninitialised(event, config, errors, notes)
     directories = [store.directory(layer) for layer in LAYERS]
     warning = lock_warning(dict(zip(LAYERS, directories)))
     if warning is None and refresh:
@@ -222,6 +229,30 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     return Known(note, built, lambda: config, said)
 
 
+def _uninitialised(event: HookEvent, config: Config, errors: list[str], notes: list[str]) -> Known:
+    """pi-memory's misconfigured start: no index, no surfacing, no background work, and
+    the design's notification for the person. Never remembered by the fast path, so
+    every start says it again until the configuration is fixed."""
+    from pi_memory.config.messages import config_error_notification
+    from pi_memory.surfacing import corpus
+
+    note = Note(
+        injection="",
+        max_context=_host(event).max_context,
+        max_bytes=_host(event).max_context_bytes,
+        refreshed=False,
+        limits=(False, 0, 0, 0),
+        side_query=False,
+        background=False,
+        session_days=config.session_days,
+        review_turns=config.review_turns,
+        key_names=(),
+    )
+    nothing = corpus([])
+    said = _said(config_error_notification(errors), notes)
+    return Known(note, lambda: nothing, lambda: config, said, misconfigured=True)
+
+
 def _said(warning: str | None, notes: list[str]) -> str:
     return "\n".join([*([warning] if warning else []), *notes])
 
@@ -244,6 +275,8 @@ def on_start(event: HookEvent) -> Answer:
     from pi_memory.session import moments, state
 
     known = know(event, refresh=True)
+    if known.misconfigured:
+        return Answer("", known.warning)
     _background_at_start(known.note, event)
     said = known.warning
     if event.source not in ("resume", "compact"):
@@ -367,6 +400,10 @@ def on_prompt(event: HookEvent) -> Answer:
             state.save(sid, loaded, now)
         return Answer()
     known = know(event)
+    if known.misconfigured:
+        if sid:
+            state.save(sid, loaded, now)
+        return Answer()
     now, index = moments.prompt_index(now, known.note.injection)
     parts = [index] if index else []
     if event.prompt.strip():
