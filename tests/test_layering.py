@@ -507,3 +507,75 @@ def test_a_prompt_hook_loads_no_job_module(tmp_path: Path) -> None:
             "5433"
             in json.loads(done.stdout.splitlines()[0])["hookSpecificOutput"]["additionalContext"]
         )
+
+
+#: Attributes that say what a layout offers: comparing them picks a branch by layout.
+LAYOUT_TRAITS: frozenset[str] = frozenset({"agent_tools", "toolkit"})
+
+
+def _trait(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr in LAYOUT_TRAITS
+
+
+def _names_of(node: ast.AST) -> list[str]:
+    parts = node.elts if isinstance(node, ast.Tuple) else [node]
+    return [ast.unparse(part).rpartition(".")[2] for part in parts]
+
+
+def layout_forks_in(path: Path) -> list[int]:
+    """Lines that test which layout the code works on under another name: a comparison
+    with a layout's tools (or with a tuple of tool names), or an ``isinstance`` against
+    a layout's staging or layer class."""
+    lines = []
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            equality = all(
+                isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) for op in node.ops
+            )
+            strings = any(
+                isinstance(side, ast.Tuple)
+                and side.elts
+                and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in side.elts)
+                for side in sides
+            )
+            if any(_trait(side) for side in sides) or (equality and strings):
+                lines.append(node.lineno)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and len(node.args) == 2
+            and any(n.endswith(("Staging", "Layer")) for n in _names_of(node.args[1]))
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_job_or_adapter_forks_on_the_layout() -> None:
+    """The layout declares what the jobs need of it (``LayerStore.jobs``); only the
+    layouts may look at their own traits."""
+    forks = {
+        name: lines
+        for name, path in modules().items()
+        if not under(name, "layouts")
+        for lines in [layout_forks_in(path)]
+        if lines
+    }
+    assert forks == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'if layer.agent_tools == ("memory",):\n    pass\n',
+        'files = tools != ("memory_search", "memory_write")\n',
+        "if store.layer(x).jobs.toolkit == MEMORY_TOOL:\n    pass\n",
+        "if isinstance(staging, Staging):\n    pass\n",
+        "ok = isinstance(layer, (CategoriesLayer, FilesLayer))\n",
+    ],
+)
+def test_the_fork_check_sees_a_fork(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source, "utf-8")
+    assert layout_forks_in(path) != []

@@ -322,7 +322,7 @@ def _dream_settings(config: Config, store: Store) -> tuple[str, int, float]:
     from pi_memory.entry import PROJECT
 
     directory = store.directory(PROJECT)
-    if store.layer(PROJECT).agent_tools != ("memory",) or not directory.is_dir():
+    if not store.layer(PROJECT).jobs.dream_reminder or not directory.is_dir():
         return ("", 0, 0.0)
     return (str(directory), config.dream.nudge_after_sessions, config.dream.nudge_after_hours)
 

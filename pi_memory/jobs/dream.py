@@ -191,23 +191,15 @@ def _round(
     env: Mapping[str, str] | None,
 ) -> JobOutcome:
     from pi_memory.jobs.agent import run_agent
-    from pi_memory.jobs.dream_categories import CategoriesStaging, tool_specs
-    from pi_memory.jobs.staging import DREAM_ACTIONS, Staging, describe, tool_spec
+    from pi_memory.jobs.toolkits import toolkit_for
     from pi_memory.model.errors import ModelError, ModelNotConfigured
-    from pi_memory.model.prompts import fill, load
 
     layer_store = store.layer(layer)
     entries = layer_store.read()
-    files = layer_store.agent_tools == ("memory",)
-    staging: Staging | CategoriesStaging
-    if files:
-        staging = Staging(entries, DREAM_ACTIONS, now)
-        tools = [tool_spec(DREAM_ACTIONS)]
-        system = fill(load("dream"), max_turns=str(MAX_ROUNDS))
-    else:
-        staging = CategoriesStaging(entries, layer, now)
-        tools = tool_specs()
-        system = fill(load("dream_categories"), max_turns=str(MAX_ROUNDS), layer=layer)
+    toolkit = toolkit_for(layer_store)
+    staging = toolkit.staging(entries, layer, now)
+    tools = toolkit.dream_tools()
+    system = toolkit.dream_system(layer, MAX_ROUNDS)
     prompt = f"Tidy the {layer} layer ({len(entries)} memories). Begin with the first phase."
     try:
         run = run_agent(
@@ -228,10 +220,7 @@ def _round(
     except ModelError as err:
         return JobOutcome("dream", FAILED, str(err), dry_run=dry_run)
     refused = list(staging.refused)
-    if isinstance(staging, Staging):
-        planned = [describe(step) for step in staging.staged]
-    else:
-        planned = staging.staged_lines()
+    planned = staging.planned()
     if dry_run:
         done = planned
     elif not planned:
@@ -240,10 +229,7 @@ def _round(
         with store.lock(layer, "dream"):
             store.one_rollback_point(layer, "dream")
             try:
-                if isinstance(staging, Staging):
-                    done, more = staging.commit(store, layer)
-                else:
-                    done, more = staging.commit(store)
+                done, more = staging.commit(store, layer)
             finally:
                 store.end_rollback_point()
         refused += more

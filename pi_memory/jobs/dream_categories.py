@@ -157,14 +157,15 @@ class CategoriesStaging:
         self.rebuild = True
         return "Staged: MEMORY.md will be regenerated."
 
-    def staged_lines(self) -> list[str]:
+    def planned(self) -> list[str]:
         lines = [f"write #{w['keyword']}: {w['body']}" for w in self.writes]
         lines += [f"merge {', '.join(m.drop)} into {m.keep}" for m in self.merges]
         lines += [f"rename #{r.old} → #{r.new}" for r in self.renames]
         return lines + (["rebuild_index"] if self.rebuild else [])
 
-    def commit(self, store: Store) -> tuple[list[str], list[str]]:
-        """Apply what was staged; the caller holds the layer's lock."""
+    def commit(self, store: Store, layer: str) -> tuple[list[str], list[str]]:
+        """Apply what was staged to ``layer`` (the one staged); the caller holds its lock."""
+        del layer  # staged for self.layer, which it is
         from pi_memory.errors import EntryRejected
         from pi_memory.jobs import consolidate_plan as cp
 

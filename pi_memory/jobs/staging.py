@@ -171,6 +171,9 @@ class Staging:
             raise ValueError("query is required for search")
         return search_text(self.entries, query, self.now)
 
+    def planned(self) -> list[str]:
+        return [describe(step) for step in self.staged]
+
     def commit(self, store: Store, layer: str) -> tuple[list[str], list[str]]:
         """Replay the staged writes through the real tool; ``(done, refused)`` lines.
 

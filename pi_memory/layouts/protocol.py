@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -53,6 +53,25 @@ class Injected(NamedTuple):
     directory: Path
     entries: Callable[[], list[Entry]]
     recalls: Callable[[], Mapping[str, int]]
+
+
+#: The toolkits a model job can give its agent over a layer (:mod:`pi_memory.jobs.toolkits`):
+#: pi-memory's ``memory`` tool and its actions, or pi-memory-auto's operations on entries
+#: (write with supersedes, merge, rename) with its one-shot review.
+MEMORY_TOOL: Final = "memory-tool"
+ENTRY_OPERATIONS: Final = "entry-operations"
+
+
+class JobNeeds(NamedTuple):
+    """What the model jobs and the session start need of a layout, declared by it: the
+    one seam where they meet the layout (no job asks which layout it works on)."""
+
+    #: The toolkit the review and the dream give their agent (a key of
+    #: :data:`pi_memory.jobs.toolkits.TOOLKITS`): it brings the review of a turn,
+    #: the dream's staging, its tools and its prompt.
+    toolkit: str
+    #: Session starts count toward the reminder to dream (pi-memory's nudge).
+    dream_reminder: bool
 
 
 class IndexChange(NamedTuple):
@@ -136,6 +155,10 @@ class LayerStore(Protocol):
     @property
     def agent_tools(self) -> tuple[str, ...]:
         """The tools a store of this layout offers the agent, in the order a host lists them."""
+
+    @property
+    def jobs(self) -> JobNeeds:
+        """What the model jobs need of this layout (see :class:`JobNeeds`)."""
 
     @property
     def default_src(self) -> str:

@@ -27,7 +27,13 @@ from pi_memory.layouts.categories.format import (
     repair_tags,
     rewrite_rows,
 )
-from pi_memory.layouts.protocol import IndexChange, Injected, no_rollback
+from pi_memory.layouts.protocol import (
+    ENTRY_OPERATIONS,
+    IndexChange,
+    Injected,
+    JobNeeds,
+    no_rollback,
+)
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
@@ -53,6 +59,7 @@ class CategoriesLayer:
     snapshot_on_write = False
     files_by_category = True
     agent_tools = ("memory_search", "memory_write")
+    jobs = JobNeeds(ENTRY_OPERATIONS, dream_reminder=False)
     status_block = False
     default_src = ""
 

@@ -62,8 +62,10 @@ from pi_memory.layouts.files.recovery import (
     prune_kept,
 )
 from pi_memory.layouts.protocol import (
+    MEMORY_TOOL,
     IndexChange,
     Injected,
+    JobNeeds,
     Kept,
     ToolWrite,
     line_change,
@@ -121,6 +123,7 @@ class FilesLayer:
     snapshot_on_write = True
     files_by_category = False
     agent_tools = ("memory",)
+    jobs = JobNeeds(MEMORY_TOOL, dream_reminder=True)
     status_block = True
     default_src = DEFAULT_SRC
     entry_types = ENTRY_TYPES
