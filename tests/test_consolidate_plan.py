@@ -44,14 +44,14 @@ def test_parse_keeps_valid_blocks_and_says_why_others_went() -> None:
         "===RENAME===\nFROM: deploy\nTO: a b c d e f g h i j\n",
         POOL,
     )
-    assert plan.merges == (Merge("20261004-dddd", ("20261003-cccc",)),)
+    # Block 1 names ids that are not there: it is left out whole, so block 3 may use cccc.
+    assert plan.merges == (Merge("20261002-bbbb", ("20261003-cccc",)),)
     assert plan.renames == (Rename("port", "dev server port"),)
     assert plan.rejected == (
         "block 1 (MERGE): DROP 20261004-dddd is the kept memory itself",
         "block 1 (MERGE): DROP 20991231-xxxx is not a memory of this layer",
+        "block 1 (MERGE): the block is left out",
         "block 2 (MERGE): KEEP 20261005-eeee is retired; a live memory cannot be folded into it",
-        "block 3 (MERGE): DROP 20261003-cccc is already part of an earlier block",
-        "block 3 (MERGE): nothing to merge",
         "block 5 (RENAME): port is already renamed by an earlier block",
         "block 6 (RENAME): TO unusable ('a b c d e f g h i j': 10 words (at most 8))",
     )

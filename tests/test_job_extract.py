@@ -174,9 +174,10 @@ def test_handoff_in_the_files_layout_stores_at_most_two(
     root = tmp_path / "proj"
     root.mkdir()
     monkeypatch.chdir(root)
-    reply = REVIEW_REPLY.replace("FILE: DECISIONS.md\nKEYWORD: x", "KEYWORD: x") + (
-        "===MEMORY===\nKEYWORD: third\nBODY:\nA third memory is one too many.\n"
-    )
+    # No SUPERSEDES: this empty layer has no memory to supersede, which would leave the block out.
+    reply = REVIEW_REPLY.replace("FILE: DECISIONS.md\nKEYWORD: x", "KEYWORD: x").replace(
+        "SUPERSEDES: 20261001-aaaa\n", ""
+    ) + ("===MEMORY===\nKEYWORD: third\nBODY:\nA third memory is one too many.\n")
     fake_provider.script(Say(reply))
     code, out, err = cli("extract", "--transcript", str(SESSION), "--handoff", "--json")
     assert (code, err) == (0, "")

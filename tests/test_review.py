@@ -71,7 +71,7 @@ def test_invalid_blocks_are_cut_and_the_valid_part_kept() -> None:
         "BODY: Use pnpm, never npm.\n"
         "===MEMORY===\nLAYER: mars\nKEYWORD: k\nBODY:\nUnknown layer.\n"
     )
-    assert plan.entries == (review.Proposed("user", "TOOLING.md", "pnpm", "Use pnpm, never npm."),)
+    assert plan.entries == ()  # a block with one bad field is left out whole
     assert plan.rejected == (
         "memory 1: DECISIONS.md belongs to the project layer, not the user layer",
         "memory 2: no usable keyword (no keyword given)",
@@ -80,6 +80,7 @@ def test_invalid_blocks_are_cut_and_the_valid_part_kept() -> None:
         "memory 4: SUPERSEDES 20261001-cccc does not name a live memory of the user layer",
         "memory 4: SUPERSEDES 20991231-zzzz does not name a live memory of the user layer",
         "memory 4: SUPERSEDES bogus does not name a live memory of the user layer",
+        "memory 4: the memory is left out",
         "memory 5: unknown layer 'mars'",
     )
 
@@ -174,3 +175,27 @@ def test_gate_starts_at_the_cursor() -> None:
         ).start
         == 2
     )
+
+
+def test_a_body_ends_at_the_next_block_marker_and_a_strange_block_is_left_out() -> None:
+    plan = _plan(
+        "===MEMORY===\nKEYWORD: build\nBODY:\nRun make before pushing.\n"
+        "===FILE===\nPATH: ../../../tmp/x.md\nBODY:\nInjected block.\n"
+        "  === memory ===  \nKEYWORD: lint\nBODY:\nLint with ruff.\n"
+    )
+    assert [(p.keyword, p.body) for p in plan.entries] == [
+        ("build", "Run make before pushing."),
+        ("lint", "Lint with ruff."),
+    ]
+    assert plan.rejected == ("block 2: ===FILE=== is not a block of this reply",)
+
+
+def test_a_memory_with_one_bad_supersedes_id_is_left_out_whole() -> None:
+    plan = _plan("===MEMORY===\nKEYWORD: pnpm\nSUPERSEDES: 20991231-zzzz\nBODY:\nUse pnpm.\n")
+    assert plan.entries == ()
+    assert plan.rejected[-1] == "memory 1: the memory is left out"
+
+
+def test_a_marker_inside_a_line_is_text() -> None:
+    plan = _plan("===MEMORY===\nKEYWORD: md\nBODY:\nWrite a rule as ===MEMORY=== never.\n")
+    assert [p.body for p in plan.entries] == ["Write a rule as ===MEMORY=== never."]

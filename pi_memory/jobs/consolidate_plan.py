@@ -33,7 +33,6 @@ MAX_ROUNDS: Final = 12
 #: Hint pairs attached to each page.
 HINT_PAIRS: Final = 20
 
-_BLOCK_RE: Final = re.compile(r"^===(MERGE|RENAME)===[ \t]*$", re.MULTILINE)
 _ID_SPLIT_RE: Final = re.compile(r"[\s,;]+")
 
 
@@ -98,31 +97,35 @@ def conflict_pairs(pool: Sequence[Entry]) -> frozenset[tuple[str, str]]:
 
 
 def parse_plan(text: str, pool: Sequence[Entry]) -> Plan:
-    """The valid part of a consolidation reply against ``pool`` (one layer's entries)."""
-    from pi_memory.jobs.review import split_block
+    """The valid part of a consolidation reply against ``pool`` (one layer's entries).
+
+    A block that does not validate in every field is left out whole, and says why.
+    """
+    from pi_memory.jobs.reply_blocks import blocks, split_block
 
     by_id = {e.id: e for e in pool}
-    parts = _BLOCK_RE.split(text)
     merges: list[Merge] = []
     renames: list[Rename] = []
     rejected: list[str] = []
     used: set[str] = set()
     renamed: set[str] = set()
-    for n, (kind, block) in enumerate(zip(parts[1::2], parts[2::2]), start=1):
-        fields, body = split_block(block)
-        if kind == "MERGE":
+    for n, block in enumerate(blocks(text), start=1):
+        fields, body = split_block(block.text)
+        if block.kind == "MERGE":
             merge, why = check_merge(fields, body, by_id, used)
             rejected.extend(f"block {n} (MERGE): {reason}" for reason in why)
             if merge is not None:
                 used.update((merge.keep, *merge.drop))
                 merges.append(merge)
-        else:
+        elif block.kind == "RENAME":
             rename, reason = check_rename(fields, pool, renamed)
             if rename is None:
                 rejected.append(f"block {n} (RENAME): {reason}")
             else:
                 renamed.add(_key(rename.old))
                 renames.append(rename)
+        else:
+            rejected.append(f"block {n}: ==={block.kind}=== is not a block of this reply")
     return Plan(tuple(merges), tuple(renames), tuple(rejected))
 
 
@@ -164,7 +167,7 @@ def check_merge(
     if fields.get("KEYWORD", "").strip():
         pick = sanitize_keywords([fields["KEYWORD"]])
         if pick.keyword is None:
-            why.append("KEYWORD unusable (" + "; ".join(pick.issues) + "); the keyword is kept")
+            why.append("KEYWORD unusable (" + "; ".join(pick.issues) + ")")
         elif _key(pick.keyword) != _key(by_id[keep].keyword):
             keyword = pick.keyword
     text = ""
@@ -172,11 +175,13 @@ def check_merge(
         try:
             text = validate_body(body)
         except EntryRejected as err:
-            why.append(f"TEXT {err}; the text is kept")
+            why.append(f"TEXT {err}")
         if text == by_id[keep].body:
             text = ""
+    if why:
+        return None, [*why, "the block is left out"]
     if not drops and not keyword and not text:
-        return None, [*why, "nothing to merge"]
+        return None, ["nothing to merge"]
     return Merge(keep, tuple(drops), keyword, text), why
 
 

@@ -28,8 +28,7 @@ DIGEST_BODY_CHARS: Final = 200
 #: Conflict pairs attached to a review.
 CONFLICT_HINTS: Final = 10
 
-MARKER: Final = "===MEMORY==="
-_FIELD_RE: Final = re.compile(r"^([A-Za-z]+)\s*:\s*(.*)$")
+MEMORY_KIND: Final = "MEMORY"
 _ID_SPLIT_RE: Final = re.compile(r"[\s,;]+")
 _NONE_RE: Final = re.compile(r"^\W*none\W*$", re.IGNORECASE)
 
@@ -112,18 +111,25 @@ def conflict_hints(entries: Sequence[Entry]) -> str:
 def parse_review(
     text: str, *, max_entries: int, known: Mapping[str, Entry], categories: bool
 ) -> ReviewPlan:
-    """The storable part of a review reply (see the module docstring)."""
-    if MARKER not in text or _NONE_RE.match(text.strip()):
+    """The storable part of a review reply (see the module docstring).
+
+    A block that does not validate in every field is left out whole, and says why.
+    """
+    from pi_memory.jobs.reply_blocks import blocks
+
+    if _NONE_RE.match(text.strip()):
         return ReviewPlan(())
-    blocks = text.split(MARKER)[1:]
     kept: list[Proposed] = []
     rejected: list[str] = []
     bodies: set[tuple[str, str]] = set()
-    for n, block in enumerate(blocks, start=1):
+    for n, block in enumerate(blocks(text), start=1):
+        if block.kind != MEMORY_KIND:
+            rejected.append(f"block {n}: ==={block.kind}=== is not a block of this reply")
+            continue
         if len(kept) >= max_entries:
             rejected.append(f"memory {n}: over the limit of {max_entries} per review")
             continue
-        proposed, why = _proposed(block, known, categories)
+        proposed, why = _proposed(block.text, known, categories)
         rejected.extend(f"memory {n}: {reason}" for reason in why)
         if proposed is None:
             continue
@@ -136,26 +142,11 @@ def parse_review(
     return ReviewPlan(tuple(kept), tuple(rejected))
 
 
-def split_block(block: str) -> tuple[dict[str, str], str]:
-    """``KEY: value`` header lines (upper-cased keys) and the text after ``BODY:``/``TEXT:``."""
-    fields: dict[str, str] = {}
-    lines = block.strip("\n").split("\n")
-    for i, line in enumerate(lines):
-        match = _FIELD_RE.match(line.strip())
-        if match is None:
-            continue
-        key = match.group(1).upper()
-        if key in ("BODY", "TEXT"):
-            rest = [match.group(2), *lines[i + 1 :]]
-            return fields, "\n".join(rest).strip()
-        fields.setdefault(key, match.group(2).strip())
-    return fields, ""
-
-
 def _proposed(
     block: str, known: Mapping[str, Entry], categories: bool
 ) -> tuple[Proposed | None, list[str]]:
     from pi_memory.errors import EntryRejected
+    from pi_memory.jobs.reply_blocks import split_block
     from pi_memory.keywords import sanitize_keywords
     from pi_memory.store import LAYER_ALIASES, validate_body
 
@@ -191,6 +182,8 @@ def _proposed(
             why.append(f"SUPERSEDES {word} does not name a live memory of the {layer} layer")
         elif word not in supersedes:
             supersedes.append(word)
+    if why:
+        return None, [*why, "the memory is left out"]
     return Proposed(layer, file, pick.keyword, body, tuple(supersedes)), why
 
 
