@@ -1,6 +1,8 @@
 """Open the store a process works on: its configuration, then its layers' directories.
 
-The adapters (commands, hooks, the tool server) call :func:`open_store`; the
+:func:`open_store` is the one door every adapter (commands, hooks, the tool
+server, the background jobs) opens a store through; it returns the
+configuration, the store and the settings it could not use as given. The
 configuration comes from :func:`pi_memory.config.load.load_for` and the
 directories from :mod:`pi_memory.naming.layer_dirs`.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.store import Settings, Store
@@ -19,10 +21,8 @@ if TYPE_CHECKING:
     from pi_memory.config.schema import Config, LoadedConfig
 
 __all__ = [
-    "load_for_show",
-    "load_settings",
+    "Opened",
     "misconfiguration",
-    "open_job",
     "open_store",
     "setting_warnings",
     "settings_from",
@@ -54,15 +54,6 @@ def warn_once(loaded: LoadedConfig) -> None:
         if line not in _SAID:
             _SAID.add(line)
             error_line(f"pi_memory: warning: {line}")
-
-
-def load_settings(cwd: Path, env: Mapping[str, str]) -> Settings:
-    """The engine's settings for ``cwd``; each unusable setting is one warning on stderr."""
-    from pi_memory.config.load import load_for
-
-    loaded = load_for(cwd, env)
-    warn_once(loaded)
-    return settings_from(loaded.config, cwd)
 
 
 def settings_from(cfg: Config, cwd: Path) -> Settings:
@@ -130,25 +121,36 @@ def _here() -> Path:
     return working_dir()
 
 
-def open_store(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> Store:
-    return Store(load_settings(cwd or _here(), os.environ if env is None else env))
+class Opened(NamedTuple):
+    """A store opened for one process, and what its configuration said."""
+
+    config: Config
+    store: Store
+    #: One line per setting that could not be used as given (it has its default).
+    warnings: tuple[str, ...]
+    #: The configuration as read: its files, its errors and warnings (``show``, ``doctor``).
+    loaded: LoadedConfig
 
 
-def load_for_show() -> tuple[LoadedConfig, Store]:
-    """The configuration and the store (``show`` reports both, and the settings it could
-    not use as notes)."""
-    from pi_memory.config.load import load_for
+def open_store(
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    other_layout: str | None = None,
+    warn: bool = True,
+) -> Opened:
+    """The configuration and the store of ``cwd`` (default: the working directory).
 
-    cwd = _here()
-    loaded = load_for(cwd, os.environ)
-    return loaded, Store(settings_from(loaded.config, cwd))
-
-
-def open_job(cwd: Path | None = None, env: Mapping[str, str] | None = None) -> tuple[Store, Config]:
-    """The store and the configuration a model job needs (its models and providers)."""
+    An unusable setting has its default. ``warn`` says each such setting on stderr,
+    once per process; an adapter that reports them its own way passes ``False``.
+    ``other_layout`` opens the same directories in that layout (``import``).
+    """
     from pi_memory.config.load import load_for
 
     here = cwd or _here()
     loaded = load_for(here, os.environ if env is None else env)
-    warn_once(loaded)
-    return Store(settings_from(loaded.config, here)), loaded.config
+    if warn:
+        warn_once(loaded)
+    config = loaded.config if not other_layout else loaded.config._replace(layout=other_layout)
+    store = Store(settings_from(config, here))
+    return Opened(config, store, tuple(setting_warnings(loaded)), loaded)

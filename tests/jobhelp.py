@@ -87,10 +87,10 @@ def files_project(
 ) -> Path:
     """A project using the files layout with ``fake`` as its model; its project layer directory
     (created, empty). The caller has changed into ``tmp_path / "proj"``."""
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
     configure(fake, home, api, layout="files", memoryDir=str(tmp_path / "mem"), **settings)
-    store, _ = open_job()
+    store = open_store().store
     directory = store.directory("project")
     directory.mkdir(parents=True)
     return directory

@@ -292,3 +292,43 @@ def test_show_names_an_abandoned_lock(project: Path) -> None:
     assert run_cli("unlock", "--yes", cwd=project).code == 0
     assert not lock.exists()
     assert run_cli("write", "--keyword", "k", "Another fact.", cwd=project).code == 0
+
+
+def test_every_command_module_declares_its_arguments_and_runs() -> None:
+    import importlib
+
+    from pi_memory.cli import COMMANDS, OWN_ARGV
+
+    for name, summary, module_name in COMMANDS:
+        module = importlib.import_module(module_name)
+        assert summary and summary[0].islower(), name
+        if name in OWN_ARGV:
+            assert callable(getattr(module, OWN_ARGV[name])), name
+        else:
+            assert callable(module.add_arguments) and callable(module.run), name
+
+
+@pytest.mark.parametrize(("args", "loaded"), [(("--help",), ""), (("write", "--help"), "write")])
+def test_only_the_command_typed_is_imported(
+    project: Path, args: tuple[str, ...], loaded: str
+) -> None:
+    script = (
+        "import sys\n"
+        "from pi_memory.cli import main\n"
+        "try:\n"
+        f"    main({list(args)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "names = [m for m in sys.modules if m.startswith('pi_memory.commands.')]\n"
+        "sys.stderr.write(' '.join(sorted(names)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=True,
+    )
+    assert "    write " in proc.stdout or "usage: python -m pi_memory write" in proc.stdout
+    assert proc.stderr.split() == ([f"pi_memory.commands.{loaded}"] if loaded else [])

@@ -19,7 +19,7 @@ import sys
 from datetime import datetime
 from pathlib import Path
 from pi_memory.open_store import open_store
-store = open_store(Path(sys.argv[1]))
+store = open_store(Path(sys.argv[1])).store
 writer = sys.argv[2]
 for i in range(int(sys.argv[3])):
     store.write("project", f"Writer {writer} fact number {i} is distinct.", ["race"],
@@ -78,7 +78,7 @@ def test_concurrent_writers_lose_nothing_in_the_files_layout(
     project = tmp_path / "proj"
     project.mkdir()
     run_writers(project)
-    entries = open_store(project).read("project")
+    entries = open_store(project).store.read("project")
     distinct = {e.body for e in entries if e.keyword == "race"}
     assert distinct == {
         f"Writer {w} fact number {i} is distinct."
@@ -87,5 +87,5 @@ def test_concurrent_writers_lose_nothing_in_the_files_layout(
     }
     shared = [e for e in entries if e.keyword == "shared"]
     assert [e.seen for e in shared] == [WRITERS * PER_WRITER]
-    index = (open_store(project).directory("project") / "MEMORY.md").read_text("utf-8")
+    index = (open_store(project).store.directory("project") / "MEMORY.md").read_text("utf-8")
     assert sum(line.startswith("- [") for line in index.splitlines()) == len(entries)

@@ -269,7 +269,7 @@ def v_no_stall(store: Path, given: dict[str, Any], expected: Any) -> None:
 
 def v_unlock_flow(store: Path, capsys: pytest.CaptureFixture[str], expected: Any) -> None:
     # No lock.
-    assert unlock.run(store, yes=False, force=False, answer=None) == 0
+    assert unlock.remove(store, yes=False, force=False, answer=None) == 0
     assert capsys.readouterr().out == expected["no_lock"] + "\n"
     # An unreadable lock, confirmed: the generic question, then removed.
     write_lock(store, "not json")
@@ -279,7 +279,7 @@ def v_unlock_flow(store: Path, capsys: pytest.CaptureFixture[str], expected: Any
         asked.append(question)
         return "y"
 
-    assert unlock.run(store, yes=False, force=False, answer=agree) == 0
+    assert unlock.remove(store, yes=False, force=False, answer=agree) == 0
     assert asked == [f"{expected['confirm_title']}: {expected['confirm_other']} [y/N] "]
     assert capsys.readouterr().out.splitlines()[-1] == expected["removed"]
     # A dead holder; the lock vanishes while the person reads the question.
@@ -291,7 +291,7 @@ def v_unlock_flow(store: Path, capsys: pytest.CaptureFixture[str], expected: Any
         (store / ".lock").unlink()
         return "yes"
 
-    assert unlock.run(store, yes=False, force=False, answer=vanish) == 0
+    assert unlock.remove(store, yes=False, force=False, answer=vanish) == 0
     assert (
         expected["confirm_held"].format(
             op="dream", pid=pid, hostname=lock.this_host(), startedAt="2026-10-01T00:00:00.000Z"
@@ -302,7 +302,7 @@ def v_unlock_flow(store: Path, capsys: pytest.CaptureFixture[str], expected: Any
     # Removal that fails: a directory squats on the lock path.
     (store / ".lock").mkdir()
     (store / ".lock" / "x").write_text("x")
-    assert unlock.run(store, yes=True, force=False, answer=None) == 1
+    assert unlock.remove(store, yes=True, force=False, answer=None) == 1
     err = capsys.readouterr().err
     assert err.startswith(expected["failure"].format(message=""))
     assert len(err.splitlines()) == 1

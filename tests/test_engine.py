@@ -37,7 +37,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def store_at(project: Path) -> Store:
-    return open_store(project)
+    return open_store(project).store
 
 
 def test_layout_is_chosen_by_memory_json(layout: str, project: Path) -> None:

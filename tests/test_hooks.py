@@ -486,13 +486,13 @@ def test_the_files_layout_window_fits_the_hosts_cap(
     """Each layer's MEMORY.md window (50 lines, 16 KiB) ignored the host's cap: two full
     windows reached Codex past its 10,000 bytes and Claude Code past its 10,000 characters."""
     from pi_memory.entry import LAYERS
-    from pi_memory.hosts.lifecycle import open_context
+    from pi_memory.open_store import open_store
 
     root = make_project(tmp_path)
     config = hermetic_home / ".pi/agent/memory.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('{"layout": "files"}', "utf-8")
-    store = open_context(root)[1]
+    store = open_store(root).store
     about = "check the staging database port and the pending migrations before the release; "
     lines = "".join(
         f"- [Deploy step {i}](deploy_{i}.md) — {about * 2}部署前先检查端口\n" for i in range(60)
@@ -590,13 +590,13 @@ def test_a_misconfigured_model_initialises_nothing_and_says_why(
 ) -> None:
     """pi-memory: a required model that does not resolve initialises nothing; the person
     reads the design's notification in the host's user-visible field."""
-    from pi_memory.hosts.lifecycle import open_context
+    from pi_memory.open_store import open_store
 
     root = make_project(tmp_path)
     config = hermetic_home / ".pi/agent/memory.json"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text('{"layout": "files", "defaults": {"model": "nope/x"}}', "utf-8")
-    directory = open_context(root)[1].directory("project")
+    directory = open_store(root).store.directory("project")
     directory.mkdir(parents=True)
     (directory / "Deploy.md").write_text(
         "---\nname: Deploy\ndescription: deploy with rsync to staging\ntype: project\n"

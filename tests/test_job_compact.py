@@ -158,11 +158,11 @@ def test_nothing_usable_changes_nothing_and_is_not_asked_again_automatically(
     project: Path, hermetic_home: Path, fake_provider: FakeProvider
 ) -> None:
     from pi_memory.jobs.consolidate import due_layers
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
     configure(fake_provider, hermetic_home, "openai", consolidateEvery=5)
     before = picture(project)
-    store, _ = open_job()
+    store = open_store().store
     assert due_layers(store, 5) == ["project"]
     fake_provider.script(Say("===MERGE===\nKEEP: 20261004-dddd\nDROP: 20261004-dddd\n"))
     code, out, _ = cli("compact", "project")

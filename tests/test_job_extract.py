@@ -137,12 +137,12 @@ def test_a_timeout_is_a_model_fault_too(
     from datetime import datetime
 
     from pi_memory.jobs.extract import extract
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
     configure(fake_provider, hermetic_home, "openai")
     before = _store(project, hermetic_home)
     fake_provider.script(Hang(3))
-    store, config = open_job()
+    config, store, _, _ = open_store()
     outcome = extract(store, config, SESSION, now=datetime.now(), timeout=0.3)
     assert (outcome.ok, outcome.status) == (False, "failed")
     assert outcome.detail.startswith("the model never answered")
@@ -254,11 +254,11 @@ def test_a_failed_background_review_leaves_the_turn_to_the_command_line(
     from datetime import datetime
 
     from pi_memory.jobs.extract import extract
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
     configure(fake_provider, hermetic_home, "openai")
     fake_provider.script(*[Fail(500)] * 4)
-    store, config = open_job()
+    config, store, _, _ = open_store()
     outcome = extract(
         store, config, SESSION, now=datetime.now(), session="s-9", background=True,
         check_turn=False,

@@ -244,7 +244,7 @@ def test_killed_holder_leaves_an_abandoned_lock_that_unlock_clears(
     assert "\n" not in message
     assert (store / ".lock").exists(), "an abandoned lock is reported, never removed"
 
-    assert unlock.run(store, yes=True, force=False, answer=None) == 0
+    assert unlock.remove(store, yes=True, force=False, answer=None) == 0
     out = capsys.readouterr().out
     assert out.splitlines() == [lock.status_line(status), "Memory lock removed."]
     assert sorted(os.listdir(store)) == []
@@ -307,14 +307,14 @@ def test_unlock_refuses_a_live_holder_without_force(
     holder = Holder(store, "dream")
     try:
         before = (store / ".lock").read_bytes()
-        assert unlock.run(store, yes=True, force=False, answer=None) == 1
+        assert unlock.remove(store, yes=True, force=False, answer=None) == 1
         captured = capsys.readouterr()
         assert len(captured.err.splitlines()) == 1
         assert f"pid {holder.pid}" in captured.err
         assert "--force" in captured.err
         assert (store / ".lock").read_bytes() == before
 
-        assert unlock.run(store, yes=True, force=True, answer=None) == 0
+        assert unlock.remove(store, yes=True, force=True, answer=None) == 0
         assert not (store / ".lock").exists()
     finally:
         holder.release()
@@ -517,7 +517,7 @@ def test_unlock_without_a_terminal_or_yes_refuses_in_one_line(
     store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     raw = write_record(store, pid=dead_pid())
-    assert unlock.run(store, yes=False, force=False, answer=None) == 1
+    assert unlock.remove(store, yes=False, force=False, answer=None) == 1
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1
     assert "--yes" in captured.err
@@ -529,7 +529,7 @@ def test_unlock_declined_keeps_the_lock(
     store: Path, capsys: pytest.CaptureFixture[str], reply: str
 ) -> None:
     raw = write_record(store, pid=dead_pid())
-    assert unlock.run(store, yes=False, force=False, answer=lambda _q: reply) == 1
+    assert unlock.remove(store, yes=False, force=False, answer=lambda _q: reply) == 1
     assert capsys.readouterr().out.splitlines()[-1] == "Memory lock left in place."
     assert (store / ".lock").read_bytes() == raw
 
@@ -545,7 +545,7 @@ def test_unlock_confirmed_removes_a_foreign_hosts_lock(
         asked.append(question)
         return reply
 
-    assert unlock.run(store, yes=False, force=False, answer=ask) == 0
+    assert unlock.remove(store, yes=False, force=False, answer=ask) == 0
     assert asked == [
         "Memory lock: Remove the memory lock file? It is held by dream (pid 1 on some-other-host,"
         " started 2026-10-01T00:00:00.000Z). Only do this if no memory operation is running."
@@ -565,7 +565,7 @@ def test_unlock_that_cannot_remove_leaves_the_lock_in_place(
     # A directory squatting on the lock path cannot be unlinked.
     (store / ".lock").mkdir()
     (store / ".lock" / "x").write_text("x")
-    assert unlock.run(store, yes=True, force=False, answer=None) == 1
+    assert unlock.remove(store, yes=True, force=False, answer=None) == 1
     err = capsys.readouterr().err
     assert err.startswith("Failed to remove memory lock: ")
     assert err.count("\n") == 1

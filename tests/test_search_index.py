@@ -73,7 +73,7 @@ def seeded_store(project: Path, home: Path, seed: int) -> Store:
     rng = random.Random(seed)
     write_layer(home / ".pi/agent/memory-auto", random_entries(rng, USER, rng.randint(0, 60)))
     write_layer(project / ".pi/agent/memory-auto", random_entries(rng, PROJECT, 120))
-    return open_store(project)
+    return open_store(project).store
 
 
 def full(store: Store, query: str) -> SearchResult:
@@ -139,7 +139,7 @@ def test_the_index_is_kept_and_used(project: Path, hermetic_home: Path) -> None:
     # Damaged: rebuilt, not believed.
     for path in kept:
         path.write_bytes(path.read_bytes()[:40] + b"garbage")
-    again = open_store(project)
+    again = open_store(project).store
     assert again.search("deploy rsync", now=NOW) == full(again, "deploy rsync")
 
 
@@ -147,7 +147,7 @@ def test_a_changed_file_is_indexed_again(project: Path, hermetic_home: Path) -> 
     store = seeded_store(project, hermetic_home, 2)
     assert store.search("kubernetes", now=NOW).fallback
     written = store.write(PROJECT, "Deploy to kubernetes with helm.", ["kubernetes"], now=NOW)
-    hits = open_store(project).search("kubernetes", now=NOW).hits
+    hits = open_store(project).store.search("kubernetes", now=NOW).hits
     assert [hit.entry.id for hit in hits] == [written.entry.id]
 
 
@@ -167,7 +167,7 @@ def test_a_file_edited_behind_its_back_is_indexed_again(project: Path, hermetic_
     )
     with path.open("ab") as handle:
         handle.write(format_entry(entry).encode("utf-8"))
-    hits = open_store(project).search("zebra", now=NOW).hits
+    hits = open_store(project).store.search("zebra", now=NOW).hits
     assert [hit.entry.id for hit in hits] == ["20261101-beef"]
 
 

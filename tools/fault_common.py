@@ -117,7 +117,7 @@ def stored_bodies(home: Path, project: Path, layer: str) -> list[str]:
     from pi_memory.open_store import open_store
 
     private_env(home)
-    store = open_store(project)
+    store = open_store(project).store
     return [entry.body for entry in store.layer(layer).read()]
 
 

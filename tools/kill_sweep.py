@@ -112,7 +112,7 @@ def check(
             report["torn"] += len(bad)
             report["problems"] += [f"torn: {label}/{name}" for name in bad]
             report["temp files"] = report.get("temp files", 0) + len(list(directory.glob(".*.tmp")))
-        lock = (open_store(project).directory("project")) / ".lock"
+        lock = (open_store(project).store.directory("project")) / ".lock"
         if lock.exists():
             report["locks"] += 1
             shown = json.loads(run(["show", "--json"], project).out)
@@ -120,7 +120,7 @@ def check(
                 report["unreported"] += 1
                 report["problems"].append(f"unreported lock: {layout} {lock.read_text('utf-8')}")
             run(["unlock", "--yes", "project"], project)
-        stored = {entry.body for entry in open_store(project).layer("project").read()}
+        stored = {entry.body for entry in open_store(project).store.layer("project").read()}
         missing = acked[layout] - stored
         report["lost"] += len(missing)
         report["problems"] += [f"lost: {layout} {body}" for body in sorted(missing)]

@@ -94,7 +94,7 @@ def stress(layout: str, processes: int, writes: int, seed: int, root: Path) -> d
     private_env(home)
     from pi_memory.open_store import open_store
 
-    entries = open_store(project).layer("project").read()
+    entries = open_store(project).store.layer("project").read()
     stored = Counter(entry.body for entry in entries)
     shared_seen = sum(entry.seen for entry in entries if entry.body == SHARED)
     torn_files = [

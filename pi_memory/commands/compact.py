@@ -6,6 +6,17 @@ touched and the command says what to configure.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pi_memory.commands.rebuild import add_layer_arguments
+
+    add_layer_arguments(parser, "compact")
+
 
 def compact_ready() -> bool:
     """Whether ``compact`` can run a round here (its model resolves); ``show`` advises it then."""
@@ -14,22 +25,22 @@ def compact_ready() -> bool:
     from pi_memory.errors import PiMemoryError
     from pi_memory.jobs import CONSOLIDATE_TASK
     from pi_memory.model.client import resolve
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
     try:
-        _, config = open_job()
+        config = open_store().config
         resolve(config, CONSOLIDATE_TASK, os.environ)
     except PiMemoryError:
         return False
     return True
 
 
-def run_compact(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
+def run(args: argparse.Namespace) -> int:
     from pi_memory.commands.job_output import report
+    from pi_memory.commands.rebuild import needs_layer
     from pi_memory.jobs.consolidate import compact
-    from pi_memory.open_store import open_job
-    from pi_memory.store import parse_layer
+    from pi_memory.open_store import open_store
 
-    name = parse_layer(layer)
-    store, config = open_job()
-    return report(compact(store, config, name, dry_run=dry_run), as_json=as_json)
+    name = needs_layer(args)
+    config, store, _, _ = open_store()
+    return report(compact(store, config, name, dry_run=args.dry_run), as_json=args.json)

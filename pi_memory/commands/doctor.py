@@ -7,23 +7,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import argparse
+
     from pi_memory.doctor import Report
 
 
-def run_doctor(*, as_json: bool, offline: bool) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--offline", action="store_true", help="send no request to any provider")
+
+
+def run(args: argparse.Namespace) -> int:
     """0 when nothing is wrong, 1 when at least one problem was found."""
-    from pi_memory.config.load import load_for
     from pi_memory.doctor import diagnose
-    from pi_memory.open_store import settings_from
+    from pi_memory.open_store import open_store
     from pi_memory.output import write_line
 
     cwd = Path(os.getcwd())
-    loaded = load_for(cwd, os.environ)
     # A broken value falls back to its default, so the layers are still where they are.
-    dirs = settings_from(loaded.config, cwd).dirs
-    report = diagnose(loaded, dirs, os.environ, offline=offline)
+    _, store, _, loaded = open_store(cwd, warn=False)
+    report = diagnose(loaded, store.settings.dirs, os.environ, offline=args.offline)
     report = with_hooks(report, cwd)
-    if as_json:
+    if args.json:
         import json
 
         write_line(json.dumps(to_json(report)))

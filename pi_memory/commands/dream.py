@@ -8,7 +8,10 @@ never waits on its stdin. ``--dry-run`` writes nothing and never asks.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import argparse
 
 CONFIRM: Final = (
     "Dream: let the model tidy the {layer} memory at {directory}? It may merge, rewrite,"
@@ -18,19 +21,33 @@ DECLINED: Final = "Dream cancelled: nothing changed."
 NO_TERMINAL: Final = "dream: nothing changed: no terminal to ask for confirmation on — pass --yes"
 
 
-def run_dream(*, layer: str, dry_run: bool, as_json: bool, yes: bool) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="ask, but write nothing")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "layer",
+        nargs="?",
+        default="project",
+        metavar="LAYER",
+        help="user|project (default: project)",
+    )
+    parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+
+
+def run(args: argparse.Namespace) -> int:
     from datetime import datetime, timezone
 
     from pi_memory.commands.confirm import confirmed, terminal_answer
     from pi_memory.commands.job_output import report
     from pi_memory.jobs.dream import dream
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
     from pi_memory.output import error_line, write_line
     from pi_memory.store import parse_layer
 
-    name = parse_layer(layer)
-    store, config = open_job()
-    if not (yes or dry_run):
+    name = parse_layer(args.layer)
+    dry_run: bool = args.dry_run
+    config, store, _, _ = open_store()
+    if not (args.yes or dry_run):
         answer = terminal_answer()
         if answer is None:
             error_line(NO_TERMINAL)
@@ -39,4 +56,4 @@ def run_dream(*, layer: str, dry_run: bool, as_json: bool, yes: bool) -> int:
             write_line(DECLINED)
             return 1
     outcome = dream(store, config, name, now=datetime.now(timezone.utc), dry_run=dry_run)
-    return report(outcome, as_json=as_json)
+    return report(outcome, as_json=args.json)

@@ -30,37 +30,55 @@ description comes back derived from its body; an empty ``src:`` becomes
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    import argparse
+
     from pi_memory.plan import ImportOutcome
-    from pi_memory.store import Settings
+    from pi_memory.store import Store
 
 KEEP: Final = "keep"
 REPLACE: Final = "replace"
 ON_CONFLICT: Final = (KEEP, REPLACE)
 
 
-def run_import(*, source: str, target: str, layer: str, on_conflict: str = KEEP) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pi_memory.config.schema import LAYOUTS
+
+    parser.add_argument("--from", dest="source", required=True, choices=LAYOUTS)
+    parser.add_argument("--to", dest="target", required=True, choices=LAYOUTS)
+    parser.add_argument(
+        "--on-conflict",
+        default=KEEP,
+        choices=ON_CONFLICT,
+        help="an id already in the destination with different content: keep the "
+        "destination's copy (default) or replace it with the source's",
+    )
+    parser.add_argument("layer", metavar="LAYER", help="user|project")
+
+
+def run(args: argparse.Namespace) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.output import write_line
-    from pi_memory.store import Store, parse_layer
+    from pi_memory.store import parse_layer
 
+    source: str = args.source
+    target: str = args.target
+    on_conflict: str = args.on_conflict
     if source == target:
         raise UsageError(f"--from and --to are both {source}: import converts between layouts")
     if on_conflict not in ON_CONFLICT:
         raise UsageError(f"--on-conflict is {KEEP} or {REPLACE}, not {on_conflict!r}")
-    name = parse_layer(layer)
-    src_settings, dst_settings = _settings_pair(source, target)
-    src_dir, dst_dir = src_settings.dirs[name], dst_settings.dirs[name]
+    name = parse_layer(args.layer)
+    src_store, dst_store = _store_pair(source, target)
+    src_dir, dst_dir = src_store.directory(name), dst_store.directory(name)
     # The layer's memories in the source's order, each carrying what only its layout has.
-    entries = Store(src_settings).layer(name).read() if src_dir.is_dir() else []
+    entries = src_store.layer(name).read() if src_dir.is_dir() else []
     if not entries:
         write_line(f"nothing to import: no {name} memories in {source} {src_dir}")
         return 0
-    outcome = Store(dst_settings).import_entries(name, entries, replace=on_conflict == REPLACE)
+    outcome = dst_store.import_entries(name, entries, replace=on_conflict == REPLACE)
     retry = f"python -m pi_memory import --from {source} --to {target} --on-conflict replace {name}"
     for line in describe_import(outcome, f"{source} {src_dir}", f"{target} {dst_dir}", retry):
         write_line(line)
@@ -83,16 +101,12 @@ def describe_import(outcome: ImportOutcome, source: str, target: str, retry: str
     return lines
 
 
-def _settings_pair(source: str, target: str) -> tuple[Settings, Settings]:
-    from pi_memory.config.load import load_for
+def _store_pair(source: str, target: str) -> tuple[Store, Store]:
+    """The layers' directories opened in each layout; a broken memory.json stops the copy."""
     from pi_memory.errors import ConfigError
-    from pi_memory.open_store import settings_from
+    from pi_memory.open_store import open_store
 
-    cwd = Path(os.getcwd())
-    loaded = load_for(cwd, os.environ)
-    if loaded.errors:
-        raise ConfigError("memory.json: " + "; ".join(loaded.errors))
-    return (
-        settings_from(loaded.config._replace(layout=source), cwd),
-        settings_from(loaded.config._replace(layout=target), cwd),
-    )
+    opened = open_store(other_layout=source, warn=False)
+    if opened.loaded.errors:
+        raise ConfigError("memory.json: " + "; ".join(opened.loaded.errors))
+    return opened.store, open_store(other_layout=target, warn=False).store

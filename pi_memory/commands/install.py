@@ -11,11 +11,35 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pi_memory.hosts.install import Change, current_launcher, plan
 from pi_memory.hosts.install_plan import Locations
 
+if TYPE_CHECKING:
+    import argparse
+
 BACKUP_SUFFIX = ".pi_memory.bak"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``install`` and ``uninstall`` take the same arguments (``install`` also ``--pyz``)."""
+    from pi_memory.hosts.registry import NAMES as HOSTS
+
+    parser.add_argument("host", metavar="HOST", choices=HOSTS)
+    parser.add_argument("--scope", default="user", choices=("user", "project"))
+    parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
+    if parser.prog.endswith(" install"):
+        parser.add_argument(
+            "--pyz",
+            metavar="PATH",
+            help="run the single-file build at PATH instead of this package",
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    pyz: str | None = getattr(args, "pyz", None)
+    return run_install(args.command, args.host, args.scope, args.dry_run, pyz)
 
 
 def read_file(path: Path) -> bytes | None:

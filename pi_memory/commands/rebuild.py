@@ -13,18 +13,53 @@ first (:mod:`pi_memory.jobs.rekey`), 12 memories per call.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def run_rebuild(*, layer: str, dry_run: bool = False, as_json: bool = False) -> int:
+if TYPE_CHECKING:
+    import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_layer_arguments(parser, "rebuild")
+
+
+def add_layer_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    """The one layer ``rebuild`` and ``compact`` work on; :func:`needs_layer` checks it."""
+    # argparse would say only "required"; needs_layer says why one layer.
+    parser.usage = f"python -m pi_memory {command} [-h] [--dry-run] [--json] LAYER"
+    parser.add_argument(
+        "layer", nargs="?", metavar="LAYER", help="user|project: the one layer to work on"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="ask, but write nothing")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def needs_layer(args: argparse.Namespace) -> str:
+    """The layer given, or why there must be one."""
+    from pi_memory.errors import UsageError
+    from pi_memory.store import parse_layer
+
+    if args.layer is None:
+        raise UsageError(
+            f"{args.command} needs a layer: python -m pi_memory {args.command} user|project "
+            "(it never touches both layers at once)"
+        )
+    return parse_layer(args.layer)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_rebuild(needs_layer(args), dry_run=args.dry_run, as_json=args.json)
+
+
+def run_rebuild(name: str, *, dry_run: bool, as_json: bool) -> int:
     import json
 
     from pi_memory.jobs import CONSOLIDATE_TASK
     from pi_memory.model.client import model_name
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
     from pi_memory.output import write_line
-    from pi_memory.store import parse_layer
 
-    name = parse_layer(layer)
-    store, config = open_job()
+    config, store, _, _ = open_store()
     if model_name(config, CONSOLIDATE_TASK):
         from pi_memory.commands.job_output import report as report_outcome
         from pi_memory.jobs.rekey import rekey

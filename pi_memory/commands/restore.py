@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    import argparse
+
     from pi_memory.layouts.protocol import MemoryTool
 
 NOTHING_DELETED: Final = (
@@ -20,14 +22,22 @@ NOTHING_DELETED: Final = (
 )
 
 
-def run_restore(*, layer: str, name: str | None) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--layer", default="project", help="user|project (default: project)")
+    parser.add_argument(
+        "name", nargs="?", metavar="NAME", help="the memory's name or file; without it, list"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.open_store import open_store
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer
 
-    store = open_store()
-    which = parse_layer(layer)
+    name: str | None = args.name
+    store = open_store().store
+    which = parse_layer(args.layer)
     try:
         tool = store.layer(which).memory_tool()
     except UsageError:

@@ -6,7 +6,37 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import argparse
+
     from pi_memory.retrieval import SearchResult
+
+MODES = """modes:
+  keyword  (default) memories that contain any word of QUERY, best match first;
+           when nothing matches, the newest memories are listed and marked so
+  tag      memories filed under exactly this keyword (as the index shows it:
+           '#deploy (2)' and 'deploy' both work)
+  recent   the newest memories, QUERY ignored
+  all      every memory, matches first and then the newest
+  id       one memory by its id (YYYYMMDD-xxxx); an id-shaped QUERY does this in
+           every mode
+Superseded memories come last, outdated ones are labelled.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = MODES
+    parser.add_argument(
+        "--mode",
+        default="keyword",
+        choices=("keyword", "tag", "recent", "all", "id"),
+        help="how QUERY is matched (default: keyword; see below)",
+    )
+    parser.add_argument("--page", type=int, default=1, help="result page, 10 a page (default: 1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("query", nargs="*", metavar="QUERY", help="words, a keyword or a memory id")
 
 
 def search_json(result: SearchResult) -> dict[str, object]:
@@ -38,7 +68,7 @@ def search_json(result: SearchResult) -> dict[str, object]:
     }
 
 
-def run_search(*, query: Sequence[str], mode: str, page: int, as_json: bool) -> int:
+def run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from pi_memory.errors import UsageError
@@ -46,10 +76,12 @@ def run_search(*, query: Sequence[str], mode: str, page: int, as_json: bool) -> 
     from pi_memory.output import write, write_line
     from pi_memory.retrieval import render_search
 
-    if page < 1:
+    query: Sequence[str] = args.query
+    if args.page < 1:
         raise UsageError("--page counts from 1")
-    result = open_store().search(" ".join(query), mode=mode, page=page, now=datetime.now())
-    if as_json:
+    store = open_store().store
+    result = store.search(" ".join(query), mode=args.mode, page=args.page, now=datetime.now())
+    if args.json:
         import json
 
         write_line(json.dumps(search_json(result)))  # ASCII: lossless on any terminal or pipe

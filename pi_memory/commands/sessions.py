@@ -3,6 +3,46 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pi_memory.hosts.registry import NAMES as HOSTS
+
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
+    found = actions.add_parser("search", help="find sessions by content, newest first")
+    found.add_argument("query", nargs="+", metavar="QUERY")
+    found.add_argument(
+        "--host",
+        action="append",
+        choices=HOSTS,
+        help="only this agent's sessions (repeatable; default: all)",
+    )
+    found.add_argument("--project", default="", help="only sessions whose directory contains this")
+    found.add_argument("--limit", type=int, default=10, help="matching sessions to show (10)")
+    found.add_argument(
+        "--max-sessions", type=int, default=500, help="sessions to look at, newest first (500)"
+    )
+    found.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pi_memory.errors import UsageError
+    from pi_memory.hosts.registry import NAMES as HOSTS
+
+    if args.action != "search":
+        raise UsageError("usage: python -m pi_memory sessions search QUERY...")
+    return run_sessions_search(
+        args.query,
+        hosts=args.host or HOSTS,
+        project=args.project,
+        limit=args.limit,
+        max_sessions=args.max_sessions,
+        as_json=args.json,
+    )
 
 
 def run_sessions_search(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pi_memory.entry import LAYERS, USER, Entry
 
 if TYPE_CHECKING:
+    import argparse
     from pathlib import Path
 
     from pi_memory.detect.health import LayerHealth
@@ -202,13 +203,19 @@ def view_json(view: LayerView) -> dict[str, Any]:
     }
 
 
-def run_show(*, as_json: bool) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
     import os
 
     from pi_memory.config.models import model_config_errors
-    from pi_memory.open_store import load_for_show
+    from pi_memory.open_store import open_store
 
-    loaded, store = load_for_show()
+    # show reports the settings it could not use as notes, not as warnings.
+    _, store, _, loaded = open_store(warn=False)
+    as_json: bool = args.json
     # A value that could not be used fell back to its default: a note, not a misconfiguration.
     problems = model_config_errors(loaded.config, os.environ)
     lines = ["Memory: misconfigured", *(f"- {p}" for p in problems)] if problems else []

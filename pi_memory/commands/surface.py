@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prompt", required=True, help="the user's prompt ('-' reads stdin)")
+    parser.add_argument("--session", help="session id: skip and remember what it was shown")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
     """Print the ``<relevant_memories>`` block (nothing when nothing is relevant).
 
     With ``--session`` the session's already surfaced memories are skipped and
@@ -15,15 +24,17 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
     import sys
 
     from pi_memory.errors import UsageError
-    from pi_memory.hosts.lifecycle import open_context
+    from pi_memory.open_store import open_store
     from pi_memory.output import write, write_line
     from pi_memory.session import moments, state
     from pi_memory.surfacing import limits, surface
 
+    prompt: str = args.prompt
+    session: str | None = args.session
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():
         raise UsageError("surface needs a non-empty --prompt")
-    config, store = open_context(Path(os.getcwd()))
+    config, store, _, _ = open_store(warn=False)
     loaded = state.load(session) if session else state.SessionState()
     found = surface(
         store.read_all(),
@@ -36,7 +47,7 @@ def run_surface(*, prompt: str, session: str | None, as_json: bool) -> int:
     )
     if session and found.ids:
         state.save(session, loaded, moments.surfaced(loaded, found.ids))
-    if as_json:
+    if args.json:
         import json
 
         write_line(json.dumps({"ids": list(found.ids), "via": found.via, "text": found.text}))

@@ -40,11 +40,11 @@ def _strings(args: Mapping[str, Any], key: str) -> list[str]:
 
 def memory_write(args: Mapping[str, Any]) -> tuple[bool, str]:
     from pi_memory.commands.write import consolidate_if_due, describe_write
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
     keywords = _strings(args, "keywords") or _strings(args, "keyword")
-    store, config = open_job()
+    config, store, _, _ = open_store()
     outcome = store.write(
         parse_layer(_text(args, "layer", default="project")),
         _text(args, "body", required=True),
@@ -68,7 +68,8 @@ def memory_search(args: Mapping[str, Any]) -> tuple[bool, str]:
     mode = _text(args, "mode", default="keyword")
     if mode not in ("keyword", "tag", "recent", "all", "id"):
         raise ToolArgumentError('"mode" is one of keyword, tag, recent, all, id')
-    result = open_store().search(_text(args, "query"), mode=mode, page=page, now=datetime.now())
+    store = open_store().store
+    result = store.search(_text(args, "query"), mode=mode, page=page, now=datetime.now())
     return True, render_search(result)
 
 
@@ -78,10 +79,10 @@ def memory(args: Mapping[str, Any]) -> tuple[bool, str]:
     from pi_memory.config.messages import tool_unavailable_message
     from pi_memory.entry import PROJECT
     from pi_memory.memory_tool import run_memory_tool
-    from pi_memory.open_store import SHOW_COMMAND, misconfiguration, open_job
+    from pi_memory.open_store import SHOW_COMMAND, misconfiguration, open_store
     from pi_memory.store import parse_layer
 
-    store, config = open_job()
+    config, store, _, _ = open_store()
     store.layer(PROJECT).memory_tool()  # a layout without the tool says so before anything else
     errors = misconfiguration(config, store, os.environ)
     if errors:

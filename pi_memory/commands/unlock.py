@@ -10,11 +10,14 @@ the one that was shown.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from pi_memory import output
 from pi_memory.commands.confirm import Answer, confirmed, terminal_answer
 from pi_memory.fs import lock
+
+if TYPE_CHECKING:
+    import argparse
 
 NO_LOCK: Final = "No lock present."
 CONFIRM_TITLE: Final = "Memory lock"
@@ -28,20 +31,32 @@ CONFIRM_OTHER: Final = (
 REMOVED: Final = "Memory lock removed."
 DECLINED: Final = "Memory lock left in place."
 FAILURE: Final = "Failed to remove memory lock: {message}"
-#: For the caller that resolves the store directory before calling :func:`run`.
+#: For the caller that resolves the store directory before calling :func:`remove`.
 RESOLVE_FAILURE: Final = "Failed to resolve memory dir: {message}"
 
 
-def run_unlock(*, layer: str, yes: bool, force: bool) -> int:
-    """The command line: pick the layer's directory, ask on a terminal, then :func:`run`."""
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    parser.add_argument("--force", action="store_true", help="remove even a live holder's lock")
+    parser.add_argument(
+        "layer",
+        nargs="?",
+        default="project",
+        metavar="LAYER",
+        help="user|project (default: project)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """The command line: pick the layer's directory, ask on a terminal, then :func:`remove`."""
     from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
-    directory = open_store().directory(parse_layer(layer))
-    return run(directory, yes=yes, force=force, answer=terminal_answer())
+    directory = open_store().store.directory(parse_layer(args.layer))
+    return remove(directory, yes=args.yes, force=args.force, answer=terminal_answer())
 
 
-def run(
+def remove(
     directory: Path,
     *,
     yes: bool,

@@ -6,8 +6,32 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import argparse
+
     from pi_memory.config.schema import Config
     from pi_memory.store import Store, WriteOutcome
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--layer", default="project", help="user|project (default: project)")
+    parser.add_argument("--file", help="category file, e.g. DECISIONS.md (categories layout)")
+    parser.add_argument(
+        "--keyword",
+        action="append",
+        default=[],
+        required=True,
+        help="the memory's one keyword (extras are ignored)",
+    )
+    parser.add_argument(
+        "--supersedes",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="id of a memory this one replaces (repeatable)",
+    )
+    parser.add_argument("--src", default="user", help="who wrote it (default: user)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("body", nargs="+", metavar="BODY", help="the memory text ('-' reads stdin)")
 
 
 def describe_write(outcome: WriteOutcome) -> str:
@@ -61,36 +85,28 @@ def write_json(outcome: WriteOutcome) -> dict[str, object]:
     }
 
 
-def run_write(
-    *,
-    layer: str,
-    file: str | None,
-    keywords: Sequence[str],
-    supersedes: Sequence[str],
-    src: str,
-    body: Sequence[str],
-    as_json: bool,
-) -> int:
+def run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer
     from pi_memory.utf8 import read_stdin
 
+    body: Sequence[str] = args.body
     text = read_stdin() if list(body) == ["-"] else " ".join(body)
-    store, config = open_job()
+    config, store, _, _ = open_store()
     outcome = store.write(
-        parse_layer(layer),
+        parse_layer(args.layer),
         text,
-        keywords,
+        args.keyword,
         now=datetime.now(),
-        file=file,
-        supersedes=supersedes,
-        src=src,
+        file=args.file,
+        supersedes=args.supersedes,
+        src=args.src,
     )
     consolidate_if_due(store, config)
-    if as_json:
+    if args.json:
         import json
 
         write_line(json.dumps(write_json(outcome)))  # ASCII: lossless on any terminal or pipe

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.hosts.host import Host
     from pi_memory.jobs.records import JobRecord
+    from pi_memory.open_store import Opened
     from pi_memory.session.state import SessionState
     from pi_memory.store import Store
     from pi_memory.surfacing import Corpus, Surfaced
@@ -82,24 +83,11 @@ def run(event: HookEvent) -> Answer:
     return handler(event)
 
 
-def open_context(cwd: Path) -> tuple[Config, Store]:
-    """The configuration and the store of ``cwd``; an unusable setting has its default."""
-    config, store, _ = open_context_warned(cwd)
-    return config, store
-
-
-def open_context_warned(cwd: Path) -> tuple[Config, Store, list[str]]:
-    """:func:`open_context` and one line per setting that fell back to its default and
-    per layer refused here (session start says them in ``systemMessage``)."""
-    from pi_memory.config.load import load_for
-    from pi_memory.open_store import setting_warnings, settings_from
-    from pi_memory.store import Store
-
-    loaded = load_for(cwd, os.environ)
-    settings = settings_from(loaded.config, cwd)
-    warnings = [f"pi_memory: {line}" for line in setting_warnings(loaded)]
-    warnings += [f"pi_memory: {why}" for why in settings.unavailable.values()]
-    return loaded.config, Store(settings), warnings
+def setting_notes(opened: Opened) -> list[str]:
+    """One line per setting that fell back to its default and per layer refused here
+    (session start says them in ``systemMessage``)."""
+    notes = [f"pi_memory: {line}" for line in opened.warnings]
+    return notes + [f"pi_memory: {why}" for why in opened.store.settings.unavailable.values()]
 
 
 def _host(event: HookEvent) -> Host:
@@ -161,12 +149,19 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
                 if known is None:
                     from pi_memory.surfacing import corpus
 
-                    known = corpus(open_context(event.cwd)[1].read_all())
+                    known = corpus(_open(event.cwd).store.read_all())
                     fastpath.add_corpus(event.cwd, known)
                 return known
 
-            return Known(note, cached_corpus, lambda: open_context(event.cwd)[0])
+            return Known(note, cached_corpus, lambda: _open(event.cwd).config)
     return _full(event, day, refresh)
+
+
+def _open(cwd: Path) -> Opened:
+    """The store of ``cwd``; the hook says unusable settings its own way (:func:`setting_notes`)."""
+    from pi_memory.open_store import open_store
+
+    return open_store(cwd, warn=False)
 
 
 def _full(event: HookEvent, day: str, refresh: bool) -> Known:
@@ -176,7 +171,8 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     from pi_memory.store import Store
     from pi_memory.surfacing import corpus, limits, model_available
 
-    config, store, notes = open_context_warned(event.cwd)
+    opened = _open(event.cwd)
+    config, store, notes = opened.config, opened.store, setting_notes(opened)
     from pi_memory.open_store import misconfiguration
 
     errors = misconfiguration(config, store, os.environ)

@@ -22,9 +22,9 @@ def run_job(record: JobRecord) -> str:
     from pathlib import Path
 
     from pi_memory.jobs.records import CONSOLIDATE, HANDOFF
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
-    store, config = open_job(Path(record.cwd))
+    config, store, _, _ = open_store(Path(record.cwd))
     if record.kind == CONSOLIDATE:
         from pi_memory.jobs.consolidate import compact
 

@@ -205,10 +205,10 @@ def execute(record: JobRecord) -> str:
 def _consolidate_after(record: JobRecord) -> None:
     """An extraction rebuilt the index: a layer it brought to the threshold is due now.
     The extraction's work is done whatever happens here, so a failure is only logged."""
-    from pi_memory.open_store import open_job
+    from pi_memory.open_store import open_store
 
     try:
-        store, config = open_job(Path(record.cwd))
+        config, store, _, _ = open_store(Path(record.cwd))
         schedule_due_rounds(store, config.consolidate_every, Path(record.cwd))
     except Exception as exc:
         from pi_memory.error_handler import log_exception
