@@ -9,7 +9,9 @@ Deliberate choices:
 
 - A closing bracket without an opener is fine: ``1) build 2) test`` and ``:)``
   are ordinary prose, and cutting text short never adds a closer.
-- Brackets inside code are not counted (``f(x`` in code is the code's business).
+- Brackets inside code are not counted (``f(x`` in code is the code's business),
+  nor the ``[`` or ``]`` that introduces a terminal escape sequence (``ESC [``,
+  ``ESC ]``): calling such a body truncated would hide what is odd about it.
 - A trailing colon counts as cut off: a memory that ends in ``Run these
   first:`` lost the list it announced. So do a trailing comma, semicolon,
   backslash, opening bracket or opening quote.
@@ -75,7 +77,7 @@ def _find_run(text: str, start: int, run: int) -> int:
 
 def _unclosed_bracket(prose: str) -> str | None:
     stack: list[str] = []
-    for char in prose:
+    for char in prose.replace("\x1b[", "\x1b").replace("\x1b]", "\x1b"):
         if char in _PAIRS:
             stack.append(char)
         elif char in _CLOSERS and stack and stack[-1] == _CLOSERS[char]:

@@ -67,3 +67,18 @@ def test_long_text_with_many_spans_is_linear() -> None:
     text = "word `code` " * 20000 + "end."
     assert truncation_issue(text) is None
     assert truncation_issue(text + " `open") == "unclosed code span (` is never closed)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Errors print in \x1b[31mred\x1b[0m.",  # CSI: ESC [ is no bracket
+        "The title is set with \x1b]0;name\x07 by the shell.",  # OSC: ESC ] closes nothing
+    ],
+)
+def test_a_terminal_escape_is_not_a_bracket(text: str) -> None:
+    """ESC [ and ESC ] introduce a terminal escape sequence; reporting one as an unbalanced
+    bracket called a complete body "truncated" and hid why it was odd."""
+    assert truncation_issue(text) is None
+    # Nor does an escape's bracket close a real one.
+    assert truncation_issue("[" + text) == "unbalanced '[': opened and never closed"
