@@ -475,8 +475,10 @@ def _header(result: SearchResult) -> str:
     query = " ".join(result.query.split())
     if query:
         parts.append(f'query: "{query}"')
-    parts.append(_plural(result.total, "result"))
-    parts.append(f"page {result.page}/{result.pages}")
+    # The newest memories listed when nothing matched are no results of this query.
+    parts.append(_plural(0 if result.fallback else result.total, "result"))
+    if result.page <= result.pages:  # a page past the end says so below, unnumbered
+        parts.append(f"page {result.page}/{result.pages}")
     return " · ".join(parts)
 
 
@@ -496,7 +498,7 @@ def render_search(result: SearchResult) -> str:
     if result.total == 0:
         lines.append(_empty_note(result))
     elif result.fallback:
-        lines.append("no match — newest entries shown")
+        lines.append(f"no match — the newest memories instead ({result.total} in all)")
     if result.total and not result.hits:
         lines.append(f"nothing on page {result.page} — {_plural(result.pages, 'page')} in all")
     for hit in result.hits:

@@ -652,3 +652,19 @@ def test_render_crlf_body_has_no_carriage_returns() -> None:
     text = render_search(search([entry], "line", now=NOW))
     assert "\r" not in text
     assert "  line one\n  line two\n" in text
+
+
+def test_a_page_past_the_end_is_not_numbered_as_one_of_them() -> None:
+    """``search --mode recent --page 2`` of a one-page store printed ``page 2/1``."""
+    entries = [make("20260901-0001", "deploy", days=1)]
+    header, note = render_search(search(entries, "", mode="recent", page=2, now=NOW)).split("\n")[:2]
+    assert "page 2/1" not in header and "/" not in header.rsplit("·", 1)[-1]
+    assert note == "nothing on page 2 — 1 page in all"
+
+
+def test_a_fallback_header_counts_no_results() -> None:
+    """When nothing matched, the newest memories listed instead are not results."""
+    entries = [make(f"20260901-000{i}", f"note {i}", days=i) for i in range(1, 4)]
+    header, note = render_search(search(entries, "kubernetes", now=NOW)).split("\n")[:2]
+    assert " · 0 results · " in header
+    assert note == "no match — the newest memories instead (3 in all)"
