@@ -167,14 +167,17 @@ def rebuild_index(raw: str, entries: Sequence[IndexLine]) -> RebuiltIndex:
     """A fresh index for ``entries`` (already in order) under the handwritten header.
 
     The header is every line before the first recognised entry line, with its
-    trailing blank lines dropped; without one it is ``# Memory Index`` and a
-    blank line. Old entry lines and everything after them are regenerated.
+    trailing blank lines dropped; without one, or when it is only the default
+    title, it is ``# Memory Index`` and a blank line (as a new index starts). Old
+    entry lines and everything after them are regenerated, so one run settles.
     """
     parsed = parse_entry_index(raw)
     end = parsed.entries[0].line_no if parsed.entries else len(parsed.lines)
     header = list(parsed.lines[:end])
     while header and is_blank(header[-1]):
         header.pop()
-    effective = header or list(DEFAULT_HEADER)
+    if header in ([], list(DEFAULT_HEADER[:1])):
+        header = list(DEFAULT_HEADER)  # not handwritten: its blank line stays
+    effective = header
     lines = effective + [format_index_line(e.name, e.file, e.description) for e in entries]
     return RebuiltIndex(_join_lines(lines), len(entries), len(effective))
