@@ -59,7 +59,7 @@ from pi_memory.staleness import (
     stale_cutoff,
     stale_label,
 )
-from pi_memory.text import HAN_CLASS
+from pi_memory.text import HAN_CLASS, counted
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
@@ -466,17 +466,13 @@ def render_hit(hit: Hit) -> list[str]:
     return lines
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 def _header(result: SearchResult) -> str:
     parts = [f"memory search — mode: {result.mode}"]
     query = " ".join(result.query.split())
     if query:
         parts.append(f'query: "{query}"')
     # The newest memories listed when nothing matched are no results of this query.
-    parts.append(_plural(0 if result.fallback else result.total, "result"))
+    parts.append(counted(0 if result.fallback else result.total, "result"))
     if result.page <= result.pages:  # a page past the end says so below, unnumbered
         parts.append(f"page {result.page}/{result.pages}")
     return " · ".join(parts)
@@ -500,7 +496,7 @@ def render_search(result: SearchResult) -> str:
     elif result.fallback:
         lines.append(f"no match — the newest memories instead ({result.total} in all)")
     if result.total and not result.hits:
-        lines.append(f"nothing on page {result.page} — {_plural(result.pages, 'page')} in all")
+        lines.append(f"nothing on page {result.page} — {counted(result.pages, 'page')} in all")
     for hit in result.hits:
         lines.append("")
         lines.extend(render_hit(hit))

@@ -24,6 +24,7 @@ __all__ = [
     "HAN_RANGES",
     "JS_SPACE",
     "JS_SPACE_CLASS",
+    "counted",
     "cut_utf8",
     "is_blank",
     "is_han",
@@ -54,6 +55,12 @@ HAN_RANGES: Final = (
 )
 #: :data:`HAN_RANGES` as the body of a regular-expression character class.
 HAN_CLASS: Final = "".join(f"{chr(low)}-{chr(high)}" for low, high in HAN_RANGES)
+
+
+def counted(count: int, one: str, many: str = "") -> str:
+    """``1 memory``, ``2 memories``: a count and its noun in agreement (``many``
+    defaults to ``one`` + ``s``)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def js_trim(text: str) -> str:

@@ -63,3 +63,38 @@ def test_categories_layout_rebuild_restores_a_hand_edited_index(tmp_path: Path) 
     )
     assert index.read_text("utf-8") == generated
     assert call("rebuild", "project", cwd=work).out.endswith("· MEMORY.md unchanged\n")
+
+
+def _tree(directory: Path) -> dict[str, bytes]:
+    """Every file of a layer but its rollback points, as bytes."""
+    return {
+        str(path.relative_to(directory)): path.read_bytes()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file() and ".backups" not in path.relative_to(directory).parts
+    }
+
+
+def test_one_rebuild_of_the_files_layout_settles(hermetic_home: Path, tmp_path: Path) -> None:
+    """A second run changed the index again: the default header's blank line, written by
+    the first, was dropped as a handwritten header's trailing blank by the second."""
+    user_config(hermetic_home, {"layout": "files"})
+    work = tmp_path / "work"
+    work.mkdir()
+    for name, content in (("Deploy", "Ship on Tuesdays."), ("Tests", "Use a real database.")):
+        assert tool("memory", work, action="add", name=name, content=content)["ok"]
+    directory = _files_project_dir(hermetic_home)
+    (directory / "MEMORY.md").unlink()  # lost: the rebuild writes it from the memories
+    first = call("rebuild", "project", cwd=work)
+    assert first.code == 0, first.err
+    settled = _tree(directory)
+    again = call("rebuild", "project", cwd=work)
+    assert again.out.endswith("· MEMORY.md unchanged\n")
+    assert _tree(directory) == settled
+
+
+def test_rebuild_counts_one_memory_as_one(hermetic_home: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    assert call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=work).code == 0
+    run = call("rebuild", "project", cwd=work)
+    assert run.out.startswith("rebuilt project layer: 1 memory · "), run.out

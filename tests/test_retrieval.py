@@ -657,7 +657,9 @@ def test_render_crlf_body_has_no_carriage_returns() -> None:
 def test_a_page_past_the_end_is_not_numbered_as_one_of_them() -> None:
     """``search --mode recent --page 2`` of a one-page store printed ``page 2/1``."""
     entries = [make("20260901-0001", "deploy", days=1)]
-    header, note = render_search(search(entries, "", mode="recent", page=2, now=NOW)).split("\n")[:2]
+    header, note = render_search(search(entries, "", mode="recent", page=2, now=NOW)).split("\n")[
+        :2
+    ]
     assert "page 2/1" not in header and "/" not in header.rsplit("·", 1)[-1]
     assert note == "nothing on page 2 — 1 page in all"
 

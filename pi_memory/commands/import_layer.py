@@ -87,7 +87,10 @@ def run(args: argparse.Namespace) -> int:
 
 def describe_import(outcome: ImportOutcome, source: str, target: str, retry: str) -> list[str]:
     """What an import did, every memory of the source counted once."""
-    lines = [f"imported {outcome.new} new memories from {source} to {target}"]
+    from pi_memory.text import counted
+
+    new = counted(outcome.new, "new memory", "new memories")
+    lines = [f"imported {new} from {source} to {target}"]
     if outcome.identical:
         lines.append(f"  {outcome.identical} already there and identical: skipped")
     if outcome.differing:

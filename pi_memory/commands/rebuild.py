@@ -58,6 +58,7 @@ def run_rebuild(name: str, *, dry_run: bool, as_json: bool) -> int:
     from pi_memory.model.client import model_name
     from pi_memory.open_store import open_store
     from pi_memory.output import write_line
+    from pi_memory.text import counted
 
     config, store, _, _ = open_store()
     if model_name(config, CONSOLIDATE_TASK):
@@ -74,8 +75,9 @@ def run_rebuild(name: str, *, dry_run: bool, as_json: bool) -> int:
     entries = store.read(name)
     live = sum(1 for entry in entries if entry.live)
     retired = f" (+{len(entries) - live} superseded)" if len(entries) > live else ""
+    memories = counted(live, "memory", "memories")
     line = (
-        f"rebuilt {name} layer: {live} memories{retired} · collapsed {report.collapsed} · "
+        f"rebuilt {name} layer: {memories}{retired} · collapsed {report.collapsed} · "
         f"repaired {report.repaired} · {describe_index_change(*report.index_change)}"
     )
     if as_json:

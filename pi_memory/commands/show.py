@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pi_memory.entry import LAYERS, USER, Entry
+from pi_memory.text import counted
 
 if TYPE_CHECKING:
     import argparse
@@ -99,10 +100,10 @@ def render_view(view: LayerView, consolidate_every: int) -> list[str]:
     from pi_memory.keywords import counted_line
 
     live = sum(1 for e in view.entries if e.live)
-    keywords = _count(view.health.keywords, "keyword")
+    keywords = counted(view.health.keywords, "keyword")
     if view.health.keywords > len(view.rows):
         keywords += f" (the table shows the top {len(view.rows)})"
-    lines = [f"{view.label} — {_count(live, 'memory', 'memories')}, {keywords}"]
+    lines = [f"{view.label} — {counted(live, 'memory', 'memories')}, {keywords}"]
     lines.append(f"  dir: {view.directory}")
     if not view.entries:
         lines += [f"  refused: {view.refused}"] if view.refused else ["  (no memories yet)"]
@@ -177,10 +178,6 @@ def abandoned_lines(view: LayerView) -> list[str]:
         return lines
     command = unlock_command(view.layer)
     return [*lines, f"  the lock is abandoned: writes to this layer fail until {command}"]
-
-
-def _count(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def view_json(view: LayerView) -> dict[str, Any]:
