@@ -68,11 +68,19 @@ class Hang(NamedTuple):
     then: Say | Fail | None = None
 
 
+class Trickle(NamedTuple):
+    """Answer 200, then one byte every ``interval`` seconds for ``seconds``: no single read
+    ever waits long enough to time out, so only a deadline on the whole call ends it."""
+
+    seconds: float
+    interval: float = 0.2
+
+
 class Drop(NamedTuple):
     """Close the connection without any answer."""
 
 
-Step = Union[Say, Fail, Raw, Hang, Drop]
+Step = Union[Say, Fail, Raw, Hang, Trickle, Drop]
 
 
 class Logged(NamedTuple):
@@ -253,6 +261,9 @@ def _handler(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
             if isinstance(step, Drop):
                 self.close_connection = True
                 return
+            if isinstance(step, Trickle):
+                self._trickle(step)
+                return
             if isinstance(step, Raw):
                 self._send(step.status, step.body, step.content_type, step.headers)
                 return
@@ -270,6 +281,21 @@ def _handler(fake: FakeProvider) -> type[BaseHTTPRequestHandler]:
                 self._stream(_anthropic_reply(step, model, n, tokens_in, tokens_out))
             else:
                 self._json(200, _anthropic_reply(step, model, n, tokens_in, tokens_out))
+
+        def _trickle(self, step: Trickle) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(10**6))
+            self.end_headers()
+            end = time.monotonic() + step.seconds
+            try:
+                while time.monotonic() < end:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(step.interval)
+            except OSError:
+                pass  # the client gave up
+            self.close_connection = True
 
         def _fail(self, anthropic: bool, step: Fail) -> None:
             headers = {}

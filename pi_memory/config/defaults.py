@@ -50,6 +50,9 @@ REVIEW_MONTHS: Final = 0
 SESSION_DAYS: Final = 14
 #: Tokens a day that background jobs may spend before they stop until tomorrow.
 DAILY_TOKEN_CAP: Final = 2_000_000
+#: Seconds one background job may run, its model calls included (0: each job's own
+#: deadline, 120 s for a review, 180 s for a consolidation).
+JOB_SECONDS: Final = 0
 #: A provider's retries after a 429, a 5xx or a connection error, and the first pause.
 PROVIDER_MAX_RETRIES: Final = 3
 PROVIDER_RETRY_BACKOFF_MS: Final = 1000

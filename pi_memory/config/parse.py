@@ -158,6 +158,7 @@ def parse_config(
         trusted_projects=trusted_projects(r),
         models_configured=any(key in raw for key in TASKS) or r.get("defaults.model") is not None,
         daily_token_cap=r.integer("dailyTokenCap", d.DAILY_TOKEN_CAP),
+        job_seconds=r.integer("jobSeconds", d.JOB_SECONDS, 0, 3600),
         redact_patterns=_redact_patterns(r),
         keep_removed_days=r.integer("keepRemovedDays", d.KEEP_REMOVED_DAYS),
     )

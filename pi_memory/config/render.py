@@ -85,6 +85,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "reviewMonths": config.review_months,
             "sessionDays": config.session_days,
             "dailyTokenCap": config.daily_token_cap,
+            "jobSeconds": config.job_seconds,
             "redactPatterns": dict(config.redact_patterns),
             "keepRemovedDays": config.keep_removed_days,
         }

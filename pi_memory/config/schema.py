@@ -137,6 +137,9 @@ class Config(NamedTuple):
     session_days: int = d.SESSION_DAYS
     #: Tokens (in + out) background model jobs may spend per day; 0 = no cap.
     daily_token_cap: int = d.DAILY_TOKEN_CAP
+    #: Seconds one background job may run (0: each job's own deadline); past it, its
+    #: worker ends and a later one takes its jobs over.
+    job_seconds: int = d.JOB_SECONDS
     #: Extra secret patterns from ``redactPatterns``: placeholder label → regular expression.
     redact_patterns: Mapping[str, str] = MappingProxyType({})
     #: Days the files layout keeps what the memory tool removed or replaced.

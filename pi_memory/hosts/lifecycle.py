@@ -324,7 +324,9 @@ def _dream_settings(config: Config, store: Store) -> tuple[str, int, float]:
 
 
 def _background_at_start(note: Note, event: HookEvent) -> None:
-    """Prune old session state, and restart jobs a dead worker left behind."""
+    """Prune old session state, and start a worker for each session with jobs: it runs
+    what a dead worker left behind, or waits for a live one and takes over what that one
+    failed or could not finish by its deadline (one waiter per session)."""
     import time
 
     from pi_memory.jobs import records, worker
@@ -338,7 +340,7 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
         if not note.background:
             return
         for key in records.sessions_with_jobs():
-            if not worker.worker_alive(key):
+            if not records.waiter_alive(key):
                 worker.spawn(key, event.cwd)
     except OSError as exc:
         from pi_memory.error_handler import log_line

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.session.dirs import JOBS_DIR, session_key, sessions_root
+
+if TYPE_CHECKING:
+    from pi_memory.fs.lock import LockStatus
 
 REVIEW: Final = "review"
 HANDOFF: Final = "handoff"
@@ -31,6 +34,13 @@ KINDS: Final = (REVIEW, HANDOFF, FLUSH, CONSOLIDATE)
 #: Transcript jobs run in this order when several are pending for a session.
 ORDER: Final = {HANDOFF: 0, REVIEW: 1, FLUSH: 2, CONSOLIDATE: 3}
 CLAIM_FILE: Final = ".claim"
+#: The claim holder's current job ends by then: ``{"pid": …, "deadline": epoch seconds}``.
+DEADLINE_FILE: Final = ".deadline"
+#: A worker that waits for the session's claim to come free (one at a time).
+WAITER_FILE: Final = ".waiter"
+#: Seconds past its job's deadline after which a worker is ended (by itself, else by a
+#: later worker that takes its jobs over).
+GRACE: Final = 5.0
 #: A job that failed this many times is dropped (its record renamed ``*.failed``).
 MAX_ATTEMPTS: Final = 3
 #: An unreadable claim younger than this may be a worker still writing it.
@@ -194,10 +204,12 @@ def claim(key: str) -> bool:
             age = time.time() - path.stat().st_mtime
         except OSError:
             continue  # released meanwhile: try again
-        if state.kind == HELD and holder_alive(state) is not False:
+        if state.kind == HELD and holder_alive(state) is not False and not _stuck(key, state):
             return False
         if state.kind != HELD and age < STALE_EMPTY_SECONDS:
             return False  # a worker between creating and writing its claim
+        if state.kind == HELD and state.pid is not None and holder_alive(state):
+            _end_worker(state.pid)  # past every deadline: its jobs are taken over
         stale = path.with_name(f"{CLAIM_FILE}.{os.getpid()}.stale")
         try:  # the holder is gone: rename the claim away, then take it with O_EXCL
             os.replace(path, stale)
@@ -211,3 +223,110 @@ def release(key: str) -> None:
     from pi_memory.fs.lock import release_lock_file
 
     release_lock_file(claim_path(key))
+
+
+# -- deadlines: a worker past its job's deadline has its jobs taken over -------------------
+
+
+def set_deadline(key: str, deadline: float) -> None:
+    """The claim holder's job ends by ``deadline`` (wall-clock seconds)."""
+    import json
+
+    from pi_memory.fs.atomic import atomic_write_text
+
+    data = {"pid": os.getpid(), "deadline": deadline}
+    atomic_write_text(jobs_dir(key) / DEADLINE_FILE, json.dumps(data), durable=False)
+
+
+def deadline_of(key: str, pid: int) -> float | None:
+    """When the job of worker ``pid`` ends, ``None`` when it named none (yet)."""
+    import json
+
+    try:
+        data = json.loads((jobs_dir(key) / DEADLINE_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("pid") != pid:
+        return None
+    deadline = data.get("deadline")
+    return float(deadline) if isinstance(deadline, (int, float)) else None
+
+
+def stuck(key: str) -> bool:
+    """The session's claim is held, on this host, by a live worker past its deadline."""
+    from pi_memory.fs.lock import HELD, holder_alive, parse_record
+
+    try:
+        state = parse_record(claim_path(key).read_bytes())
+    except OSError:
+        return False
+    return state.kind == HELD and holder_alive(state) is True and _stuck(key, state)
+
+
+def _stuck(key: str, state: LockStatus) -> bool:
+    import time
+
+    from pi_memory.fs.lock import holder_alive
+
+    if state.pid is None or holder_alive(state) is not True:
+        return False  # only a holder on this host is judged, and a dead one is not stuck
+    deadline = deadline_of(key, state.pid)
+    return deadline is not None and time.time() > deadline + GRACE
+
+
+def _end_worker(pid: int) -> None:
+    """End a stuck worker, if ``pid`` is provably one (its command line says so)."""
+    import signal
+
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            command = file.read()
+    except OSError:
+        return  # no way to tell what the process is now: leave it to its own watchdog
+    if b"run_worker" in command or b"pi_memory\x00worker" in command:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def wait_turn(key: str) -> bool:
+    """Become the one worker waiting for the session's claim; False while another is."""
+    from pi_memory.fs.lock import HELD, create_lock_file, format_record, parse_record, this_host
+
+    path = jobs_dir(key) / WAITER_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mine = format_record(os.getpid(), this_host(), "", "wait")
+    for _ in range(2):
+        if create_lock_file(path, mine):
+            return True
+        try:
+            state = parse_record(path.read_bytes())
+        except OSError:
+            continue
+        if state.kind == HELD and state.pid is not None:
+            from pi_memory.fs.lock import holder_alive
+
+            if holder_alive(state) is not False:
+                return False
+        try:
+            os.unlink(path)  # its waiter is gone
+        except OSError:
+            pass
+    return False
+
+
+def stop_waiting(key: str) -> None:
+    from pi_memory.fs.lock import release_lock_file
+
+    release_lock_file(jobs_dir(key) / WAITER_FILE)
+
+
+def waiter_alive(key: str) -> bool:
+    from pi_memory.fs.lock import HELD, holder_alive, parse_record
+
+    try:
+        state = parse_record((jobs_dir(key) / WAITER_FILE).read_bytes())
+    except OSError:
+        return False
+    return state.kind == HELD and holder_alive(state) is not False

@@ -10,25 +10,40 @@ check is not repeated here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from pi_memory.config.schema import Config
     from pi_memory.jobs.records import JobRecord
+    from pi_memory.store import Store
 
 
-def run_job(record: JobRecord) -> str:
-    """Do the work of ``record`` and say what happened; raises when it was not done."""
+#: The model client's job each kind of record runs as (its deadline in ``JOB_TIMEOUTS``).
+MODEL_JOBS: Final = {"review": "extract", "flush": "extract", "handoff": "handoff",
+                     "consolidate": "compact"}  # fmt: skip
+
+
+def job_seconds(record: JobRecord, config: Config) -> float:
+    """How long ``record``'s job may run: ``jobSeconds`` when set, else its model budget."""
+    from pi_memory.model.client import DEFAULT_TIMEOUT, JOB_TIMEOUTS
+
+    if config.job_seconds > 0:
+        return float(config.job_seconds)
+    return JOB_TIMEOUTS.get(MODEL_JOBS.get(record.kind, ""), DEFAULT_TIMEOUT)
+
+
+def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> str:
+    """Do the work of ``record`` within ``seconds`` and say what happened; raises when it
+    was not done."""
     from datetime import datetime
     from pathlib import Path
 
     from pi_memory.jobs.records import CONSOLIDATE, HANDOFF
-    from pi_memory.open_store import open_store
 
-    config, store, _, _ = open_store(Path(record.cwd))
     if record.kind == CONSOLIDATE:
         from pi_memory.jobs.consolidate import compact
 
-        outcome = compact(store, config, record.layer, background=True)
+        outcome = compact(store, config, record.layer, background=True, timeout=seconds)
     else:
         from pi_memory.jobs.extract import extract
 
@@ -42,6 +57,7 @@ def run_job(record: JobRecord) -> str:
             handoff=record.kind == HANDOFF,
             background=True,
             check_turn=False,
+            timeout=seconds,
         )
     if not outcome.ok:
         raise RuntimeError(f"{outcome.job}: {outcome.detail}")

@@ -8,9 +8,14 @@ once. The worker claims the session, runs its pending jobs oldest first (each
 takes the layer's write lock like any writer), deletes each record that
 succeeded, and exits when none is left.
 
-No process outlives its job: every job runs under a timer that ends the
-worker after :data:`JOB_LIMIT` seconds even if a model call hangs past its own
-timeout, and nothing is started at all unless a model is configured.
+No process outlives its job: each job has a deadline (its model budget, or
+``jobSeconds``), written beside the claim; its model calls get only the time
+left, and a watchdog ends the worker :data:`~pi_memory.jobs.records.GRACE`
+seconds past it even if a call hangs on. A worker started while another holds
+the session waits for it (one waiter at a time) and takes its jobs over when it
+releases them, dies, or is past its deadline: a later session with a working
+model retries what a hanging one failed. Nothing is started at all unless a
+model is configured.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ if TYPE_CHECKING:
     from pi_memory.jobs.records import JobRecord
     from pi_memory.store import Store
 
-#: Seconds one job may run, its model calls and retries included.
-JOB_LIMIT: Final = 300.0
+#: Seconds a waiting worker looks again whether the claim came free.
+POLL_SECONDS: Final = 0.5
+#: A waiting worker gives up after this long (a holder on another host, say).
+MAX_WAIT_SECONDS: Final = 900.0
 LOG_FILE: Final = "worker.log"
 
 
@@ -72,13 +79,14 @@ def schedule(record: JobRecord, cwd: Path) -> None:
 
 
 def worker_alive(key: str) -> bool:
+    """A worker holds the session and is within its job's deadline."""
     from pi_memory.fs.lock import HELD, holder_alive, parse_record
 
     try:
         state = parse_record(records.claim_path(key).read_bytes())
     except OSError:
         return False
-    return state.kind == HELD and holder_alive(state) is not False
+    return state.kind == HELD and holder_alive(state) is not False and not records.stuck(key)
 
 
 def spawn(key: str, cwd: Path) -> None:
@@ -149,24 +157,59 @@ def run_worker(args: Sequence[str]) -> int:
     if len(args) != 1:
         return 2
     key = args[0]
-    # A job recorded just after the drain looked for the last time, but before the
-    # claim was released, found the claim held and started no worker: look again.
-    attempted: set[str] = set()
-    while any(r.name not in attempted for r in records.pending(key)):
-        if not records.claim(key):
-            return 0  # another live worker has this session: it runs what is pending
-        try:
-            _drain(key, attempted)
-        finally:
-            records.release(key)
+    waiting = False
+    try:
+        # A job recorded just after the drain looked for the last time, but before the
+        # claim was released, found the claim held and started no worker: look again.
+        attempted: set[str] = set()
+        while any(r.name not in attempted for r in records.pending(key)):
+            if not records.claim(key):
+                waiting = waiting or records.wait_turn(key)
+                if not waiting or not _wait_for_claim(key):
+                    return 0  # another worker has this session (or waits for it)
+                continue
+            try:
+                _drain(key, attempted)
+            finally:
+                records.release(key)
+    finally:
+        if waiting:
+            records.stop_waiting(key)
     return 0
 
 
+def _wait_for_claim(key: str) -> bool:
+    """Wait until the session's claim comes free, or its holder dies or passes its
+    deadline; False when waiting is pointless (a holder on another host)."""
+    import time
+
+    from pi_memory.fs.lock import HELD, holder_alive, parse_record
+
+    give_up = time.monotonic() + MAX_WAIT_SECONDS
+    while time.monotonic() < give_up:
+        try:
+            state = parse_record(records.claim_path(key).read_bytes())
+        except OSError:
+            return True  # released
+        if state.kind != HELD:
+            return True  # unreadable: the claim decides
+        alive = holder_alive(state)
+        if alive is None:
+            return False  # a holder on another host is never judged
+        if not alive or records.stuck(key):
+            return True
+        time.sleep(POLL_SECONDS)
+    return False
+
+
 def _drain(key: str, attempted: set[str]) -> None:
-    """Run each pending job once (a failed one waits for the next session start)."""
-    import threading
+    """Run each pending job once, each within its deadline (a failed one waits for the
+    next worker)."""
+    import time
 
     from pi_memory.error_handler import log_exception, log_line
+    from pi_memory.jobs.run import job_seconds
+    from pi_memory.open_store import open_store
 
     while True:
         pending = [r for r in records.pending(key) if r.name not in attempted]
@@ -176,11 +219,13 @@ def _drain(key: str, attempted: set[str]) -> None:
         attempted.add(record.name)
         # Counted before it runs: a job that kills its worker every time still ends.
         records.write_record(record._replace(attempts=record.attempts + 1))
-        timer = threading.Timer(JOB_LIMIT, os._exit, args=(3,))
-        timer.daemon = True
-        timer.start()
         try:
-            said = execute(record)
+            config, store, _, _ = open_store(Path(record.cwd))
+            seconds = job_seconds(record, config)
+            deadline = time.time() + seconds
+            records.set_deadline(key, deadline)
+            with _Watchdog(deadline + records.GRACE):
+                said = execute(record, store, config, seconds)
         except Exception as exc:
             log_exception(f"job {record.kind} of session {record.session}", exc)
             log_line("worker", f"job {record.name} failed: {type(exc).__name__}: {exc}")
@@ -188,15 +233,42 @@ def _drain(key: str, attempted: set[str]) -> None:
         else:
             log_line("worker", f"job {record.name} of session {record.session}: {said}")
             records.finish(record)
-        finally:
-            timer.cancel()
 
 
-def execute(record: JobRecord) -> str:
-    """Run one job; raises when its work was not done (the record stays for a retry)."""
+class _Watchdog:
+    """Ends this process at ``end`` (wall-clock seconds, so a machine that slept does not
+    stretch it), unless the block finished first."""
+
+    def __init__(self, end: float) -> None:
+        import threading
+
+        self.end = end
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> None:
+        self.thread.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+
+    def _watch(self) -> None:
+        import time
+
+        while not self.done.wait(min(1.0, max(0.0, self.end - time.time()))):
+            if time.time() >= self.end:
+                from pi_memory.error_handler import log_line
+
+                log_line("worker", "a job ran past its deadline: the worker ends")
+                os._exit(3)
+
+
+def execute(record: JobRecord, store: Store, config: Config, seconds: float) -> str:
+    """Run one job within ``seconds``; raises when its work was not done (the record
+    stays for a retry)."""
     from pi_memory.jobs.run import run_job
 
-    said = run_job(record)
+    said = run_job(record, store, config, seconds)
     if record.kind != records.CONSOLIDATE:
         _consolidate_after(record)
     return said
