@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,18 +30,6 @@ from tests.conftest import DATA, files_store
 
 CONFORMANCE = DATA / "conformance"
 NOW = datetime(2026, 10, 1, 9, 12, 33, 123000, tzinfo=timezone.utc)
-
-
-def _vectors(name: str) -> list[Any]:
-    cases = json.loads((CONFORMANCE / name).read_text(encoding="utf-8"))
-    return [pytest.param(case, id=case["id"]) for case in cases]
-
-
-VECTORS = _vectors("entry_file.json") + _vectors("index_lines.json")
-
-
-def test_vectors_found() -> None:
-    assert len(VECTORS) == 48
 
 
 def _layer(tmp_path: Path, **options: Any) -> FilesLayer:
@@ -102,35 +89,101 @@ def _store_validation(case: dict[str, Any], tmp: Path) -> None:
     assert layer.read() == []
 
 
+def _moment(op: dict[str, Any]) -> datetime:
+    text = op.get("now")
+    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else NOW
+
+
+def _apply(layer: FilesLayer, op: dict[str, Any]) -> object:
+    """One store operation of a sequence, as the design's ``MemoryStore`` names them."""
+    kind, now = op["op"], _moment(op)
+    body = op.get("body", op.get("content"))
+    if kind == "add":
+        return layer.add(op["name"], body, op.get("description"), op.get("type"), now)
+    if kind == "replace":
+        patch = op.get("patch", op)
+        body = patch.get("body", patch.get("content"))
+        return layer.replace(op["ref"], body, patch.get("description"), patch.get("type"), now)
+    if kind == "rename":
+        return layer.rename(op["ref"], op.get("name", op.get("new_name")), now)
+    assert kind == "remove", f"no store operation {kind!r}"
+    return layer.remove_by_name(op["ref"])
+
+
+def _store_sequence(case: dict[str, Any], tmp: Path) -> None:
+    """A sequence of store operations, then what the store holds: its entries, its files,
+    its index, and the error that stopped the sequence."""
+    data, expected = case["input"], case["expected"]
+    directory = tmp / "memory" / "git" / "project"  # not there: the first write makes it
+    layer = files_store(directory).layer("project")
+    assert isinstance(layer, FilesLayer)
+    if data.get("backupRoot"):
+        directory.mkdir(parents=True)
+        (directory / ".backups").write_text("a regular file where the backup root belongs")
+    error: Exception | None = None
+    for op in data["ops"]:
+        try:
+            _apply(layer, op)
+        except (EntryRejected, OSError) as exc:
+            error = exc
+            break
+    known = {"throws", "entries", "files", "index"}
+    assert set(expected) <= known, f"unmapped expectations: {set(expected) - known}"
+    if "throws" in expected:
+        assert error is not None
+        if isinstance(expected["throws"], str):
+            assert str(error) == expected["throws"]
+    else:
+        assert error is None, error
+    if "files" in expected:
+        on_disk = sorted(p.name for p in directory.glob("*.md")) if directory.exists() else []
+        assert on_disk == expected["files"]
+    if "index" in expected:
+        assert layer.read_index() == expected["index"]
+    for want in expected.get("entries", []):
+        found = layer.find(want["name"])
+        assert found is not None, want["name"]
+        assert {key: getattr(found, key) for key in want} == want
+
+
+def _capacity_warning(data: dict[str, Any], expected: dict[str, Any], tmp: Path) -> None:
+    """Adds past ``indexMaxLines``: the first that fits warns nothing, the last warns with
+    the template's numbers, and every write happened."""
+    layer = _layer(
+        tmp,
+        index_max_lines=data["config"]["indexMaxLines"],
+        index_max_bytes=data["config"]["indexMaxBytes"],
+    )
+    results = [layer.add(name, f"正文 {name}", now=NOW) for name in data["adds"]]
+    assert results[0].capacity_warning is expected["first"]
+    last = results[-1].capacity_warning
+    assert last is not None
+    for part in expected["second_contains"]:
+        assert part in last
+    raw = layer.read_index()
+    assert last == expected["exact_template"].format(
+        lineCount=len(data["adds"]),
+        maxLines=data["config"]["indexMaxLines"],
+        byteLength=len(raw.encode()),
+        maxBytes=data["config"]["indexMaxBytes"],
+    )
+    assert (
+        CAPACITY_TEMPLATE.replace("line_count", "lineCount")
+        .replace("max_lines", "maxLines")
+        .replace("byte_length", "byteLength")
+        .replace("max_bytes", "maxBytes")
+        == expected["exact_template"]
+    )
+    assert [e.name for e in layer.read()] == data["adds"]
+
+
 def _store_semantics(case: dict[str, Any], tmp: Path) -> None:
     data = case["input"]
     expected = case["expected"]
-    if data["op"] == "add" and "adds" in data:
-        layer = _layer(
-            tmp,
-            index_max_lines=data["config"]["indexMaxLines"],
-            index_max_bytes=data["config"]["indexMaxBytes"],
-        )
-        first = layer.add(data["adds"][0], "正文一", now=NOW)
-        second = layer.add(data["adds"][1], "正文二", now=NOW)
-        assert first.capacity_warning is expected["first"]
-        assert second.capacity_warning is not None
-        for part in expected["second_contains"]:
-            assert part in second.capacity_warning
-        raw = layer.read_index()
-        template = expected["exact_template"]
-        assert second.capacity_warning == template.format(
-            lineCount=2, maxLines=1, byteLength=len(raw.encode()), maxBytes=25600
-        )
-        assert (
-            CAPACITY_TEMPLATE.replace("line_count", "lineCount")
-            .replace("max_lines", "maxLines")
-            .replace("byte_length", "byteLength")
-            .replace("max_bytes", "maxBytes")
-            == template
-        )
-        # The write still happened.
-        assert [e.name for e in layer.read()] == ["A", "B"]
+    if "ops" in data:
+        _store_sequence(case, tmp)
+    elif data["op"] == "add" and "adds" in data:
+        _capacity_warning(data, expected, tmp)
     elif data["op"] == "add":
         layer = _layer(tmp)
         layer.add(data["name"], data["body"], now=NOW)
@@ -245,11 +298,6 @@ HANDLERS: dict[str, Callable[[dict[str, Any], Path], None]] = {
     "splitLines": _split,
     "MemoryStore.rebuildIndex": _rebuild,
 }
-
-
-@pytest.mark.parametrize("case", VECTORS)
-def test_vector(case: dict[str, Any], tmp_path: Path) -> None:
-    HANDLERS[case["input"]["fn"]](case, tmp_path)
 
 
 def test_list_line_shape_matches_the_readme(tmp_path: Path) -> None:

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import errno
-import json
 import os
 import shutil
 import sys
@@ -12,7 +11,6 @@ from typing import Any
 import pytest
 
 from pi_memory.fs import fsretry, snapshot
-from tests.conftest import DATA
 
 
 class EmptiesAfter:
@@ -111,11 +109,6 @@ def test_errors_that_are_not_os_errors_are_not_transient() -> None:
 
 # -- conformance vectors -----------------------------------------------------------
 
-VECTORS: list[dict[str, Any]] = json.loads(
-    (DATA / "conformance" / "fs_retry.json").read_text(encoding="utf-8")
-)
-assert VECTORS, "fs_retry vectors not found"
-
 
 class FailsWith:
     """Fails with a fresh ``OSError(code)`` on each of its first ``times`` calls, then copies."""
@@ -134,8 +127,7 @@ class FailsWith:
         return shutil.copy2(source, destination)
 
 
-def run_vector(vector: dict[str, Any], tmp_path: Path) -> None:
-    given, expected = vector["input"], vector["expected"]
+def fs_retry_vector(given: dict[str, Any], expected: Any, tmp_path: Path) -> None:
     fn = given["fn"]
     if fn == "isTransientFsError":
         if "code" in given:
@@ -184,10 +176,5 @@ def run_vector(vector: dict[str, Any], tmp_path: Path) -> None:
         # The same failure on POSIX is a real refusal: the write is aborted.
         with pytest.raises(PermissionError):
             snapshot.take_snapshot(store, "write", [store / "A.md"], copy=FailsWith("EPERM", 1))
-    else:  # pragma: no cover - a new vector needs a test
-        pytest.fail(f"no test for vector {vector['id']}")
-
-
-@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_fs_retry_vector(vector: dict[str, Any], tmp_path: Path) -> None:
-    run_vector(vector, tmp_path)
+    else:
+        raise AssertionError(f"not an fs-retry behaviour: {fn}")

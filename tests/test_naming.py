@@ -490,9 +490,11 @@ def test_regional_indicators_pair_up_in_order() -> None:
 
 
 def test_entry_file_names_never_take_the_index() -> None:
-    assert entry_names.entry_file_name("MEMORY") == "MEMORY-2.md"
-    assert entry_names.entry_file_name("memory") == "memory-2.md"
-    assert entry_names.entry_file_name(" MEMORY. ") == "MEMORY-2.md"
+    # The naming rule alone derives MEMORY.md; the store's choice never takes it.
+    assert entry_names.entry_file_name("MEMORY") == "MEMORY.md"
+    assert entry_names.entry_file_name(".MEMORY") == "MEMORY.md"
+    assert entry_names.entry_file_name(" MEMORY. ") == "MEMORY.md"
+    assert entry_names.unique_entry_file_name("memory", []) == "memory-2.md"
     assert entry_names.unique_entry_file_name("MEMORY", []) == "MEMORY-2.md"
     assert entry_names.unique_entry_file_name("MEMORY", ["memory-2.md"]) == "MEMORY-3.md"
     assert entry_names.unique_entry_file_name("Memory", [], case_insensitive=False) == "Memory-2.md"

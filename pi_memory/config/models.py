@@ -81,6 +81,15 @@ def model_resolves(config: Config, value: str, env: Mapping[str, str]) -> bool:
     return not provider.api_key_env or bool(env.get(provider.api_key_env))
 
 
+def _resolves(resolve: Callable[[str], bool], value: str) -> bool:
+    """A registry that fails on a model has not resolved it: that is a configuration error
+    to report, never an exception that stops the start."""
+    try:
+        return resolve(value)
+    except Exception:
+        return False
+
+
 def model_errors(requirements: list[ModelRequirement], resolve: Callable[[str], bool]) -> list[str]:
     """pi-memory's two error lines for requirements that are missing or do not resolve."""
     errors = []
@@ -90,7 +99,7 @@ def model_errors(requirements: list[ModelRequirement], resolve: Callable[[str], 
                 f'no model for {req.task} — set "{req.task}.model" or "defaults.model" '
                 "in memory.json"
             )
-        elif not resolve(req.value):
+        elif not _resolves(resolve, req.value):
             errors.append(
                 f'model "{req.value}" for {req.task} is not resolvable '
                 "(unknown id or missing credentials)"

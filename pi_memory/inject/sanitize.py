@@ -74,13 +74,14 @@ _controls: re.Pattern[str] | None = None
 
 
 def strip_controls(text: str) -> str:
-    """``text`` without control characters (ESC, BEL, NUL, DEL, C1) other than tab and newline,
+    """``text`` without control characters (ESC, BEL, NUL, DEL, C1) other than tab, newline and
+    carriage return (line endings are the text's, not a hidden instruction),
     and with each lone surrogate (a byte that was not UTF-8 on disk) shown as U+FFFD."""
     global _controls  # noqa: PLW0603 -- a module-level cache of a compiled constant
     if _controls is None:
         import re
 
-        _controls = re.compile("[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f]|([\\ud800-\\udfff])")
+        _controls = re.compile("[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]|([\\ud800-\\udfff])")
     if text.isascii() and text.isprintable():
         return text
     return _controls.sub(lambda m: "\ufffd" if m.group(1) else "", text)
@@ -89,7 +90,8 @@ def strip_controls(text: str) -> str:
 def sanitize_for_injection(text: str) -> str:
     """``text`` without format and control characters and with ``<`` / ``>`` escaped.
 
-    Tab and newline stay; a lone surrogate becomes U+FFFD; nothing else changes.
+    Tab, newline and carriage return stay; a lone surrogate becomes U+FFFD; nothing else
+    changes.
     """
     text = strip_controls(strip_invisible_chars(text))
     if "<" in text or ">" in text:

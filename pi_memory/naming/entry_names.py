@@ -68,13 +68,11 @@ def entry_file_name(name: str) -> str:
     Unsafe characters become ``_``, edge whitespace and dots are trimmed,
     whitespace runs become ``-``, the stem is capped at 100 UTF-8 bytes, a
     device-name stem gets a ``_`` prefix, and a name that leaves nothing gets
-    ``entry-<hash8>``. No name ever derives the index file: ``MEMORY`` (in any
-    case) takes the first clash suffix, ``MEMORY-2.md``.
+    ``entry-<hash8>``. ``MEMORY`` (or ``.MEMORY``) derives ``MEMORY.md``: keeping
+    the index file out of reach is the store's business
+    (:func:`unique_entry_file_name` counts it as always taken).
     """
-    derived = _derived_file_name(name)
-    if _is_index_name(derived):
-        return resolve_unique_file_name(derived, (derived,))
-    return derived
+    return _derived_file_name(name)
 
 
 def unique_entry_file_name(

@@ -1,39 +1,16 @@
-"""Every vector of ``inject_window.json`` as one test case."""
+"""Adapters for the injection window's vectors (see tests/conformance.py)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
-
-import pytest
 
 from pi_memory.config.defaults import DEFAULT_CONFIG
 from pi_memory.inject import inject_window as iw
-from tests.conftest import DATA
 from tests.test_inject_window import Body, Item
-
-VECTORS: list[dict[str, Any]] = json.loads(
-    (DATA / "conformance" / "inject_window.json").read_text(encoding="utf-8")
-)
 
 
 def truncation(result: iw.Truncation) -> dict[str, Any]:
     return {"ok": result.ok, "content": result.content, "truncated": result.truncated}
-
-
-CONSTANTS: dict[str, Any] = {
-    "constants/INDEX_TRUNCATION_MARKER": iw.INDEX_TRUNCATION_MARKER,
-    "constants/ENTRY_TRUNCATION_MARKER": iw.ENTRY_TRUNCATION_MARKER,
-    "constants/defaults": {
-        key: DEFAULT_CONFIG[key]
-        for key in (
-            "memIndexInjectMaxLines",
-            "memIndexInjectMaxBytes",
-            "memIndexMaxLines",
-            "memIndexMaxBytes",
-        )
-    },
-}
 
 
 def check_scan_entries(expected: dict[str, Any]) -> None:
@@ -55,13 +32,17 @@ def check_scan_entries(expected: dict[str, Any]) -> None:
     assert "e000.md" not in {e.file for e in scanned}
 
 
-@pytest.mark.parametrize("vector", VECTORS, ids=[v["id"] for v in VECTORS])
-def test_vector(vector: dict[str, Any]) -> None:
-    args, expected = vector["input"], vector["expected"]
+def constant(args: dict[str, Any], expected: Any) -> None:
+    """A named constant of the design: a marker's text, or configuration defaults."""
+    if isinstance(expected, dict):
+        assert {key: DEFAULT_CONFIG[key] for key in expected} == expected
+    else:
+        assert expected in (iw.INDEX_TRUNCATION_MARKER, iw.ENTRY_TRUNCATION_MARKER)
+
+
+def run(args: dict[str, Any], expected: Any) -> None:
     fn = args["fn"]
-    if fn == "constant":
-        assert CONSTANTS[vector["id"]] == expected
-    elif fn == "truncateIndexForInjection":
+    if fn == "truncateIndexForInjection":
         got = iw.truncate_index_for_injection(args["content"], args["maxLines"], args["maxBytes"])
         assert truncation(got) == expected
     elif fn == "truncateForInjection":
@@ -78,8 +59,7 @@ def test_vector(vector: dict[str, Any]) -> None:
         entries = [Body(e["name"], e["body"]) for e in args["entries"]]
         got = iw.inject_surfaced_content(entries, args["maxEntryBytes"], args["maxInjectionBytes"])
         assert got == expected
-    elif fn == "scanEntries":
+    else:
+        assert fn == "scanEntries"
         assert expected["cap"] == iw.SIDE_QUERY_MAX_ENTRIES
         check_scan_entries(expected)
-    else:
-        raise AssertionError(f"no implementation mapped for {fn}")
