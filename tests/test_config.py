@@ -104,11 +104,13 @@ def test_a_trusted_project_is_deep_merged_over_the_user_file(
     )
     loaded = load_config(project, {}, home=hermetic_home)
     config = loaded.config
-    assert loaded.problems == ()
+    assert loaded.errors == ()
     assert (config.dream.model, config.dream.think_level) == ("local/a", "low")
     assert (config.lock.timeout_ms, config.lock.snapshot_keep) == (9, 2)
-    # Relative paths resolve against the working directory.
-    assert config.memory_dir == str(project / "mem")
+    # A relative path would name another store in every directory a command runs
+    # from: ignored and said, as a relative PI_MEMORY_AUTO_DIR is.
+    assert config.memory_dir == str(hermetic_home / ".pi" / "memory")
+    assert loaded.warnings == ("\"memoryDir\" 'mem' is not an absolute path; ignored",)
     assert len(loaded.sources) == 2
 
 
@@ -308,8 +310,31 @@ def test_expand_tilde_backslash_on_windows() -> None:
 
 def test_memory_dir_resolution() -> None:
     assert parse({"memoryDir": "~/m"}).config.memory_dir == "/home/you/m"
-    assert parse({"memoryDir": "rel/m"}).config.memory_dir == "/work/proj/rel/m"
     assert parse({"memoryDir": "/abs/m/"}).config.memory_dir == "/abs/m"
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        ({"memoryDir": "rel/m"}, "memoryDir"),
+        ({"autoDir": "./auto"}, "autoDir"),
+        (
+            {"dream": {"sessionPersistence": {"sessionDir": "s"}}},
+            "dream.sessionPersistence.sessionDir",
+        ),
+    ],
+)
+def test_a_relative_directory_is_ignored_and_said(raw: dict[str, Any], key: str) -> None:
+    # Relative to what? Each command's working directory would give another store.
+    loaded = parse(raw)
+    default = parse({}).config
+    config = loaded.config
+    assert (config.memory_dir, config.auto_dir) == (default.memory_dir, default.auto_dir)
+    assert config.dream.session_persistence in (None, SessionPersistence())
+    value = raw
+    for part in key.split("."):
+        value = value[part]
+    assert loaded.warnings == (f'"{key}" {value!r} is not an absolute path; ignored',)
 
 
 # -- environment ---------------------------------------------------------------------------

@@ -41,10 +41,9 @@ def _persistence(
 ) -> SessionPersistence | None:
     if not reader.section(path):
         return None
-    directory = reader.text(f"{path}.sessionDir")
     return SessionPersistence(
         enabled=reader.boolean(f"{path}.enabled", False),
-        session_dir=None if directory is None else resolve_path(directory, cwd, home, platform),
+        session_dir=reader.directory(f"{path}.sessionDir", cwd, home, platform),
     )
 
 
@@ -124,8 +123,8 @@ def parse_config(
     def persistence(section: str) -> SessionPersistence | None:
         return _persistence(r, f"{section}.sessionPersistence", cwd, home, platform)
 
-    memory_dir = r.text("memoryDir") or d.MEMORY_DIR
-    auto_dir = r.text("autoDir") or d.AUTO_DIR
+    memory_dir = r.directory("memoryDir", cwd, home, platform) or d.MEMORY_DIR
+    auto_dir = r.directory("autoDir", cwd, home, platform) or d.AUTO_DIR
     defaults_persistence = persistence("defaults")
     config = Config(
         memory_dir=resolve_path(memory_dir, cwd, home, platform),

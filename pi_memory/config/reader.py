@@ -98,6 +98,20 @@ class Reader:
             return None
         return value
 
+    def directory(self, path: str, cwd: str, home: str, platform: str) -> str | None:
+        """An absolute directory (``~`` expanded), or ``None`` with a warning for a
+        relative one: relative to what? Each command's working directory would give
+        another store, as with ``PI_MEMORY_AUTO_DIR``."""
+        from pi_memory.naming.home import expand_tilde, is_absolute
+
+        value = self.text(path)
+        if value is None:
+            return None
+        if not is_absolute(expand_tilde(value, home, platform), platform):
+            self.warnings.append(f'"{path}" {value!r} is not an absolute path; ignored')
+            return None
+        return resolve_path(value, cwd, home, platform)
+
 
 def clamp(value: int, low: int, high: int | None) -> int:
     """``value`` within ``low`` and ``high`` (no upper bound when ``high`` is ``None``)."""
