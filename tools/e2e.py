@@ -1,12 +1,12 @@
 """End to end with the real Claude Code, offline: the memory learns, returns and surfaces.
 
-    python tools/e2e.py [--dir DIR] [--fake PATH]
+    E2E=DIR python tools/e2e.py [--e2e DIR] [--fakes DIR]
 
-Installs ``@anthropic-ai/claude-code`` at a pinned version from npm into DIR
-(outside the repository; default ``$TMPDIR/pi_memory_e2e``), then re-runs
-itself inside a private network namespace (``unshare -n``: loopback only) and
-drives ``claude -p`` against a fake Anthropic server on 127.0.0.1 (the shared
-host tools' ``fake_anthropic.py``), with this package's hooks installed for
+Takes Claude Code from ``$E2E`` (the pinned list in ``tools/e2e_common.py``;
+installed there from npm if missing; default ``$TMPDIR/pi_memory_e2e``), then
+re-runs itself inside a private network namespace (``unshare -n``: loopback
+only) and drives ``claude -p`` against a fake Anthropic server on 127.0.0.1
+(the shared host tools' ``fake_anthropic.py``), with this package's hooks installed for
 SessionStart, UserPromptSubmit, Stop, PreCompact and SessionEnd and a
 ``memory.json`` whose model is that same fake server.
 
@@ -33,24 +33,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tools.e2e_common import Fake
+from tools.e2e_common import (
+    Fake,
+    client,
+    default_e2e,
+    default_fakes,
+    ensure_clients,
+    in_private_network,
+    workdir,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
-CLAUDE_CODE = "@anthropic-ai/claude-code"
-CLAUDE_CODE_VERSION = "2.1.332"
-#: The shared host tools sit beside the checkout (or beside a directory holding worktrees).
-FAKE_CANDIDATES = tuple(p / "shared" / "hosts" / "fake_anthropic.py" for p in ROOT.parents)
-DEFAULT_FAKE = next((p for p in FAKE_CANDIDATES if p.exists()), FAKE_CANDIDATES[0])
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
 FACT = "The staging database listens on port 5433, not the default 5432."
 #: What the fake answers to our review request (it carries ``<existing-memories>``).
@@ -61,32 +62,6 @@ REVIEW_REPLY = (
 
 def say(text: str) -> None:
     print(f"e2e: {text}", flush=True)
-
-
-def install(directory: Path) -> Path | None:
-    """``claude`` installed at the pinned version, or ``None`` (said why)."""
-    claude = directory / "cc" / "node_modules" / ".bin" / "claude"
-    if claude.exists():
-        probe = subprocess.run(
-            [str(claude), "--version"], capture_output=True, text=True, check=False
-        )
-        if probe.stdout.startswith(CLAUDE_CODE_VERSION):
-            return claude
-    if shutil.which("npm") is None:
-        say("NOT RUN — npm is not installed, so Claude Code cannot be installed")
-        return None
-    say(f"installing {CLAUDE_CODE}@{CLAUDE_CODE_VERSION} into {directory / 'cc'}")
-    done = subprocess.run(
-        ["npm", "install", "--prefix", str(directory / "cc"), "--no-audit", "--no-fund",
-         f"{CLAUDE_CODE}@{CLAUDE_CODE_VERSION}"],
-        capture_output=True, text=True, check=False,
-        env=dict(os.environ, TMPDIR=str(directory / "tmp")),
-    )  # fmt: skip
-    if done.returncode != 0 or not claude.exists():
-        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        say(f"NOT RUN — installing Claude Code failed: {tail}")
-        return None
-    return claude
 
 
 def messages(fake: Fake) -> list[dict[str, Any]]:
@@ -194,7 +169,6 @@ def system_texts(request: dict[str, Any]) -> list[str]:
 
 
 def scenario(claude: Path, work: Path, fake_script: Path) -> int:
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
     fake = Fake(fake_script, work / "fake_requests.jsonl")
     failures: list[str] = []
 
@@ -276,33 +250,14 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "pi_memory_e2e")
-    parser.add_argument("--fake", type=Path, default=DEFAULT_FAKE)
-    parser.add_argument("--in-netns", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--e2e", type=Path, default=default_e2e())
+    parser.add_argument("--fakes", type=Path, default=None)
     args = parser.parse_args(argv)
-    directory: Path = args.dir.resolve()
-    if args.in_netns:
-        work = directory / "run"
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
-        return scenario(directory / "cc" / "node_modules" / ".bin" / "claude", work, args.fake)
-    if not args.fake.exists():
-        say(f"NOT RUN — no fake model server at {args.fake}")
-        return 2
-    if shutil.which("unshare") is None:
-        say("NOT RUN — unshare is missing, and Claude Code is never run with a network here")
-        return 2
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "tmp").mkdir(exist_ok=True)
-    if install(directory) is None:
-        return 2
-    argv_in = [sys.executable, str(Path(__file__).resolve()), "--in-netns",
-               "--dir", str(directory), "--fake", str(args.fake.resolve())]  # fmt: skip
-    done = subprocess.run(["unshare", "-n", *argv_in], check=False)
-    if done.returncode not in (0, 1):
-        say(f"NOT RUN — could not enter a private network namespace (exit {done.returncode})")
-        return 2
-    return done.returncode
+    fakes = (args.fakes or default_fakes()).resolve()
+    e2e: Path = args.e2e.resolve()
+    ensure_clients(e2e, "cc")
+    in_private_network()
+    return scenario(client(e2e, "cc"), workdir(e2e, "cc"), fakes / "fake_anthropic.py")
 
 
 if __name__ == "__main__":

@@ -62,6 +62,7 @@ from tools.e2e_common import (
     REPO,
     Checks,
     Fake,
+    client,
     default_e2e,
     default_fakes,
     ensure_clients,
@@ -71,7 +72,6 @@ from tools.e2e_common import (
     workdir,
 )
 
-CODEX = "codex/node_modules/.bin/codex"
 #: Top-level keys first: ``install codex`` appends its tables after them.
 CONFIG = """\
 model = "fake-model"
@@ -359,10 +359,10 @@ def main() -> int:
         env, project = setup(work, model.url, memory_model.url)
         out = package("install", "codex", cwd=project, env=env)
         checks.check("install codex writes hooks.json", "hooks.json" in out, out)
-        trusted = trust_hooks(args.e2e / CODEX, project, env)
+        trusted = trust_hooks(client(args.e2e, "codex"), project, env)
         checks.check("Codex lists the six hooks for trust", trusted == 6, str(trusted))
         memory_model.script([{"match": "<existing-memories>", "text": REVIEW_REPLY}])
-        codex = Codex(args.e2e / CODEX, project, env)
+        codex = Codex(client(args.e2e, "codex"), project, env)
 
         sid1 = codex.exec(f"Note for later: {FACT}")
         codex.exec("resume", sid1, "Please keep that port in mind for the deploy scripts.")

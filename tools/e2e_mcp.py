@@ -32,6 +32,7 @@ from tools.e2e_common import (
     REPO,
     Checks,
     Fake,
+    client,
     default_e2e,
     default_fakes,
     ensure_clients,
@@ -74,7 +75,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     fakes = args.fakes or default_fakes()
-    claude = args.e2e / "cc/node_modules/.bin/claude"
+    claude = client(args.e2e, "cc")
     ensure_clients(args.e2e, "cc")
     in_private_network()
 

