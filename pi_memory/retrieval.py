@@ -144,6 +144,8 @@ class SearchResult(NamedTuple):
     #: Nothing matched, so the newest entries are listed instead.
     fallback: bool
     hits: tuple[Hit, ...]
+    #: What the search could not look at, and why (a refused layer, an unreadable file).
+    notes: tuple[str, ...] = ()
 
 
 #: A result before paging, larger is better: (-group, score, confirmed time, id, -position).
@@ -491,6 +493,7 @@ def _empty_note(result: SearchResult) -> str:
 def render_search(result: SearchResult) -> str:
     """The text a person or an agent reads for one page of results."""
     lines = [_header(result)]
+    lines.extend(f"note: {note}" for note in result.notes)
     if result.total == 0:
         lines.append(_empty_note(result))
     elif result.fallback:

@@ -141,6 +141,24 @@ class Store:
     def read_all(self) -> list[Entry]:
         return [entry for layer in LAYERS for entry in self.read(layer)]
 
+    def notes(self) -> tuple[str, ...]:
+        """What the reads so far left out, one line each: a layer refused here, with
+        why, and each file that could not be read. Whoever shows memories says these."""
+        refused = [
+            f"the {layer} layer is not used: {why}"
+            for layer, why in self.settings.unavailable.items()
+        ]
+        return (*refused, *self.read_problems())
+
+    def read_problems(self) -> list[str]:
+        """Each file the reads so far could not open, and why."""
+        return [
+            line
+            for layer in LAYERS
+            if layer in self._layers
+            for line in self._layers[layer].read_problems()
+        ]
+
     def recalls(self, layer: str) -> dict[str, int]:
         from pi_memory.recalls import parse_recalls
 
@@ -428,7 +446,7 @@ class Store:
                 review_months=self.settings.review_months,
             )
         self._credit(query, result)
-        return result
+        return result._replace(notes=self.notes())
 
     def _indexed_search(self, query: str, page: int, now: datetime) -> SearchResult | None:
         """A keyword search that reads only the entries that can match, through each

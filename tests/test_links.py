@@ -92,3 +92,32 @@ def test_a_read_only_category_file_is_not_replaced(tmp_path: Path, hermetic_home
     assert run.code == 1 and "read-only" in run.err and str(frozen) in run.err
     assert frozen.read_text("utf-8") == ""
     assert stat.S_IMODE(frozen.stat().st_mode) == 0o444
+
+
+@pytest.mark.parametrize("mode", ["keyword", "tag", "all", "recent", "id"])
+def test_search_never_reads_through_a_link_out_and_says_why(
+    repo: Path, tmp_path: Path, mode: str
+) -> None:
+    outside = tmp_path / "outside" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text(
+        "<!-- mid: 20261011-a1b2 | t: 2026-10-11 19:40:00 | p: x | src: user | tags: token -->\n"
+        "The deploy token is hunter2\n",
+        "utf-8",
+    )
+    (repo / AUTO).mkdir(parents=True)
+    (repo / AUTO / "CONVENTIONS.md").symlink_to(outside)
+    query = "20261011-a1b2" if mode == "id" else "token"
+    run = call("search", "--mode", mode, query, cwd=repo)
+    assert run.code == 0, run.err
+    assert "hunter2" not in run.out
+    assert "note: the project layer is not used: " in run.out
+    assert "is a link to" in run.out and "outside the repository" in run.out
+    answer = json.loads(
+        call(
+            "tool", "memory_search", cwd=repo, stdin=json.dumps({"query": query, "mode": mode})
+        ).out
+    )
+    assert answer["ok"] is True
+    assert "hunter2" not in answer["text"]
+    assert "the project layer is not used: " in answer["text"]

@@ -47,6 +47,7 @@ def search_json(result: SearchResult) -> dict[str, object]:
         "pages": result.pages,
         "total": result.total,
         "fallback": result.fallback,
+        "notes": list(result.notes),
         "results": [
             {
                 "id": hit.entry.id,

@@ -67,7 +67,8 @@ class LayerHealth:
     conflicts: tuple[ConflictPair, ...]
     #: The layer's entries by id, for the quoted bodies.
     entries: Mapping[str, Entry] = field(default_factory=dict, compare=False, repr=False)
-    #: ``FILE:LINE`` of text no memory was read from (damaged or stray lines).
+    #: ``FILE:LINE`` of text no memory was read from (damaged or stray lines), and
+    #: ``FILE: REASON`` of a file that could not be read.
     unreadable: tuple[str, ...] = ()
 
 
@@ -161,9 +162,14 @@ def render_health(h: LayerHealth, layer_label: str, *, compact_ready: bool = Fal
 
 def _health_parts(h: LayerHealth) -> list[str]:
     parts: list[str] = []
-    if h.unreadable:
-        n = len(h.unreadable)
-        places = ", ".join(h.unreadable[:SHOWN_PLACES])
+    lines = [place for place in h.unreadable if place.rpartition(":")[2].isdigit()]
+    whole = [place for place in h.unreadable if place not in lines]
+    if whole:
+        n = len(whole)
+        parts.append(f"{n} file{'s' if n != 1 else ''} not read ({', '.join(whole)})")
+    if lines:
+        n = len(lines)
+        places = ", ".join(lines[:SHOWN_PLACES])
         more = f", +{n - SHOWN_PLACES} more" if n > SHOWN_PLACES else ""
         parts.append(f"{n} line{'s' if n != 1 else ''} not read as memories ({places}{more})")
     if h.superseded:

@@ -212,7 +212,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         from pi_memory.jobs.worker import schedule_due_rounds
 
         schedule_due_rounds(store, config.consolidate_every, event.cwd)
-    said = _said(warning, notes)
+    said = _said(warning, [*notes, *(f"pi_memory: {line}" for line in fresh.read_problems())])
     # Only a quiet start is remembered: a warning must be said again next time.
     if not said and fingerprint is not None:
         fastpath.save(

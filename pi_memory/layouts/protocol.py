@@ -172,7 +172,11 @@ class LayerStore(Protocol):
         """
 
     def unreadable(self) -> list[str]:
-        """Where (``FILE:LINE``) the layer holds text no memory was read from."""
+        """Where (``FILE:LINE``) the layer holds text no memory was read from, and which
+        files (``FILE: REASON``) could not be read at all."""
+
+    def read_problems(self) -> list[str]:
+        """What the reads of this process left out, one line each (``""``-free)."""
 
     def append(self, entry: Entry) -> Entry:
         """Store a new entry; returns it as stored (with ``file`` filled in)."""

@@ -71,6 +71,8 @@ class CategoriesLayer:
         self.files: tuple[str, ...] = CATEGORY_FILES[layer]
         self.index_budget = index_budget
         self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
+        #: Category files the last reads could not open, with the reason (``Is a directory``).
+        self.skipped: dict[str, str] = {}
 
     def _read_text(self, file: str) -> str:
         try:
@@ -107,6 +109,11 @@ class CategoriesLayer:
                 data = handle.read()
         except FileNotFoundError:
             return []
+        except OSError as exc:
+            # Damaged like a garbled row: skipped and said, never the whole store down.
+            self.skipped[file] = exc.strerror or type(exc).__name__
+            return []
+        self.skipped.pop(file, None)
         return self._parsed(path, data, st, file)
 
     def _load(self, file: str) -> tuple[str, list[Entry]]:
@@ -136,9 +143,17 @@ class CategoriesLayer:
             out.extend(self.read_file(file))
         return fold_merged(out)
 
+    def read_problems(self) -> list[str]:
+        """One line per category file the last reads skipped, and why."""
+        return [
+            f"{self.layer}/{file} could not be read ({why}); its memories are left out"
+            for file, why in self.skipped.items()
+        ]
+
     def unreadable(self) -> list[str]:
-        """``FILE:LINE`` of every line no memory was read from; an unchanged file's answer
-        comes from the parse cache, as its entries do."""
+        """``FILE:LINE`` of every line no memory was read from, ``FILE: REASON`` of a file
+        that cannot be read; an unchanged file's answer comes from the parse cache, as
+        its entries do."""
         from pi_memory.fs.parse_cache import cached_entries, identity_of
 
         places: list[str] = []
@@ -149,6 +164,9 @@ class CategoriesLayer:
                     st = os.fstat(handle.fileno())
                     data = handle.read()
             except FileNotFoundError:
+                continue
+            except OSError as exc:
+                places.append(f"{file}: {exc.strerror or type(exc).__name__}")
                 continue
             numbers = cached_entries(
                 path,

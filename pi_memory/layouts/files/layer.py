@@ -166,6 +166,10 @@ class FilesLayer:
                 entries.append(entry_from_file(parsed, name, self.layer))
         return sorted(entries, key=_sort_key)
 
+    def read_problems(self) -> list[str]:
+        """A damaged memory file is reported by ``show`` (:meth:`unreadable`)."""
+        return []
+
     def unreadable(self) -> list[str]:
         """Entry files whose frontmatter does not parse (the index is free text)."""
         return [f"{name}:1" for name in self.entry_files() if self._read_file(name) is None]
