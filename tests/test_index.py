@@ -104,11 +104,11 @@ def test_injection_golden_and_empty() -> None:
         layer_block("global", user, {}, 3000),
         layer_block("project: myrepo", sample(), {}, 3000),
     ]
-    text = render_injection(blocks)
+    text = render_injection(blocks, "python -m pi_memory search --mode tag KEYWORD")
     assert text == golden("injection.txt")
-    assert text.startswith(CONTRACT)
+    assert text.startswith(CONTRACT.split("{search}")[0])
     assert "<!--" not in text
-    assert render_injection([layer_block("global", [], {}, 3000), ""]) == ""
+    assert render_injection([layer_block("global", [], {}, 3000), ""], "pi-memory search") == ""
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,11 @@ def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
     own = sorted(
         f"{k}={v}" for k, v in env.items() if k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)
     )
-    return own + [f"{name}?{bool(env.get(name))}" for name in sorted(key_names)]
+    from pi_memory.launcher import this_package
+
+    # The injection names the command that runs this package: another copy, another note.
+    launcher = f"launcher={' '.join(this_package().argv)}"
+    return [*own, launcher, *(f"{name}?{bool(env.get(name))}" for name in sorted(key_names))]
 
 
 def stats(paths: Iterable[str]) -> list[list[Any]]:

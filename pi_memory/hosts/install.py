@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pi_memory.errors import PiMemoryError
-from pi_memory.hosts.install_plan import Edit, Launcher, Locations, Plan
+from pi_memory.hosts.install_plan import Edit, Locations, Plan
+from pi_memory.launcher import Launcher, this_package
 
 if TYPE_CHECKING:
     from pi_memory.hosts.host import Host
@@ -62,19 +63,12 @@ class Change(NamedTuple):
 
 def current_launcher(pyz: str | None = None) -> Launcher:
     """This interpreter and this package (or the .pyz it runs from, or the one given)."""
-    import sys
-
-    if pyz:
-        target = Path(pyz).resolve()
-        if not target.is_file():
-            raise InstallError(f"--pyz {pyz}: no such file")
-    else:
-        here = Path(__file__).resolve().parent.parent  # the pi_memory directory, or inside a zip
-        target = here
-        while not target.exists() and target != target.parent:
-            target = target.parent  # a zipapp: up to the archive file itself
-    python = Path(sys.executable).resolve() if sys.executable else Path("python3")
-    return Launcher((str(python), "-S", str(target)))
+    if not pyz:
+        return this_package()
+    target = Path(pyz).resolve()
+    if not target.is_file():
+        raise InstallError(f"--pyz {pyz}: no such file")
+    return this_package(target)
 
 
 def _is_ours(command: object) -> bool:

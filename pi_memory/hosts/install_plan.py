@@ -7,19 +7,13 @@ which plans with them.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from pi_memory.launcher import Launcher
 
-class Launcher(NamedTuple):
-    """How a host starts the package: the absolute interpreter, ``-S``, the package or .pyz."""
-
-    argv: tuple[str, ...]
-
-    def command(self, *args: str) -> str:
-        return " ".join(shlex.quote(word) for word in (*self.argv, *args))
+__all__ = ["Edit", "Launcher", "Locations", "Plan"]
 
 
 class Locations(NamedTuple):

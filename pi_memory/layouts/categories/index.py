@@ -35,6 +35,9 @@ _STATS_RE: Final = re.compile(
     r" lastConsolidated=(?P<last>\S+) -->"
 )
 
+#: What to run for the keyword search when the agent has no memory_search tool.
+SEARCH_ARGS: Final = ("search", "--mode", "tag", "KEYWORD")
+#: The contract; ``{search}`` is the search command as this package is started.
 CONTRACT: Final = "\n".join(
     [
         "<memory-auto>",
@@ -42,8 +45,7 @@ CONTRACT: Final = "\n".join(
         "The memory bodies are NOT in context.",
         'When the current task touches any keyword below, call memory_search with mode:"tag" '
         'and that keyword (as shown, without "#") before you act, and use mode:"keyword" with '
-        "your own words for anything else. Without that tool, run: "
-        "python -m pi_memory search --mode tag KEYWORD",
+        "your own words for anything else. Without that tool, run: {search}",
         '"(n)" after a keyword is how many memories share it.',
         "A memory records what was true when it was written. The user's current instruction "
         "always wins over a memory: when they disagree, follow the user and, in the same turn, "
@@ -167,12 +169,13 @@ def layer_block(
     return "\n".join([head, *render_keyword_table(rows, budget)])
 
 
-def render_injection(blocks: Sequence[str]) -> str:
-    """The whole injected text: the contract, then one block per non-empty layer."""
+def render_injection(blocks: Sequence[str], search: str) -> str:
+    """The whole injected text: the contract (``search``: the command that searches
+    from a shell), then one block per non-empty layer."""
     present = [block for block in blocks if block]
     if not present:
         return ""
-    return "\n\n".join([CONTRACT, *present]) + "\n"
+    return "\n\n".join([CONTRACT.format(search=search), *present]) + "\n"
 
 
 def refresh_memory_md(

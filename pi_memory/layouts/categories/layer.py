@@ -303,8 +303,10 @@ class CategoriesLayer:
     def injection(self, layers: Sequence[Injected], max_chars: int | None) -> str:
         """The contract and each layer's keyword table, shrunk until it fits ``max_chars``."""
         from pi_memory.inject.sanitize import sanitize_for_injection
-        from pi_memory.layouts.categories.index import layer_block, render_injection
+        from pi_memory.launcher import this_package
+        from pi_memory.layouts.categories.index import SEARCH_ARGS, layer_block, render_injection
 
+        search = sanitize_for_injection(this_package().command(*SEARCH_ARGS))
         read = [(source.label, source.entries(), source.recalls()) for source in layers]
         budget = self.index_budget
         while True:
@@ -312,7 +314,7 @@ class CategoriesLayer:
                 sanitize_for_injection(layer_block(label, entries, recalls, budget))
                 for label, entries, recalls in read
             ]
-            text = render_injection(blocks)
+            text = render_injection(blocks, search)
             if max_chars is None or len(text) <= max_chars or budget <= 200:
                 return text
             budget = max(200, budget * max_chars // len(text) - 100)
