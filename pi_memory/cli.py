@@ -55,6 +55,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("import", "copy a layer from one layout to the other", "pi_memory.commands.import_layer"),
     ("unlock", "remove an abandoned write lock", "pi_memory.commands.unlock"),
     (
+        "trust",
+        "use the project memories this repository's other contributors committed",
+        "pi_memory.commands.trust",
+    ),
+    (
         "restore",
         "bring back a memory the files layout's memory tool removed or replaced",
         "pi_memory.commands.restore",

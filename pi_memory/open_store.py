@@ -10,6 +10,7 @@ directories from :mod:`pi_memory.naming.layer_dirs`.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -56,10 +57,11 @@ def warn_once(loaded: LoadedConfig) -> None:
             error_line(f"pi_memory: warning: {line}")
 
 
-def settings_from(cfg: Config, cwd: Path) -> Settings:
+def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) -> Settings:
     from pi_memory.config.layout_setting import layer_dirs
 
     where = layer_dirs(cfg, cwd)
+    repository, home, trusted = _repository(cfg, cwd, where.project, env or os.environ)
     return Settings(
         layout=cfg.layout,
         dirs={USER: where.user, PROJECT: where.project},
@@ -75,7 +77,31 @@ def settings_from(cfg: Config, cwd: Path) -> Settings:
         index_max_bytes=cfg.mem_index_max_bytes,
         redact_patterns=cfg.redact_patterns,
         unavailable=_unavailable(cwd, where.project),
+        repository=repository,
+        home=home,
+        trusted_project=trusted,
     )
+
+
+def _repository(
+    cfg: Config, cwd: Path, project: Path, env: Mapping[str, str]
+) -> tuple[Path | None, Path | None, bool]:
+    """The git repository the project layer lies in (``None``: the layer is the user's
+    own, as the files layout's below memoryDir), this user's home, and whether the
+    root is in ``trustedProjects``."""
+    from pi_memory.naming.home import home_dir
+
+    home = home_dir(env)
+    if not cwd.is_dir():
+        return None, home, False
+    from pi_memory.naming.git_repo import project_root
+
+    root = project_root(cwd)
+    if root not in project.parents or not (root / ".git").exists():
+        return None, home, False
+    from pi_memory.config.trust import is_trusted
+
+    return root, home, is_trusted(str(root), cfg.trusted_projects, str(home), sys.platform)
 
 
 def _unavailable(cwd: Path, project: Path) -> dict[str, str]:
@@ -148,9 +174,10 @@ def open_store(
     from pi_memory.config.load import load_for
 
     here = cwd or _here()
-    loaded = load_for(here, os.environ if env is None else env)
+    env = os.environ if env is None else env
+    loaded = load_for(here, env)
     if warn:
         warn_once(loaded)
     config = loaded.config if not other_layout else loaded.config._replace(layout=other_layout)
-    store = Store(settings_from(config, here))
+    store = Store(settings_from(config, here, env))
     return Opened(config, store, tuple(setting_warnings(loaded)), loaded)

@@ -146,6 +146,8 @@ class SearchResult(NamedTuple):
     hits: tuple[Hit, ...]
     #: What the search could not look at, and why (a refused layer, an unreadable file).
     notes: tuple[str, ...] = ()
+    #: Ids of the hits that came from the repository, not from this user.
+    foreign: frozenset[str] = frozenset()
 
 
 #: A result before paging, larger is better: (-group, score, confirmed time, id, -position).
@@ -448,10 +450,16 @@ def _location(entry: Entry) -> str:
     return f"{entry.layer}/{entry.file}" if entry.file else entry.layer
 
 
-def render_hit(hit: Hit) -> list[str]:
-    """One result: the metadata line, its labels, then the body, all as stored."""
+def render_hit(hit: Hit, foreign: frozenset[str] = frozenset()) -> list[str]:
+    """One result: the metadata line, its labels, then the body, all as stored; a
+    memory from the repository says so after its ``src``, which anyone could write."""
     entry = hit.entry
-    fields = [f"[{entry.id}] {_location(entry)}", entry.time, f"src: {entry.src}"]
+    src = f"src: {entry.src}"
+    if entry.id in foreign:
+        from pi_memory.trust import REPOSITORY_MARK
+
+        src += f" ({REPOSITORY_MARK})"
+    fields = [f"[{entry.id}] {_location(entry)}", entry.time, src]
     fields.append(f"tags: {entry.keyword}")
     if entry.seen > 1:
         fields.append(f"seen: {entry.seen}")
@@ -502,7 +510,7 @@ def render_search(result: SearchResult) -> str:
         lines.append(f"nothing on page {result.page} — {counted(result.pages, 'page')} in all")
     for hit in result.hits:
         lines.append("")
-        lines.extend(render_hit(hit))
+        lines.extend(render_hit(hit, result.foreign))
     if result.hits and result.page < result.pages:
         lines.append("")
         lines.append(f"page {result.page}/{result.pages} — more: --page {result.page + 1}")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_memory.layouts.protocol import IndexChange, LayerStore
     from pi_memory.plan import ImportOutcome
     from pi_memory.retrieval import SearchResult
+    from pi_memory.trust import Provenance
 
 #: The recall log's file name, as pi-memory-auto names it.
 RECALLS_FILE: Final = "usage.json"
@@ -64,6 +65,12 @@ class Settings(NamedTuple):
     redact_patterns: Mapping[str, str] = MappingProxyType({})
     #: Layers that cannot be used from here, with the reason (a deleted working directory).
     unavailable: Mapping[str, str] = MappingProxyType({})
+    #: The git repository the project layer lies in (its memories may come from others).
+    repository: Path | None = None
+    #: Where this user's trust records are kept (``~/.pi/agent/memory-trust/``): the home.
+    home: Path | None = None
+    #: The project root is in ``trustedProjects``: its layer is trusted without ``trust``.
+    trusted_project: bool = False
 
 
 class WriteOutcome(NamedTuple):
@@ -93,6 +100,8 @@ class Store:
         #: While set, a layout's changes leave no rollback point of their own (an
         #: import took one of the whole directory first).
         self._rollback_paused = False
+        #: Which project memories came from the repository (see :mod:`pi_memory.trust`).
+        self._provenance: Provenance | None = None
 
     # -- reading ------------------------------------------------------------
 
@@ -126,8 +135,61 @@ class Store:
             if layer in self.settings.unavailable:
                 return []
             self._check_directory(layer)
-            self._read_cache[layer] = self.layer(layer).read()
+            entries = self.layer(layer).read()
+            if layer == PROJECT and self.settings.repository is not None:
+                entries = self._as_trusted(entries)
+            self._read_cache[layer] = entries
         return self._read_cache[layer]
+
+    # -- provenance ---------------------------------------------------------
+
+    def provenance(self) -> Provenance:
+        """Which project memories came from the repository, and whether they are trusted."""
+        if self._provenance is None:
+            from pi_memory.trust import Provenance, provenance, read_record, tracked_files
+
+            s = self.settings
+            if s.repository is None or s.home is None or PROJECT in s.unavailable:
+                return Provenance(True, frozenset())
+            store = self.layer(PROJECT)
+            directory = self.directory(PROJECT)
+            record = read_record(s.home, directory)
+            tracked = tracked_files(s.repository, directory)
+            pairs = [(e.id, e.file) for e in store.read()] if tracked != frozenset() else []
+            trusted = record.trusted or s.trusted_project
+            self._provenance = provenance(record, trusted, tracked, pairs)
+        return self._provenance
+
+    def _as_trusted(self, entries: list[Entry]) -> list[Entry]:
+        """The project memories a model may read: those from the repository only once
+        the layer is trusted."""
+        known = self.provenance()
+        if known.trusted or not known.foreign:
+            return entries
+        return [e for e in entries if e.id not in known.foreign]
+
+    def foreign(self) -> frozenset[str]:
+        """Ids of the memories that came from the repository and are used (trusted)."""
+        known = self.provenance()
+        return known.foreign if known.trusted else frozenset()
+
+    def withheld(self) -> int:
+        """How many memories from the repository are left out until ``trust``."""
+        known = self.provenance()
+        return 0 if known.trusted else len(known.foreign)
+
+    def _remember_own(self, layer: str, ids: Sequence[str]) -> None:
+        """Record this user's writes to a repository's layer (under its lock)."""
+        s = self.settings
+        if layer != PROJECT or s.repository is None or s.home is None or not ids:
+            return
+        from pi_memory.trust import remember_own
+
+        try:
+            remember_own(s.home, self.directory(layer), ids)
+        except OSError:
+            pass  # the memory is stored; it counts as from the repository until trusted
+        self._provenance = None
 
     def _check_directory(self, layer: str) -> None:
         """A layer directory that is a file is a person's mistake: say which, and how out."""
@@ -143,12 +205,25 @@ class Store:
 
     def notes(self) -> tuple[str, ...]:
         """What the reads so far left out, one line each: a layer refused here, with
-        why, and each file that could not be read. Whoever shows memories says these."""
+        why, memories from the repository not trusted yet, and each file that could not
+        be read. Whoever shows memories says these."""
         refused = [
             f"the {layer} layer is not used: {why}"
             for layer, why in self.settings.unavailable.items()
         ]
-        return (*refused, *self.read_problems())
+        untrusted = [self.withheld_note()] if self.withheld() else []
+        return (*refused, *untrusted, *self.read_problems())
+
+    def withheld_note(self) -> str:
+        from pi_memory.launcher import this_package
+
+        n = self.withheld()
+        memories = "memory" if n == 1 else "memories"
+        return (
+            f"{n} {memories} committed to this repository by others "
+            f"({self.directory(PROJECT)}) are not used until you trust them: "
+            f"read them, then run {this_package().command('trust')}"
+        )
 
     def read_problems(self) -> list[str]:
         """Each file the reads so far could not open, and why."""
@@ -286,6 +361,8 @@ class Store:
                 stored = store.append(plan.entry)
             if plan.retire:
                 self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
+            if not plan.deduped:
+                self._remember_own(layer, [stored.id])
             after = entries_after(entries, stored, plan.deduped, plan.retire)
             note = self._refresh_or_note(store, after, layer)
         return WriteOutcome(
@@ -381,6 +458,7 @@ class Store:
             try:
                 for entry in plan.new:
                     store.append(entry)
+                self._remember_own(layer, [entry.id for entry in plan.new])
                 if changed:
                     store.update(changed)
             finally:
@@ -426,7 +504,27 @@ class Store:
             )
             for layer in LAYERS
         ]
+        foreign = self.foreign()
+        if foreign:
+            # The repository's memories in a block of their own, said to be others' notes.
+            own, theirs = self._split(PROJECT, foreign)
+            sources[-1] = sources[-1]._replace(entries=own)
+            from pi_memory.trust import REPOSITORY_MARK
+
+            label = f"{self.label(PROJECT)} ({REPOSITORY_MARK})"
+            sources.append(sources[-1]._replace(label=label, entries=theirs))
         return self.layer(USER).injection(sources, max_chars)
+
+    def _split(
+        self, layer: str, ids: frozenset[str]
+    ) -> tuple[Callable[[], list[Entry]], Callable[[], list[Entry]]]:
+        def own() -> list[Entry]:
+            return [e for e in self.read(layer) if e.id not in ids]
+
+        def theirs() -> list[Entry]:
+            return [e for e in self.read(layer) if e.id in ids]
+
+        return own, theirs
 
     # -- searching ----------------------------------------------------------
 
@@ -446,7 +544,7 @@ class Store:
                 review_months=self.settings.review_months,
             )
         self._credit(query, result)
-        return result._replace(notes=self.notes())
+        return result._replace(notes=self.notes(), foreign=self.foreign())
 
     def _indexed_search(self, query: str, page: int, now: datetime) -> SearchResult | None:
         """A keyword search that reads only the entries that can match, through each

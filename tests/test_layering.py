@@ -65,6 +65,8 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             # The hosts as records and the registry that lists them: plain data the
             # transcript readers and the model providers read; the adapters are above.
             *HOST_RECORDS,
+            "launcher",
+            "trust",
         ),
     ),
     ("fs", ("fs",)),

@@ -59,6 +59,7 @@ def search_json(result: SearchResult) -> dict[str, object]:
                 "last": hit.entry.last or None,
                 "seen": hit.entry.seen,
                 "src": hit.entry.src,
+                "from_repository": hit.entry.id in result.foreign,
                 "project": hit.entry.project,
                 "stale": hit.stale,
                 "supersedes": list(hit.entry.supersedes),

@@ -187,7 +187,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
             from pi_memory.error_handler import log_exception
 
             log_exception("hook session-start: refresh", exc)
-    paths = fastpath.watched(directories, _inputs(event.cwd))
+    paths = fastpath.watched(directories, [*_inputs(event.cwd), *_trust_inputs(store)])
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = Store(store.settings)  # read after the fingerprint: a change between is a miss
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
@@ -212,7 +212,10 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         from pi_memory.jobs.worker import schedule_due_rounds
 
         schedule_due_rounds(store, config.consolidate_every, event.cwd)
-    said = _said(warning, [*notes, *(f"pi_memory: {line}" for line in fresh.read_problems())])
+    problems = [f"pi_memory: {line}" for line in fresh.read_problems()]
+    if fresh.withheld() and not fresh.provenance().declined:
+        problems.append(f"pi_memory: {fresh.withheld_note()}")
+    said = _said(warning, [*notes, *problems])
     # Only a quiet start is remembered: a warning must be said again next time.
     if not said and fingerprint is not None:
         fastpath.save(
@@ -262,6 +265,18 @@ def _inputs(cwd: Path) -> list[Path]:
     root = project_root(cwd)
     home = home_dir(os.environ)
     return [home / USER_CONFIG, root / PROJECT_CONFIG, root / ".git", root / ".git" / "config"]
+
+
+def _trust_inputs(store: Store) -> list[Path]:
+    """What decides which project memories came from the repository: this user's
+    record, and git's index (what is committed)."""
+    from pi_memory.entry import PROJECT
+    from pi_memory.trust import record_path
+
+    s = store.settings
+    if s.repository is None or s.home is None:
+        return []
+    return [record_path(s.home, store.directory(PROJECT)), s.repository / ".git" / "index"]
 
 
 # -- start -----------------------------------------------------------------------------------
