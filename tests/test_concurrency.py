@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -28,7 +29,16 @@ for i in range(int(sys.argv[3])):
 """
 
 
-def run_writers(project: Path) -> None:
+#: A writer waits for the lock as long as the test waits for the writer: what is
+#: checked is that nothing is lost, and on a loaded machine six writers queue for
+#: longer than the default five seconds (a timed-out writer is not a lost write).
+PATIENT = {"lock": {"timeoutMs": 120_000}}
+
+
+def run_writers(project: Path, **config: object) -> None:
+    home = Path(os.environ["HOME"])
+    (home / ".pi/agent").mkdir(parents=True, exist_ok=True)
+    (home / ".pi/agent/memory.json").write_text(json.dumps({**PATIENT, **config}), "utf-8")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     procs = [
         subprocess.Popen(
@@ -72,12 +82,9 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
 def test_concurrent_writers_lose_nothing_in_the_files_layout(
     tmp_path: Path, hermetic_home: Path
 ) -> None:
-    config = hermetic_home / ".pi/agent/memory.json"
-    config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text('{"layout": "files"}', "utf-8")
     project = tmp_path / "proj"
     project.mkdir()
-    run_writers(project)
+    run_writers(project, layout="files")
     entries = open_store(project).store.read("project")
     distinct = {e.body for e in entries if e.keyword == "race"}
     assert distinct == {
