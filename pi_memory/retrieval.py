@@ -456,7 +456,7 @@ def render_hit(hit: Hit, foreign: frozenset[str] = frozenset()) -> list[str]:
     entry = hit.entry
     src = f"src: {entry.src}"
     if entry.id in foreign:
-        from pi_memory.trust import REPOSITORY_MARK
+        from pi_memory.provenance import REPOSITORY_MARK
 
         src += f" ({REPOSITORY_MARK})"
     fields = [f"[{entry.id}] {_location(entry)}", entry.time, src]

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from pi_memory.fs.lock import StoreLock
     from pi_memory.layouts.protocol import IndexChange, LayerStore
     from pi_memory.plan import ImportOutcome
+    from pi_memory.provenance import Provenance
     from pi_memory.retrieval import SearchResult
-    from pi_memory.trust import Provenance
 
 #: The recall log's file name, as pi-memory-auto names it.
 RECALLS_FILE: Final = "usage.json"
@@ -100,7 +100,7 @@ class Store:
         #: While set, a layout's changes leave no rollback point of their own (an
         #: import took one of the whole directory first).
         self._rollback_paused = False
-        #: Which project memories came from the repository (see :mod:`pi_memory.trust`).
+        #: Which project memories came from the repository (see :mod:`pi_memory.provenance`).
         self._provenance: Provenance | None = None
 
     # -- reading ------------------------------------------------------------
@@ -146,7 +146,7 @@ class Store:
     def provenance(self) -> Provenance:
         """Which project memories came from the repository, and whether they are trusted."""
         if self._provenance is None:
-            from pi_memory.trust import Provenance, provenance, read_record, tracked_files
+            from pi_memory.provenance import Provenance, provenance, read_record, tracked_files
 
             s = self.settings
             if s.repository is None or s.home is None or PROJECT in s.unavailable:
@@ -183,7 +183,7 @@ class Store:
         s = self.settings
         if layer != PROJECT or s.repository is None or s.home is None or not ids:
             return
-        from pi_memory.trust import remember_own
+        from pi_memory.provenance import remember_own
 
         try:
             remember_own(s.home, self.directory(layer), ids)
@@ -509,7 +509,7 @@ class Store:
             # The repository's memories in a block of their own, said to be others' notes.
             own, theirs = self._split(PROJECT, foreign)
             sources[-1] = sources[-1]._replace(entries=own)
-            from pi_memory.trust import REPOSITORY_MARK
+            from pi_memory.provenance import REPOSITORY_MARK
 
             label = f"{self.label(PROJECT)} ({REPOSITORY_MARK})"
             sources.append(sources[-1]._replace(label=label, entries=theirs))

@@ -66,7 +66,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             # transcript readers and the model providers read; the adapters are above.
             *HOST_RECORDS,
             "launcher",
-            "trust",
+            "provenance",
         ),
     ),
     ("fs", ("fs",)),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pi_memory.launcher import this_package
-from pi_memory.trust import REPOSITORY_MARK
+from pi_memory.provenance import REPOSITORY_MARK
 from tests.conftest import DATA
 from tests.hookhelp import payload
 from tests.inproc import call, tool

@@ -2,7 +2,7 @@
 
 A project layer inside a git repository arrives with every clone. Its memories
 that this user did not write are left out of what a model reads until the user
-trusts the layer (see :mod:`pi_memory.trust`); then they are used, marked as
+trusts the layer (see :mod:`pi_memory.provenance`); then they are used, marked as
 notes from others. ``--revoke`` leaves them out again and stops the question.
 """
 
@@ -31,7 +31,7 @@ def run_trust(*, revoke: bool) -> int:
     from pi_memory.errors import UsageError
     from pi_memory.open_store import open_store
     from pi_memory.output import write_line
-    from pi_memory.trust import set_trusted
+    from pi_memory.provenance import set_trusted
 
     store = open_store().store
     settings = store.settings

@@ -271,7 +271,7 @@ def _trust_inputs(store: Store) -> list[Path]:
     """What decides which project memories came from the repository: this user's
     record, and git's index (what is committed)."""
     from pi_memory.entry import PROJECT
-    from pi_memory.trust import record_path
+    from pi_memory.provenance import record_path
 
     s = store.settings
     if s.repository is None or s.home is None:
