@@ -83,7 +83,14 @@ class Surfaced(NamedTuple):
     via: str
 
 
-def item(entry: Entry) -> Item:
+def item(entry: Entry, foreign: frozenset[str] = frozenset()) -> Item:
+    """``foreign``: ids of the memories that came from the repository; their heading
+    says so (see :mod:`pi_memory.provenance`)."""
+    if entry.id in foreign:
+        from pi_memory.provenance import REPOSITORY_MARK
+
+        marked = item(entry)
+        return marked._replace(name=f"{marked.name} — {REPOSITORY_MARK}")
     if entry.name:  # a memory with its own name and description (files layout)
         return Item(
             entry.file or entry.name,
@@ -123,7 +130,7 @@ class Corpus(NamedTuple):
     items: Sequence[Item]
 
 
-def corpus(entries: Iterable[Entry]) -> Corpus:
+def corpus(entries: Iterable[Entry], foreign: frozenset[str] = frozenset()) -> Corpus:
     from pi_memory.keywords import canonical_key
 
     live = [e for e in entries if e.live]
@@ -137,7 +144,7 @@ def corpus(entries: Iterable[Entry]) -> Corpus:
         "\x00".join(texts),
         tuple(starts),
         tuple(canonical_key(e.keyword) for e in live),
-        tuple(item(e) for e in live),
+        tuple(item(e, foreign) for e in live),
     )
 
 

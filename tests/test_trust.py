@@ -139,3 +139,17 @@ def test_trusted_projects_trusts_the_layer_too(clone: Path, hermetic_home: Path)
     config.write_text(json.dumps({"trustedProjects": [str(clone)]}), "utf-8")
     seen = start(clone)
     assert REPOSITORY_MARK in seen["context"]
+
+
+def test_a_surfaced_memory_from_the_repository_is_marked(clone: Path) -> None:
+    assert call("trust", cwd=clone).code == 0
+    found = call("surface", "--prompt", "how do I run the installer", cwd=clone)
+    assert found.code == 0, found.err
+    assert "Run the installer first." in found.out
+    assert REPOSITORY_MARK in found.out
+    start(clone)
+    prompt = payload("claude-code", "UserPromptSubmit", clone, prompt="run the installer now")
+    run = call("hook", "--host", "claude-code", "user-prompt-submit", cwd=clone, stdin=prompt)
+    assert run.code == 0, run.err
+    assert REPOSITORY_MARK in run.out
+    assert "Run the installer first." in run.out

@@ -75,13 +75,13 @@ def ensure_clients(e2e: Path, which: str) -> None:
 
 
 def default_fakes() -> Path:
-    for candidate in (
-        os.environ.get("PI_MEMORY_FAKES", ""),
-        "../shared/hosts",
-        "../../shared/hosts",
-    ):
-        if candidate and (REPO / candidate / "fake_openai.py").is_file():
-            return (REPO / candidate).resolve()
+    """``$PI_MEMORY_FAKES``, else the shared host tools beside the checkout or beside
+    any directory above it (a worktree sits a few levels down)."""
+    given = os.environ.get("PI_MEMORY_FAKES", "")
+    beside = [parent / "shared" / "hosts" for parent in REPO.parents]
+    for candidate in [REPO / given] if given else beside:
+        if (candidate / "fake_openai.py").is_file():
+            return candidate.resolve()
     raise not_run("the fake model servers are not here: pass --fakes DIR or set PI_MEMORY_FAKES")
 
 

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from pi_memory.open_store import open_store
     from pi_memory.output import write, write_line
     from pi_memory.session import moments, state
-    from pi_memory.surfacing import limits, surface
+    from pi_memory.surfacing import corpus, limits, surface
 
     prompt: str = args.prompt
     session: str | None = args.session
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     config, store, _, _ = open_store(warn=False)
     loaded = state.load(session) if session else state.SessionState()
     found = surface(
-        store.read_all(),
+        corpus(store.read_all(), store.foreign()),
         text,
         limits(config),
         config=config,

@@ -149,7 +149,8 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
                 if known is None:
                     from pi_memory.surfacing import corpus
 
-                    known = corpus(_open(event.cwd).store.read_all())
+                    store = _open(event.cwd).store
+                    known = corpus(store.read_all(), store.foreign())
                     fastpath.add_corpus(event.cwd, known)
                 return known
 
@@ -206,7 +207,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         dream=_dream_settings(config, store),
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
-    memories = corpus(fresh.read_all()) if event.moment == "prompt" else None
+    memories = corpus(fresh.read_all(), fresh.foreign()) if event.moment == "prompt" else None
     if refresh and warning is None and note.background:
         # Checked after this rebuild as after every other: a round due before exit catches up.
         from pi_memory.jobs.worker import schedule_due_rounds
@@ -223,7 +224,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         )
 
     def built() -> Corpus:
-        return memories if memories is not None else corpus(fresh.read_all())
+        return memories if memories is not None else corpus(fresh.read_all(), fresh.foreign())
 
     return Known(note, built, lambda: config, said)
 
