@@ -87,6 +87,7 @@ def test_write_then_search_finds_it(project: Path) -> None:
         "stale",
         "supersedes",
         "superseded_by",
+        "from_repository",
     }
     text = (project / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
     assert text.endswith(" | tags: deploy -->\nDeploy with rsync --delete.\n")

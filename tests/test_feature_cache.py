@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 import zlib
 from pathlib import Path
@@ -164,7 +165,7 @@ def test_show_reports_the_same_health_from_the_cache(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     directory = repo / ".pi/agent/memory-auto"
     directory.mkdir(parents=True)
-    (repo / ".git").mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
     store = random_store(11, 200)
     path = directory / FILE
     path.write_text("".join(format_entry(e._replace(file=FILE)) for e in store), "utf-8")

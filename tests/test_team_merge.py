@@ -56,6 +56,10 @@ def test_two_branches_that_each_add_a_memory_merge_cleanly(tmp_path: Path) -> No
     a, b = tmp_path / "a", tmp_path / "b"
     assert git(tmp_path, "clone", "-q", str(origin), str(a)).returncode == 0
     assert git(tmp_path, "clone", "-q", str(origin), str(b)).returncode == 0
+    # Each teammate trusts the layer the repository brought (once): the others'
+    # memories reach their model from then on, marked as from the repository.
+    for clone in (a, b):
+        assert call("trust", cwd=clone).code == 0
 
     write(a, "lint", "Run ruff before every commit.")
     write(a, "deploy", "Deploy with rsync.")  # re-confirmed: seen 2
