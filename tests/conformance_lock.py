@@ -149,8 +149,8 @@ def v_garbage(store: Path, given: dict[str, Any], expected: Any) -> None:
     write_lock(store, given["lock_file_raw"])
     started = time.monotonic()
     with pytest.raises(MemoryLockedError) as info:
-        StoreLock(store, "add", timeout_ms=5000).acquire()
-    assert time.monotonic() - started < 1.0
+        StoreLock(store, "add", timeout_ms=120_000).acquire()
+    assert time.monotonic() - started < 60  # not waited out, however loaded the machine
     assert type(info.value).__name__ == expected["throws"]
     assert info.value.abandoned is True
     assert "abandoned" in str(info.value)
@@ -171,8 +171,8 @@ def v_try_live(store: Path, given: dict[str, Any], expected: Any) -> None:
     holder = Holder(store)
     try:
         started = time.monotonic()
-        got = StoreLock(store, "add", timeout_ms=5000).acquire(blocking=False)
-        assert time.monotonic() - started < 1.0
+        got = StoreLock(store, "add", timeout_ms=120_000).acquire(blocking=False)
+        assert time.monotonic() - started < 60  # not waited out
         assert (None if got is False else got) is expected["result"]
     finally:
         holder.release()

@@ -231,8 +231,9 @@ def test_killed_holder_leaves_an_abandoned_lock_that_unlock_clears(
 
     started = time.monotonic()
     with pytest.raises(MemoryLockedError) as info:
-        StoreLock(store, "add", timeout_ms=5000).acquire()
-    assert time.monotonic() - started < 1.0, "an abandoned lock must fail at once"
+        StoreLock(store, "add", timeout_ms=120_000).acquire()
+    # Far below the timeout, whatever the machine's load: it was not waited out.
+    assert time.monotonic() - started < 60, "an abandoned lock must fail at once"
     error = info.value
     assert error.abandoned is True
     assert error.holder == status
