@@ -89,7 +89,7 @@ HOST: Final = Host(
     timeout_units=1000,
     model_cli="gemini",
     sends=sends,
-    index_at_prompt=True,
+    injected_index_at_prompt=True,
     # PreCompress (``auto``) fires before every model request; a compression shows only in
     # the chat recording (a new chat begun on it), read at the turn's end or the next prompt.
     compact_hook_every_request=True,

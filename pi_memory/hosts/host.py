@@ -3,7 +3,7 @@
 Each host module (``claude_code``, ``codex``, ``gemini``, ``pi_agent``) exports
 its :class:`Host` as ``HOST``; :mod:`pi_memory.hosts.registry` is the one list
 of them. Everything that differs between hosts is a field here, so a quirk is
-read as ``host.index_at_prompt`` (a misspelt field is an error ``mypy`` sees),
+read as ``host.injected_index_at_prompt`` (a misspelt field is an error ``mypy`` sees),
 never looked up by name.
 
 A plain class with a keyword-only constructor, read-only once made, rather
@@ -59,8 +59,8 @@ class Host:
     Quirks, each ``False`` unless the host has it:
 
     - ``plain_text``: the answer is the context itself as plain text, not a JSON envelope;
-    - ``index_at_prompt``: the index goes in with the first prompt of each process, not
-      at session start;
+    - ``injected_index_at_prompt``: the injected index goes in with the first prompt of
+      each process, not at session start;
     - ``resume_replays_context``: a resumed session's replayed history already holds what
       session start injected;
     - ``compact_hook_every_request``: the pre-compaction hook fires before every model
@@ -91,7 +91,7 @@ class Host:
         named_only: bool = False,
         install_note: str = "",
         plain_text: bool = False,
-        index_at_prompt: bool = False,
+        injected_index_at_prompt: bool = False,
         resume_replays_context: bool = False,
         compact_hook_every_request: bool = False,
         no_start_after_compact: bool = False,
@@ -115,7 +115,7 @@ class Host:
         self.named_only = named_only
         self.install_note = install_note
         self.plain_text = plain_text
-        self.index_at_prompt = index_at_prompt
+        self.injected_index_at_prompt = injected_index_at_prompt
         self.resume_replays_context = resume_replays_context
         self.compact_hook_every_request = compact_hook_every_request
         self.no_start_after_compact = no_start_after_compact

@@ -293,16 +293,16 @@ def on_start(event: HookEvent) -> Answer:
     said = known.warning
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
-    index_at_prompt = _host(event).index_at_prompt
+    injected_index_at_prompt = _host(event).injected_index_at_prompt
     sid = event.session_id
     if not sid:
-        return Answer("" if index_at_prompt else known.note.injection, said)
+        return Answer("" if injected_index_at_prompt else known.note.injection, said)
     loaded = state.load(sid)
     after, text = moments.started(
         loaded,
         source=event.source,
         injection=known.note.injection,
-        index_at_prompt=index_at_prompt,
+        injected_index_at_prompt=injected_index_at_prompt,
         replays_context=_host(event).resume_replays_context,
     )
     state.save(sid, loaded, after)

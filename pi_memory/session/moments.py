@@ -14,7 +14,7 @@ def started(
     *,
     source: str,
     injection: str,
-    index_at_prompt: bool,
+    injected_index_at_prompt: bool,
     replays_context: bool,
 ) -> tuple[SessionState, str]:
     """A session start (``source``: ``startup|resume|clear|compact``): the state after it
@@ -22,18 +22,18 @@ def started(
 
     A new or cleared session freezes ``injection``; a resumed one gets the frozen
     bytes back (nothing, where the host replays the history that holds them). A
-    host that takes the injected index with the first prompt (``index_at_prompt``)
+    host that takes the injected index with the first prompt (``injected_index_at_prompt``)
     gets nothing now and the frozen injected index with that prompt.
     """
     # This start puts the injected index back itself, and begins a new chat on Gemini's
     # recording: an unsettled compression watch is stale.
     state = state._replace(reinject="", watch=None)
     if source == "resume" and state.frozen is not None:
-        if index_at_prompt:
+        if injected_index_at_prompt:
             return state._replace(reinject=FROZEN), ""
         return state, "" if replays_context else state.frozen
     state = state._replace(frozen=injection, surfaced=state.surfaced if source == "resume" else ())
-    if index_at_prompt:
+    if injected_index_at_prompt:
         return state._replace(reinject=FROZEN), ""
     return state, injection
 
