@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 
 from pi_memory.config import defaults
 from pi_memory.entry import LAYERS, PROJECT, USER, Entry
-from pi_memory.errors import ConfigError, EntryRejected, UsageError
+from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageError
 
 if TYPE_CHECKING:
     from pi_memory.fs.lock import StoreLock
@@ -77,10 +77,14 @@ class WriteOutcome(NamedTuple):
     entry: Entry
     deduped: bool
     superseded: tuple[str, ...]
+    #: Ids to supersede that name no memory of either layer.
     unknown_supersedes: tuple[str, ...]
     dropped_keywords: int
     #: What did not happen although the memory is stored ("" when everything did).
     note: str = ""
+    #: Ids to supersede that are memories of the other layer: a memory supersedes only
+    #: memories of its own layer.
+    other_layer_supersedes: tuple[str, ...] = ()
 
 
 class RebuildReport(NamedTuple):
@@ -365,14 +369,30 @@ class Store:
                 self._remember_own(layer, [stored.id])
             after = entries_after(entries, stored, plan.deduped, plan.retire)
             note = self._refresh_or_note(store, after, layer)
+        elsewhere = self._ids_in_other_layer(layer, plan.unknown)
         return WriteOutcome(
             entry=stored,
             deduped=plan.deduped,
             superseded=tuple(e.id for e in plan.retire),
-            unknown_supersedes=plan.unknown,
+            unknown_supersedes=tuple(i for i in plan.unknown if i not in elsewhere),
             dropped_keywords=pick.dropped,
             note=note,
+            other_layer_supersedes=elsewhere,
         )
+
+    def _ids_in_other_layer(self, layer: str, ids: Sequence[str]) -> tuple[str, ...]:
+        """Which of ``ids`` are memories of the layer that is not ``layer`` (read without
+        its lock: this only words a message; an unreadable layer finds none)."""
+        if not ids:
+            return ()
+        other = USER if layer == PROJECT else PROJECT
+        if other in self.settings.unavailable or not self.directory(other).is_dir():
+            return ()
+        try:
+            known = {entry.id for entry in self.layer(other).read()}
+        except (OSError, PiMemoryError):
+            return ()
+        return tuple(i for i in ids if i in known)
 
     @staticmethod
     def _retire_or_undo(

@@ -333,3 +333,24 @@ def test_only_the_command_typed_is_imported(
     )
     assert "    write " in proc.stdout or "usage: python -m pi_memory write" in proc.stdout
     assert proc.stderr.split() == ([f"pi_memory.commands.{loaded}"] if loaded else [])
+
+
+def test_superseding_a_memory_of_the_other_layer_says_where_it_is(project: Path) -> None:
+    """It said "no such id", though the id exists: a memory supersedes only its own layer's."""
+    old = write(project, "--layer", "user", "--keyword", "editor", "The editor is vim.")
+    run = run_cli(
+        "write",
+        "--keyword",
+        "editor",
+        "--supersedes",
+        str(old["id"]),
+        "The editor is helix.",
+        cwd=project,
+    )
+    assert run.code == 0, run.err
+    assert "no such id" not in run.out
+    assert f"{old['id']} is in the user layer" in run.out
+    unknown = run_cli(
+        "write", "--keyword", "x", "--supersedes", "20200101-abcd", "Another fact.", cwd=project
+    )
+    assert "no such id to supersede: 20200101-abcd" in unknown.out

@@ -46,6 +46,15 @@ def describe_write(outcome: WriteOutcome) -> str:
         text += " · superseded " + ", ".join(f"[{s}]" for s in outcome.superseded)
     if outcome.unknown_supersedes:
         text += " · no such id to supersede: " + ", ".join(outcome.unknown_supersedes)
+    if outcome.other_layer_supersedes:
+        from pi_memory.entry import PROJECT, USER
+
+        ids = ", ".join(outcome.other_layer_supersedes)
+        other = USER if e.layer == PROJECT else PROJECT
+        text += (
+            f" · not superseded: {ids} is in the {other} layer, and a memory supersedes"
+            " only memories of its own layer"
+        )
     if outcome.note:
         text += f" · {outcome.note}"
     if outcome.dropped_keywords:
