@@ -354,3 +354,20 @@ def test_superseding_a_memory_of_the_other_layer_says_where_it_is(project: Path)
         "write", "--keyword", "x", "--supersedes", "20200101-abcd", "Another fact.", cwd=project
     )
     assert "no such id to supersede: 20200101-abcd" in unknown.out
+
+
+@pytest.mark.parametrize(("args", "command"), [((), "unlock"), (("user",), "unlock user")])
+def test_unlock_advises_a_command_that_exists(
+    project: Path, hermetic_home: Path, args: tuple[str, ...], command: str
+) -> None:
+    """It printed pi's "run /memory unlock", a command no terminal here has."""
+    layer = project if not args else hermetic_home
+    lock = layer / ".pi/agent/memory-auto/.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    lock.write_bytes(b"")
+    run = run_cli("unlock", *args, cwd=project)
+    assert "/memory" not in run.out + run.err
+    assert run.out == f"Lock: unreadable — run python -m pi_memory {command}\n"
+    assert run.code == 1 and "pass --yes" in run.err  # no terminal to ask on
+    assert run_cli("unlock", "--yes", *args, cwd=project).code == 0
+    assert not lock.exists()

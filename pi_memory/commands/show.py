@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pi_memory.commands.unlock import unlock_command
 from pi_memory.entry import LAYERS, USER, Entry
 from pi_memory.text import counted
 
@@ -132,16 +133,12 @@ def _health(view: LayerView) -> list[str]:
     return render_health(view.health, label, compact_ready=compact_ready())
 
 
-def unlock_command(layer: str) -> str:
-    from pi_memory.fs.lock import UNLOCK_COMMAND
-
-    return UNLOCK_COMMAND + (" user" if layer == USER else "")
-
-
 def shown_lock(view: LayerView) -> str:
     """The ``Lock:`` value: pi-memory's words, and beside a pi-memory command that does not
     exist here (``/memory unlock``) the one that does."""
-    if "/memory unlock" not in view.lock:
+    from pi_memory.fs.lock import DESIGN_UNLOCK
+
+    if DESIGN_UNLOCK not in view.lock:
         return view.lock
     return f"{view.lock} (here: {unlock_command(view.layer)})"
 

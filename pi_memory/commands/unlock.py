@@ -52,8 +52,22 @@ def run(args: argparse.Namespace) -> int:
     from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 
-    directory = open_store().store.directory(parse_layer(args.layer))
-    return remove(directory, yes=args.yes, force=args.force, answer=terminal_answer())
+    layer = parse_layer(args.layer)
+    directory = open_store().store.directory(layer)
+    return remove(
+        directory,
+        yes=args.yes,
+        force=args.force,
+        answer=terminal_answer(),
+        command=unlock_command(layer),
+    )
+
+
+def unlock_command(layer: str) -> str:
+    """The command that removes ``layer``'s lock, as a person types it."""
+    from pi_memory.entry import USER
+
+    return lock.UNLOCK_COMMAND + (" user" if layer == USER else "")
 
 
 def remove(
@@ -62,13 +76,15 @@ def remove(
     yes: bool,
     force: bool,
     answer: Answer,
+    command: str = lock.UNLOCK_COMMAND,
 ) -> int:
-    """Show the holder, confirm, remove. ``answer`` asks a person; None means no terminal."""
+    """Show the holder, confirm, remove. ``answer`` asks a person; None means no terminal;
+    ``command`` is how a person runs this again."""
     status = lock.read_lock_status(directory)
     if status.kind == lock.ABSENT:
         output.write_line(NO_LOCK)
         return 0
-    output.write_line(lock.status_line(status))
+    output.write_line(lock.status_line(status, command))
     if lock.holder_alive(status) and not force:
         output.error_line(
             f"Refusing to remove the memory lock: its holder {lock.describe_holder(status)}"

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 LOCK_FILE: Final = ".lock"
 DEFAULT_POLL_MS: Final = 50
 UNLOCK_COMMAND: Final = "python -m pi_memory unlock"
+#: The command pi-memory's status line names: pi's own, which exists only inside pi.
+DESIGN_UNLOCK: Final = "/memory unlock"
 
 #: The ``op`` each store primitive writes into the record (a rename is a replace).
 OP_ADD: Final = "add"
@@ -124,17 +126,18 @@ def locked_message(lock_path: Path, holder: LockStatus | None, *, abandoned: boo
     )
 
 
-def describe_status(status: LockStatus) -> str:
-    """The value of the ``Lock:`` status line."""
+def describe_status(status: LockStatus, unlock: str = DESIGN_UNLOCK) -> str:
+    """The value of the ``Lock:`` status line; ``unlock`` is the command it advises
+    (pi-memory's words name pi's own)."""
     if status.kind == ABSENT:
         return "free"
     if status.kind == HELD:
         return "held by " + describe_holder(status)
-    return "unreadable — run /memory unlock"
+    return f"unreadable — run {unlock}"
 
 
-def status_line(status: LockStatus) -> str:
-    return "Lock: " + describe_status(status)
+def status_line(status: LockStatus, unlock: str = DESIGN_UNLOCK) -> str:
+    return "Lock: " + describe_status(status, unlock)
 
 
 # -- reading the record ------------------------------------------------------
