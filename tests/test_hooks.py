@@ -633,3 +633,45 @@ def test_a_misconfigured_model_makes_the_memory_tool_refuse(
         "text": f"Memory not initialized — {first}; run python -m pi_memory show for details",
     }
     assert not (hermetic_home / ".pi" / "memory").exists()
+
+
+def _hook_process(root: Path, stdin: int | str, *args: str) -> subprocess.CompletedProcess[str]:
+    from tests.clihelp import REPO
+
+    return subprocess.run(
+        [sys.executable, "-m", "pi_memory", "hook", *args],
+        cwd=root,
+        input=stdin if isinstance(stdin, str) else None,
+        stdin=stdin if isinstance(stdin, int) else None,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=60,
+        check=False,
+    )
+
+
+def test_an_unknown_host_is_said_to_a_person_and_served_for_a_host(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """``hook --host nosuch`` was accepted silently. Run by a host (the event on a pipe)
+    it still answers the event, as the host it came from, exits 0 and says why on
+    stderr; typed by a person at a terminal it is a one-line error and exit 1."""
+    root = make_project(tmp_path)
+    assert run_cli("write", "--keyword", "deploy", "Deploy with rsync.", cwd=root).code == 0
+    start = payload("claude-code", "SessionStart.startup", root)
+    known = _hook_process(root, start, "--host", "claude-code", "SessionStart")
+    hosted = _hook_process(root, start, "--host", "nosuch", "SessionStart")
+    assert hosted.returncode == 0
+    assert hosted.stdout == known.stdout and json.loads(hosted.stdout)["hookSpecificOutput"]
+    assert hosted.stderr.count("\n") == 1
+    assert "unknown host 'nosuch'" in hosted.stderr and "claude-code" in hosted.stderr
+    main_fd, terminal = os.openpty()
+    try:
+        typed = _hook_process(root, terminal, "--host", "nosuch", "SessionStart")
+    finally:
+        os.close(main_fd)
+        os.close(terminal)
+    assert (typed.returncode, typed.stdout) == (1, "")
+    assert typed.stderr.startswith("pi_memory: hook: unknown host 'nosuch' (one of claude-code")
+    assert typed.stderr.count("\n") == 1

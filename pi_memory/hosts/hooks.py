@@ -21,7 +21,8 @@ from pi_memory.hosts import MOMENTS, canonical
 
 
 def run_hook(args: Sequence[str]) -> int:
-    """Always 0. Output goes to stdout only when the handler finished cleanly."""
+    """0 whatever happens when a host runs it; 1 only for a person at a terminal who named
+    no host with ``--host``. Output goes to stdout only when the handler finished cleanly."""
     words = list(args)
     if not words or words[0] in ("-h", "--help"):
         from pi_memory.hosts.events import help_text
@@ -36,6 +37,13 @@ def run_hook(args: Sequence[str]) -> int:
         host, words = words[0][len("--host=") :], words[1:]
     if len(words) != 1 or canonical(words[0]) not in MOMENTS:
         return 0  # not ours: no stdin, no imports, no output
+    if host:
+        from pi_memory.hosts.registry import MODULES
+
+        if host not in MODULES:
+            if _said_unknown_host(host, words[0]):
+                return 1
+            host = ""  # the event says which host sent it
     import os
 
     from pi_memory import env_names
@@ -63,3 +71,26 @@ def run_hook(args: Sequence[str]) -> int:
         except OSError:
             return 0
     return 0
+
+
+def _said_unknown_host(host: str, event: str) -> bool:
+    """Say that ``--host`` names no host: one line on stderr, and in the log.
+
+    True when a person typed it at a terminal (the command fails); a host that runs a
+    hook with a misspelt name still gets its event answered, as the host the event
+    says it came from, and a hook never fails the conversation.
+    """
+    from pi_memory.error_handler import log_line
+    from pi_memory.hosts.registry import NAMES
+
+    problem = f"unknown host {host!r} (one of {', '.join(NAMES)})"
+    typed = sys.stdin is not None and sys.stdin.isatty()
+    if not typed:
+        problem += "; answered as the host the event came from"
+    log_line(f"hook {event}", problem)
+    try:
+        sys.stderr.write(f"pi_memory: hook: {problem}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # no stderr to say it on: the log has it
+    return typed
