@@ -16,7 +16,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--transcript", required=True, metavar="FILE", help="the session's transcript"
     )
-    parser.add_argument("--format", default="auto", choices=("auto", *HOSTS))
+    parser.add_argument(
+        "--format",
+        default="auto",
+        choices=("auto", *HOSTS),
+        help="the agent that wrote the transcript (default: auto, told from the file)",
+    )
     parser.add_argument("--layer", help="store only memories of this layer (user|project)")
     parser.add_argument(
         "--session", help="session id for the review gate (default: the file's name)"

@@ -46,8 +46,21 @@ ON_CONFLICT: Final = (KEEP, REPLACE)
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from pi_memory.config.schema import LAYOUTS
 
-    parser.add_argument("--from", dest="source", required=True, choices=LAYOUTS)
-    parser.add_argument("--to", dest="target", required=True, choices=LAYOUTS)
+    layouts = "categories (category files) or files (one file per memory)"
+    parser.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        choices=LAYOUTS,
+        help=f"the layout the layer is stored in now: {layouts}",
+    )
+    parser.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        choices=LAYOUTS,
+        help="the layout to copy it into (the source is left as it is)",
+    )
     parser.add_argument(
         "--on-conflict",
         default=KEEP,

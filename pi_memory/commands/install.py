@@ -24,10 +24,21 @@ BACKUP_SUFFIX = ".pi_memory.bak"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``install`` and ``uninstall`` take the same arguments (``install`` also ``--pyz``)."""
-    from pi_memory.hosts.registry import NAMES as HOSTS
+    import argparse
 
-    parser.add_argument("host", metavar="HOST", choices=HOSTS)
-    parser.add_argument("--scope", default="user", choices=("user", "project"))
+    from pi_memory.hosts.install import SCOPES
+    from pi_memory.hosts.registry import NAMES, every
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = "hosts:\n" + "\n".join(f"  {h.name:<12} {h.title}" for h in every())
+    parser.add_argument("host", metavar="HOST", choices=NAMES, help="the agent (see hosts below)")
+    parser.add_argument(
+        "--scope",
+        default="user",
+        choices=SCOPES,
+        help="user (default): the agent's settings in your home directory, for every "
+        "project; project: the settings files in this repository, for this project only",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the diff, change nothing")
     if parser.prog.endswith(" install"):
         parser.add_argument(

@@ -143,8 +143,10 @@ def help_text() -> str:
         f"usage: python -m pi_memory hook [--host {'|'.join(NAMES)}] EVENT",
         "",
         "Handle one agent event: the event JSON on stdin, the host's answer on stdout.",
-        "Always exits 0; errors go to the log. Events (any of SessionStart,",
-        "session_start, session-start); other events are accepted and ignored:",
+        "An agent runs it from the hooks 'python -m pi_memory install HOST' writes;",
+        "run so, it exits 0 whatever happens, and errors go to the log.",
+        "SessionStart, session_start and session-start are the same event. Each host's",
+        "events and what they do (any other event is accepted and ignored):",
         "",
     ]
     what = {

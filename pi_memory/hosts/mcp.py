@@ -21,6 +21,15 @@ from typing import IO, Any, Final
 from pi_memory import __version__
 
 #: Newest first; a client asking for another version gets the newest (the spec's negotiation).
+HELP: Final = """\
+Serve the memory tools (memory_search and memory_write, or memory in the files
+layout) to an agent that speaks the Model Context Protocol, over stdin and
+stdout. The agent starts it; nobody runs it by hand. To add it to Claude Code,
+Codex CLI or Gemini CLI: python -m pi_memory install HOST
+It serves until the agent closes its input; problems go to the log file.
+
+What each tool does and the arguments it takes: python -m pi_memory tool --help"""
+
 PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SERVER_NAME: Final = "pi_memory"
 WORKERS: Final = 4
@@ -217,7 +226,7 @@ def run_mcp(args: list[str]) -> int:
     if args in (["-h"], ["--help"]):
         from pi_memory.output import write_line
 
-        write_line(usage + "\n\n" + __doc__.strip().split("\n\n", 1)[1])
+        write_line(usage + "\n\n" + HELP)
         return 0
     if args:
         raise UsageError(usage)
