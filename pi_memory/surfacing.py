@@ -233,18 +233,14 @@ def ask_model(
     background: bool = True,
 ) -> list[Item]:
     """pi-memory's side-query; raises the model client's errors when it cannot answer."""
-    from pi_memory.inject.inject_window import manifest_lines
+    from pi_memory.inject.inject_window import build_side_query_task
     from pi_memory.model.client import chat
     from pi_memory.model.prompts import load
     from pi_memory.model.types import Message
 
     if not candidates:
         return []
-    listing = "\n".join(manifest_lines(candidates))
-    question = (
-        f"<memories>\n{listing}\n</memories>\n\n<prompt>\n{prompt}\n</prompt>\n\n"
-        f"Answer with at most {limit} names, one per line, or NONE."
-    )
+    question = build_side_query_task(candidates, prompt, limit)
     reply = chat(
         config,
         "autoSurfacing",
@@ -259,11 +255,28 @@ def ask_model(
     return pick_names(reply.text, candidates, limit)
 
 
+def _selected_files(reply: str) -> list[str] | None:
+    """The ``selected_files`` of a JSON answer, or None when the reply holds none."""
+    import json
+    import re
+
+    match = re.search(r'\{[^{}]*"selected_files"[^{}]*\}', reply, re.S)
+    if match is None:
+        return None
+    try:
+        files = json.loads(match.group(0)).get("selected_files")
+    except ValueError:
+        return None
+    return [f for f in files if isinstance(f, str)] if isinstance(files, list) else None
+
+
 def pick_names(reply: str, candidates: Sequence[Item], limit: int) -> list[Item]:
-    """The candidates the reply names, in its order; unknown names are dropped."""
+    """The candidates the reply names (its ``selected_files``, or one name a line), in its
+    order; unknown names are dropped."""
     by_pick = {c.pick: c for c in candidates}
     chosen: list[Item] = []
-    for line in reply.splitlines():
+    selected = _selected_files(reply)
+    for line in selected if selected is not None else reply.splitlines():
         name = line.strip().strip("-*`'\"[]() \t").strip()
         candidate = by_pick.get(name)
         if candidate is not None and candidate not in chosen:

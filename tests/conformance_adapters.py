@@ -58,6 +58,10 @@ def inject_window(given: dict[str, Any], expected: Any, ctx: Ctx) -> None:
     conformance_inject_window.run(given, expected)
 
 
+def side_query_task(given: dict[str, Any], expected: Any, ctx: Ctx) -> None:
+    conformance_inject_window.side_query_task(given, expected)
+
+
 def constant(given: dict[str, Any], expected: Any, ctx: Ctx) -> None:
     conformance_inject_window.constant(given, expected)
 
@@ -145,6 +149,7 @@ def _table() -> dict[str, Adapter]:
             ),
         ),
         (constant, ("constant",)),
+        (side_query_task, ("buildSideQueryTask",)),
         (sanitize, ("stripInvisibleChars", "sanitizeForInjection", "buildIndexSection")),
         (lock, tuple(conformance_lock.ADAPTERS)),
         (fs_retry, ("isTransientFsError", "withFsRetry", "pruneSnapshots rm options")),

@@ -63,3 +63,44 @@ def run(args: dict[str, Any], expected: Any) -> None:
         assert fn == "scanEntries"
         assert expected["cap"] == iw.SIDE_QUERY_MAX_ENTRIES
         check_scan_entries(expected)
+
+
+def _manifest(given: Any) -> list[Item]:
+    """Manifest entries as listed, or ``{"count": n, …}`` for n alike ones named e0.md, e1.md…"""
+    if isinstance(given, dict):
+        return [
+            Item(
+                f"e{i}.md",
+                given.get("type", "feedback"),
+                given.get("description", f"description of e{i}.md"),
+                given.get("modified", "2026-01-01T00:00:00.000Z"),
+            )
+            for i in range(given["count"])
+        ]
+    return [
+        Item(
+            e["file"],
+            e.get("type", "feedback"),
+            e.get("description", f"description of {e['file']}"),
+            e.get("modified", "2026-01-01T00:00:00.000Z"),
+        )
+        for e in given
+    ]
+
+
+def side_query_task(args: dict[str, Any], expected: Any) -> None:
+    """``buildSideQueryTask``: what the task holds, its manifest lines and their descriptions."""
+    entries = _manifest(args.get("entries", args.get("manifest", [])))
+    query = args.get("query", args.get("prompt", ""))
+    task = iw.build_side_query_task(entries, query, args.get("maxFiles", 3))
+    if isinstance(expected, str):
+        expected = {"contains": [expected]}
+    lines = [line for line in task.split("\n") if line.startswith("[")]
+    for text in expected.get("contains", []):
+        assert text in task, text
+    for text in expected.get("not_contains", []):
+        assert text.lower() not in task.lower(), text
+    if "line_count" in expected:
+        assert len(lines) == expected["line_count"]
+    if "description_length" in expected:
+        assert {len(line.split("— ", 1)[1]) for line in lines} == {expected["description_length"]}

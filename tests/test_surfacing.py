@@ -85,6 +85,21 @@ def test_the_side_query_may_only_name_what_the_manifest_lists() -> None:
     assert pick_names("NONE", listed, 3) == []
 
 
+def test_the_design_s_json_answer_picks_only_what_the_manifest_lists() -> None:
+    listed = manifest(STORE, skip=[STORE[1].id])
+    reply = (
+        'Sure: {"selected_files": ["'
+        + STORE[2].id
+        + '", "evil.md", "'
+        + STORE[1].id
+        + '", "'
+        + STORE[0].id
+        + '"]}'
+    )
+    assert [i.id for i in pick_names(reply, listed, 3)] == [STORE[2].id, STORE[0].id]
+    assert pick_names('{"selected_files": []}', listed, 3) == []
+
+
 def test_files_layout_memories_are_picked_by_file_name() -> None:
     named = entry(
         7, "k", "Use uv.", name="Package manager", description="uv, not pip", type="user"

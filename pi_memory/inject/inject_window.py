@@ -225,6 +225,24 @@ def manifest_lines(entries: Sequence[ManifestEntry]) -> list[str]:
     ]
 
 
+def build_side_query_task(entries: Sequence[ManifestEntry], query: str, max_files: int) -> str:
+    """pi-memory's side-query task: the manifest, the user's query and the JSON answer asked for."""
+    return "\n".join(
+        [
+            f"You are a memory relevance selector. Select up to {max_files} memory files that"
+            " the user's current query clearly needs; select none when nothing is relevant.",
+            "",
+            "=== Memory Files ===",
+            *manifest_lines(entries),
+            "",
+            "=== User Query ===",
+            sanitize_for_injection(query),
+            "",
+            'Respond with ONLY a JSON object: {"selected_files": ["filename.md", ...]}',
+        ]
+    )
+
+
 def read_index(directory: Path) -> str | None:
     """``MEMORY.md`` of a layer directory as text, or ``None`` when there is none.
 
