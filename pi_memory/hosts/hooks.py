@@ -8,8 +8,8 @@ corrupt the host's input, and logs one line.
 An event this package does not handle costs an interpreter start-up and
 nothing more: it is recognised from its name before stdin is read or anything
 is imported. The work of each lifecycle moment lives in
-:mod:`pi_memory.hosts.lifecycle`; the hosts' own spellings and output shapes in
-:mod:`pi_memory.hosts.claude_code`, ``codex`` and ``gemini``.
+:mod:`pi_memory.hosts.lifecycle`; each host's spellings and output shape in its
+record (:mod:`pi_memory.hosts.registry`).
 """
 
 from __future__ import annotations
