@@ -147,7 +147,7 @@ def workers_alive() -> list[str]:
         if not proc.name.isdigit() or proc.name == str(os.getpid()):
             continue
         try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
         if "run_worker" in cmdline:
