@@ -208,11 +208,13 @@ def remember(path: Path, identity: tuple[int, int, int], entries: Sequence[Entry
     store(path, identity, build(entries))
 
 
-def for_file(path: Path, entries_of: Callable[[], list[Entry]]) -> SearchIndex | None:
+def for_file(path: Path, entries_of: Callable[[], list[Entry] | None]) -> SearchIndex | None:
     """The search index of ``path``: the stored one while the file is unchanged, else built anew.
 
-    ``None`` when the file does not exist. A file modified in the last two
-    seconds is indexed but not stored (see the parse cache's racy rule).
+    ``None`` when the file does not exist or could not be read (``entries_of``
+    answers ``None``: nothing is stored, so the next search tries, and says, again).
+    A file modified in the last two seconds is indexed but not stored (see the
+    parse cache's racy rule).
     """
     import os
 
@@ -227,7 +229,7 @@ def for_file(path: Path, entries_of: Callable[[], list[Entry]]) -> SearchIndex |
     if index is not None:
         return index
     entries = entries_of()
-    if any(len(entry) != _FIELDS for entry in entries):
+    if entries is None or any(len(entry) != _FIELDS for entry in entries):
         return None
     index = build(entries)
     try:

@@ -8,6 +8,8 @@ of 000 stops nobody who runs as root).
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,9 @@ def damaged(tmp_path: Path) -> Path:
     decisions = root / ".pi" / "agent" / "memory-auto" / "DECISIONS.md"
     decisions.unlink()
     decisions.mkdir()  # unreadable as a file
+    # Older than the caches' two-second racy window, so whatever a search would keep
+    # about it is kept: the note must come every time, not only the first.
+    os.utime(decisions, (time.time() - 60, time.time() - 60))
     return root
 
 
@@ -35,7 +40,7 @@ NOTE = "project/DECISIONS.md could not be read (Is a directory); its memories ar
 
 
 def test_search_serves_both_layers_and_says_what_it_skipped(damaged: Path) -> None:
-    for query in ("zsh", "deploy", "staging"):
+    for query in ("zsh", "deploy", "staging", "staging"):
         run = call("search", query, cwd=damaged)
         assert run.code == 0, run.err
         assert NOTE in run.out

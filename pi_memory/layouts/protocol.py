@@ -202,9 +202,10 @@ class LayerStore(Protocol):
     def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
         """Regenerate ``MEMORY.md`` from ``entries`` (``rebuild``); returns what changed."""
 
-    def search_sources(self) -> list[tuple[Path, Callable[[], list[Entry]]]] | None:
-        """Each file that holds entries, with how to read its entries, in :meth:`read`'s
-        order; ``None`` when the layout keeps no files a search index could follow."""
+    def search_sources(self) -> list[tuple[Path, Callable[[], list[Entry] | None]]] | None:
+        """Each file that holds entries, with how to read its entries (``None``: the file
+        could not be read), in :meth:`read`'s order; ``None`` when the layout keeps no
+        files a search index could follow."""
 
     def repair_keywords(self) -> tuple[int, int]:
         """Persist the read path's keyword repair; ``(collapsed, repaired)`` rows."""

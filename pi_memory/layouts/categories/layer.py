@@ -206,10 +206,16 @@ class CategoriesLayer:
         self._repair_merged()
         self._write_gitattributes()
 
-    def search_sources(self) -> list[tuple[Path, Callable[[], list[Entry]]]]:
+    def search_sources(self) -> list[tuple[Path, Callable[[], list[Entry] | None]]]:
         return [
-            (self.directory / file, functools.partial(self.read_file, file)) for file in self.files
+            (self.directory / file, functools.partial(self._searchable, file))
+            for file in self.files
         ]
+
+    def _searchable(self, file: str) -> list[Entry] | None:
+        """:meth:`read_file`, or ``None`` when the file could not be read (skipped)."""
+        entries = self.read_file(file)
+        return None if file in self.skipped else entries
 
     def append(self, entry: Entry) -> Entry:
         """Store a new row; a memory from the files layout goes to its category's file."""
