@@ -36,8 +36,10 @@ HOST_RECORDS: tuple[str, ...] = (
 #: package that does not exist yet keeps its floor for when it lands.
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("adapters", ("cli", "__main__", "commands", "hosts", "hooks")),
+    # The agent tools: what every adapter calls; a write may start a model job.
+    ("agent_tools", ("agent_tools",)),
     ("jobs", ("jobs",)),
-    ("engine", ("store", "plan", "memory_tool", "open_store", "doctor")),
+    ("engine", ("store", "plan", "open_store", "doctor")),
     ("layouts", ("layouts",)),
     (
         "pure",
@@ -74,6 +76,8 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
+    # The MCP server and the hooks are adapters beside the CLI's commands, not over them.
+    "hosts": ("commands", "cli"),
     "layouts": ("store", "plan", "commands", "hosts", "jobs", "cli", "hooks"),
     # Each layout is its own room; what they share lives in layouts/carry.py.
     "layouts.categories": ("layouts.files",),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pi_memory.agent_tools.memory import ToolResult, parse_arguments, run_memory_tool
 from pi_memory.layouts.files.layer import FilesLayer
-from pi_memory.memory_tool import ToolResult, parse_arguments, run_memory_tool
 from pi_memory.store import Store
 from tests.conftest import files_store
 from tests.inproc import call, tool, user_config

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory.commands.tool import call_tool
+from pi_memory.agent_tools.registry import call_tool
 from tests.conftest import DATA
 from tests.inproc import call
 

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
-    from pi_memory.config.schema import Config
-    from pi_memory.store import Store, WriteOutcome
+    from pi_memory.store import WriteOutcome
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,53 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("body", nargs="+", metavar="BODY", help="the memory text ('-' reads stdin)")
 
 
-def describe_write(outcome: WriteOutcome) -> str:
-    """The one-line answer an agent or a person reads after a write."""
-    e = outcome.entry
-    where = f"{e.layer}/{e.file}"
-    if outcome.deduped:
-        text = f"Already stored as [{e.id}] in {where} (seen {e.seen}); confirmed again"
-    else:
-        text = f"Saved [{e.id}] to {where} · keyword: {e.keyword}"
-    if outcome.superseded:
-        text += " · superseded " + ", ".join(f"[{s}]" for s in outcome.superseded)
-    if outcome.unknown_supersedes:
-        text += " · no such id to supersede: " + ", ".join(outcome.unknown_supersedes)
-    if outcome.other_layer_supersedes:
-        from pi_memory.entry import PROJECT, USER
-
-        ids = ", ".join(outcome.other_layer_supersedes)
-        other = USER if e.layer == PROJECT else PROJECT
-        text += (
-            f" · not superseded: {ids} is in the {other} layer, and a memory supersedes"
-            " only memories of its own layer"
-        )
-    if outcome.note:
-        text += f" · {outcome.note}"
-    if outcome.dropped_keywords:
-        n = outcome.dropped_keywords
-        text += f" · {n} extra keyword{'s' if n != 1 else ''} ignored (one keyword per memory)"
-    return text
-
-
-def consolidate_if_due(store: Store, config: Config) -> None:
-    """After a write rebuilt the index: start the automatic round of a layer that came due.
-
-    The memory is stored whatever happens here, so a failure is logged, never said.
-    """
-    import os
-
-    from pi_memory.jobs.worker import consolidate_when_due
-    from pi_memory.naming.workdir import working_dir
-
-    try:
-        consolidate_when_due(store, config, working_dir(), os.environ)
-    except Exception as exc:
-        from pi_memory.error_handler import log_exception
-
-        log_exception("write: consolidation check", exc)
-
-
 def write_json(outcome: WriteOutcome) -> dict[str, object]:
     e = outcome.entry
     return {
@@ -97,6 +49,7 @@ def write_json(outcome: WriteOutcome) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
+    from pi_memory.agent_tools.memory_write import consolidate_if_due, describe_write
     from pi_memory.open_store import open_store
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer

@@ -1,6 +1,6 @@
 """``python -m pi_memory mcp``: the memory tools over MCP (JSON-RPC 2.0, a message a line).
 
-A thin adapter: ``tools/call`` runs the same engine functions as
+A thin adapter: ``tools/call`` runs the same tools (:mod:`pi_memory.agent_tools`) as
 ``python -m pi_memory tool NAME``. Clients send requests concurrently and
 notifications without ids, so each request runs on a worker thread and its
 answer is written whole, one line at a time, under a lock; a notification is
@@ -62,18 +62,18 @@ def negotiate(requested: object) -> str:
 
 
 def list_tools() -> dict[str, Any]:
-    from pi_memory.hosts.tool_specs import offered_tools
+    from pi_memory.agent_tools.registry import offered_tools
 
     return {"tools": offered_tools()}
 
 
 def call_tool(params: Mapping[str, Any]) -> dict[str, Any]:
-    from pi_memory.commands.tool import call_tool as run
-    from pi_memory.hosts.tool_specs import SPECS
+    from pi_memory.agent_tools.registry import TOOLS
+    from pi_memory.agent_tools.registry import call_tool as run
 
     name = params.get("name")
-    if not isinstance(name, str) or name not in SPECS:
-        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}; tools: {', '.join(SPECS)}")
+    if not isinstance(name, str) or name not in TOOLS:
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name!r}; tools: {', '.join(TOOLS)}")
     arguments = params.get("arguments")
     if arguments is None:
         arguments = {}

@@ -3,7 +3,7 @@
 A layout is a persistence adapter for one layer directory. It is the only code
 that knows a file format; everything above it works on :class:`Entry` records.
 A layout knows nothing of locks or rollback points, nor of a tool's
-arguments: the engine (:mod:`pi_memory.store`, :mod:`pi_memory.memory_tool`)
+arguments: the engine (:mod:`pi_memory.store`, :mod:`pi_memory.agent_tools.memory`)
 takes the store's write lock before calling any method that writes, and
 decides from :attr:`LayerStore.snapshot_on_write` whether a rollback point is
 taken before each change (such a layout announces the files it is about to

@@ -1,8 +1,8 @@
 """The agent's ``memory`` tool (pi-memory): add, replace, remove, list, search.
 
 The layout that has it does the work (:meth:`LayerStore.memory_tool`); this
-module checks the arguments and runs each write under the store's lock, so
-the engine's rollback point comes first.
+module declares the tool, checks the arguments and runs each write under the
+store's lock, so the engine's rollback point comes first.
 
 The agent sends one JSON object of arguments and reads one text back. Every
 failure — a missing or mistyped argument, an unknown name, a held lock — comes
@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.layouts.carry import ENTRY_TYPES
@@ -44,6 +44,41 @@ SESSIONS: Final = "sessions"
 SCOPES: Final = (MEMORY, PROJECT_SCOPE, USER_SCOPE, SESSIONS)
 PARAMETERS: Final = ("action", "name", "description", "content", "type", "query", "scope")
 SESSIONS_UNAVAILABLE: Final = "session search is not available in this host"
+
+SPEC: Final[dict[str, Any]] = {
+    "description": (
+        "The persistent memory of this project, one Markdown file per memory. Actions: "
+        "add (name, content, description, type: creates or overwrites the memory of that "
+        "name), replace (rewrites an existing one by name), remove (by name), list, search "
+        "(query words, anywhere in name, description or body; scope=user for the user's "
+        "own layer, scope=sessions for past conversations). The description is the only "
+        "thing future sessions see before opening a memory: make it one self-contained line."
+    ),
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": list(ACTIONS)},
+            "name": {"type": "string", "description": "unique readable title"},
+            "description": {"type": "string", "description": "one self-contained line"},
+            "content": {"type": "string", "description": "the memory text"},
+            "type": {
+                "type": "string",
+                "enum": list(ENTRY_TYPES),
+                "description": "feedback (default), user, project or reference",
+            },
+            "query": {"type": "string", "description": "what to search for"},
+            "scope": {
+                "type": "string",
+                "enum": list(SCOPES),
+                "description": "memory (default: writes go to the project layer, list and "
+                "search cover both layers), project or user (that layer only), or sessions "
+                "(search past conversations)",
+            },
+        },
+        "required": ["action"],
+        "additionalProperties": False,
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -65,6 +100,37 @@ class _Call:
     type: str | None = None
     query: str | None = None
     scope: str | None = None
+
+
+def run(args: Mapping[str, Any]) -> tuple[bool, str]:
+    """One call from a host: on the store here, its text fields redacted first."""
+    import os
+
+    from pi_memory.agent_tools.arguments import text
+    from pi_memory.config.messages import tool_unavailable_message
+    from pi_memory.entry import PROJECT
+    from pi_memory.open_store import SHOW_COMMAND, misconfiguration, open_store
+    from pi_memory.store import parse_layer
+
+    config, store, _, _ = open_store()
+    store.layer(PROJECT).memory_tool()  # a layout without the tool says so before anything else
+    errors = misconfiguration(config, store, os.environ)
+    if errors:
+        return False, tool_unavailable_message(errors, SHOW_COMMAND)
+    if args.get("action") == "search" and args.get("scope") == SESSIONS:
+        from pi_memory.agent_tools import session_search
+
+        return session_search.run({"query": args.get("query")})
+    layer = parse_layer(text(args, "layer", default=PROJECT))
+    clean = {
+        key: store.redact(value)
+        if key in ("content", "description") and isinstance(value, str)
+        else value
+        for key, value in args.items()
+        if key != "layer"  # chosen above; the tool itself knows one layer
+    }
+    result = run_memory_tool(store, layer, clean, datetime.now())
+    return result.ok, result.text
 
 
 def run_memory_tool(
