@@ -62,6 +62,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "entry",
             "utf8",
             "control_chars",
+            "json_input",
             "output",
             "error_handler",
             # The hosts as records and the registry that lists them: plain data the

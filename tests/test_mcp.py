@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Final
 
 import pytest
 
@@ -242,3 +243,30 @@ def test_only_the_protocol_reaches_stdout(tmp_path: Path) -> None:
     )
     assert proc.stdout == b"{}\n"
     assert proc.stderr.splitlines() == [b"stray print", b"from a child"]
+
+
+#: One line of about 2 KB nested 1,000 deep: deeper than the JSON reader goes.
+DEEP: Final = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        DEEP,
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "memory_search", '
+        f'"arguments": {{"query": {DEEP}}}}}}}',
+    ],
+    ids=["a batch", "in the arguments"],
+)
+def test_deeply_nested_json_is_a_parse_error_and_the_server_goes_on(
+    client: McpClient, line: str
+) -> None:
+    client.initialize()
+    client.send_raw(line.encode() + b"\n")
+    reply = client.receive()
+    assert reply["id"] is None and reply["error"]["code"] == -32700
+    assert "nested too deeply" in reply["error"]["message"]
+    assert client.request("ping")["result"] == {}
+    code, rest, err = client.close()
+    assert (code, rest) == (0, [])
+    assert b"Traceback" not in err

@@ -65,13 +65,16 @@ def run_tool(argv: Sequence[str]) -> int:
     if len(argv) != 1:
         raise UsageError(f"{USAGE} (see: python -m pi_memory tool --help)")
     from pi_memory.agent_tools.registry import call_tool
+    from pi_memory.json_input import loads
     from pi_memory.utf8 import read_stdin
 
     raw = read_stdin()
     try:
-        args = json.loads(raw) if raw.strip() else {}
+        args = loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
         ok, text = False, f"arguments are not JSON: {exc.msg} (line {exc.lineno})"
+    except ValueError as exc:
+        ok, text = False, f"arguments are not JSON: {exc}"
     else:
         if isinstance(args, dict):
             ok, text = call_tool(argv[0], args)

@@ -165,9 +165,11 @@ class Server:
             self._pool.shutdown(wait=True)  # every request read is answered before exit
 
     def _receive(self, raw: bytes) -> None:
+        from pi_memory.json_input import loads
+
         try:
-            message = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
+            message = loads(raw.decode("utf-8"))
+        except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
             self._send(_error(None, PARSE_ERROR, f"Parse error: {exc}"))
             return
         if isinstance(message, dict) and "id" not in message:
