@@ -69,6 +69,7 @@ def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) 
         lock_timeout_ms=cfg.lock.timeout_ms,
         snapshot_keep=cfg.lock.snapshot_keep,
         keep_removed_days=cfg.keep_removed_days,
+        max_body_bytes=cfg.memory_max_bytes,
         review_months=cfg.review_months,
         index_budget=cfg.index_budget,
         inject_max_lines=cfg.mem_index_inject_max_lines,

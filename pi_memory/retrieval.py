@@ -49,6 +49,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Final, NamedTuple
 
+from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import format_time, is_id
 from pi_memory.keywords import STOPWORDS, canonical_key, stem
 from pi_memory.staleness import (
@@ -450,9 +451,14 @@ def _location(entry: Entry) -> str:
     return f"{entry.layer}/{entry.file}" if entry.file else entry.layer
 
 
-def render_hit(hit: Hit, foreign: frozenset[str] = frozenset()) -> list[str]:
-    """One result: the metadata line, its labels, then the body, all as stored; a
-    memory from the repository says so after its ``src``, which anyone could write."""
+def render_hit(
+    hit: Hit, foreign: frozenset[str] = frozenset(), max_body_bytes: int = MEMORY_MAX_BYTES
+) -> list[str]:
+    """One result: the metadata line, its labels, then the body as stored; a memory from
+    the repository says so after its ``src``, which anyone could write; a body over
+    ``max_body_bytes`` (one stored before the limit, or by hand) is shown clipped."""
+    from pi_memory.memory_size import clipped
+
     entry = hit.entry
     src = f"src: {entry.src}"
     if entry.id in foreign:
@@ -472,7 +478,8 @@ def render_hit(hit: Hit, foreign: frozenset[str] = frozenset()) -> list[str]:
         lines.append(f"  {hit.stale}")
     if entry.superseded_by:
         lines.append(f"  superseded by [{entry.superseded_by}]")
-    lines.extend(f"  {line}".rstrip() for line in entry.body.splitlines())
+    body = clipped(entry.body, max_body_bytes, f"the whole text is in {_location(entry)}")
+    lines.extend(f"  {line}".rstrip() for line in body.splitlines())
     return lines
 
 
@@ -498,8 +505,9 @@ def _empty_note(result: SearchResult) -> str:
     return "no memory matched"
 
 
-def render_search(result: SearchResult) -> str:
-    """The text a person or an agent reads for one page of results."""
+def render_search(result: SearchResult, max_body_bytes: int = MEMORY_MAX_BYTES) -> str:
+    """The text a person or an agent reads for one page of results, each body at most
+    ``max_body_bytes`` (the store's ``memoryMaxBytes``)."""
     lines = [_header(result)]
     lines.extend(f"note: {note}" for note in result.notes)
     if result.total == 0:
@@ -510,7 +518,7 @@ def render_search(result: SearchResult) -> str:
         lines.append(f"nothing on page {result.page} — {counted(result.pages, 'page')} in all")
     for hit in result.hits:
         lines.append("")
-        lines.extend(render_hit(hit, result.foreign))
+        lines.extend(render_hit(hit, result.foreign, max_body_bytes))
     if result.hits and result.page < result.pages:
         lines.append("")
         lines.append(f"page {result.page}/{result.pages} — more: --page {result.page + 1}")

@@ -55,6 +55,8 @@ class Settings(NamedTuple):
     lock_timeout_ms: int = defaults.LOCK_TIMEOUT_MS
     snapshot_keep: int = defaults.SNAPSHOT_KEEP
     keep_removed_days: int = defaults.KEEP_REMOVED_DAYS
+    #: The largest body a write accepts, in UTF-8 bytes (``memoryMaxBytes``).
+    max_body_bytes: int = defaults.MEMORY_MAX_BYTES
     review_months: int = defaults.REVIEW_MONTHS
     index_budget: int = defaults.INDEX_BUDGET
     inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES
@@ -127,6 +129,7 @@ class Store:
                 inject_max_lines=s.inject_max_lines,
                 inject_max_bytes=s.inject_max_bytes,
                 keep_removed_days=s.keep_removed_days,
+                max_body_bytes=s.max_body_bytes,
             )
             if opened.snapshot_on_write:
                 opened.before_change = self._rollback_point_of(opened.directory)
@@ -338,7 +341,7 @@ class Store:
         from pi_memory.keywords import sanitize_keywords
         from pi_memory.plan import WriteRequest, checked_supersedes, entries_after, plan_write
 
-        body = self.redact(validate_body(body))
+        body = self.redact(validate_body(body, max_bytes=self.settings.max_body_bytes))
         pick = sanitize_keywords(keywords)
         if pick.keyword is None:
             reasons = "; ".join(pick.issues) or "none given"
@@ -455,7 +458,7 @@ class Store:
         from pi_memory.plan import ImportOutcome, plan_import
 
         store = self.layer(layer)
-        problems = [f"{e.id}: {p}" for e in entries for p in [store.body_problem(e.body)] if p]
+        problems = [problem for e in entries for problem in self._import_problems(store, e)]
         if problems:
             raise EntryRejected("cannot import, nothing written: " + "; ".join(problems))
         directory = self.directory(layer)
@@ -485,6 +488,18 @@ class Store:
                 self._rollback_paused = False
             store.refresh_index(store.read(), self.recalls(layer))
         return outcome
+
+    def _import_problems(self, store: LayerStore, entry: Entry) -> list[str]:
+        """Why ``entry`` cannot be imported into ``store``: too large, or unreadable back."""
+        from pi_memory.memory_size import size_issue
+
+        too_large = size_issue(entry.body, self.settings.max_body_bytes)
+        unreadable = store.body_problem(entry.body)
+        return [
+            f"{entry.id}: {problem}"
+            for problem in (too_large and f"the body {too_large}", unreadable)
+            if problem
+        ]
 
     def refresh_indexes(self, layers: Sequence[str] = LAYERS, *, wait: bool = True) -> None:
         """Rewrite each layer's ``MEMORY.md`` from its entries (session start, ``rebuild``).
@@ -631,12 +646,20 @@ class Store:
 _BOUNDARY_HINT: Final = "<!-- mid:"
 
 
-def validate_body(body: str) -> str:
-    """The body as it will be stored, or :class:`EntryRejected` with the reason."""
+def validate_body(body: str, *, max_bytes: int) -> str:
+    """The body as it will be stored, or :class:`EntryRejected` with the reason.
+
+    A body over ``max_bytes`` (``memoryMaxBytes``) is refused before anything
+    else looks at it: none of the checks below need to read a flood to say no.
+    """
     from pi_memory.control_chars import control_issue
+    from pi_memory.memory_size import size_issue
     from pi_memory.truncation import truncation_issue
     from pi_memory.utf8 import utf8_issue
 
+    problem = size_issue(body.strip(), max_bytes)
+    if problem is not None:
+        raise EntryRejected(f"the memory body {problem}")
     text = body.replace("\r\n", "\n").replace("\r", "\n").strip()
     if not text:
         raise EntryRejected("the memory body is empty")

@@ -63,6 +63,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "utf8",
             "control_chars",
             "json_input",
+            "memory_size",
             "output",
             "error_handler",
             # The hosts as records and the registry that lists them: plain data the

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
+from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.errors import PiMemoryError
 from pi_memory.layouts.carry import ENTRY_TYPES
 from pi_memory.text import js_trim
@@ -256,7 +257,7 @@ def _run(store: Store, layer: str, call: _Call, now: datetime) -> str:
     query = _required(call.query, "query", "search")
     if call.scope == SESSIONS:
         raise _BadArguments(SESSIONS_UNAVAILABLE)
-    return search_text(_read(store, layer, call.scope), query, now)
+    return search_text(_read(store, layer, call.scope), query, now, store.settings.max_body_bytes)
 
 
 def _live_first(entries: Sequence[Entry]) -> list[Entry]:
@@ -282,8 +283,12 @@ def list_text(entries: Sequence[Entry]) -> str:
     )
 
 
-def search_text(entries: Sequence[Entry], query: str, now: datetime) -> str:
-    """The memories that hold the query's words, best first, superseded ones last."""
+def search_text(
+    entries: Sequence[Entry], query: str, now: datetime, max_body_bytes: int = MEMORY_MAX_BYTES
+) -> str:
+    """The memories that hold the query's words, best first, superseded ones last; each
+    body at most ``max_body_bytes`` (a larger one stored by hand is shown clipped)."""
+    from pi_memory.memory_size import clipped
     from pi_memory.retrieval import KEYWORD, search
 
     # Name and description are searched as well as the body.
@@ -294,7 +299,9 @@ def search_text(entries: Sequence[Entry], query: str, now: datetime) -> str:
         return "No matches in memory."
     hits = [by_place[hit.entry.layer, hit.entry.file] for hit in result.hits]
     blocks = [
-        f"## {e.name}\nfile: {e.file}\ntype: {e.type}{_block_labels(e)}\n\n{e.body}" for e in hits
+        f"## {e.name}\nfile: {e.file}\ntype: {e.type}{_block_labels(e)}\n\n"
+        + clipped(e.body, max_body_bytes, f"the whole text is in {e.file}")
+        for e in hits
     ]
     more = result.total - len(hits)
     if more > 0:

@@ -44,4 +44,4 @@ def run(args: Mapping[str, Any]) -> tuple[bool, str]:
         raise ToolArgumentError(f'"mode" is one of {", ".join(MODES)}')
     store = open_store().store
     result = store.search(text(args, "query"), mode=mode, page=page, now=datetime.now())
-    return True, render_search(result)
+    return True, render_search(result, store.settings.max_body_bytes)

@@ -28,6 +28,9 @@ TOOLS: Final[dict[str, Tool]] = {
     "session_search": Tool(session_search.SPEC, session_search.run),
 }
 
+#: What an answer clipped at ``TOOL_RESULT_MAX_BYTES`` tells the model to do instead.
+TOO_LONG_HINT: Final = "ask for less: a narrower query, a later page, or one memory by id"
+
 #: The tools every store offers, after its layout's own.
 COMMON_TOOLS: Final = ("session_search",)
 
@@ -65,12 +68,16 @@ def call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:
     """Run one tool; every failure becomes ``(False, reason)``, never an exception.
 
     A model reads the text, so it is sanitised like the injected index: stored
-    text must not forge a host tag or hide behind invisible characters.
+    text must not forge a host tag or hide behind invisible characters. And it
+    is at most ``TOOL_RESULT_MAX_BYTES`` long: a store holding a huge memory
+    cannot flood the model's context.
     """
+    from pi_memory.config.defaults import TOOL_RESULT_MAX_BYTES
     from pi_memory.inject.sanitize import sanitize_for_injection
+    from pi_memory.memory_size import clipped
 
     ok, text = _call_tool(name, args)
-    return ok, sanitize_for_injection(text)
+    return ok, sanitize_for_injection(clipped(text, TOOL_RESULT_MAX_BYTES, TOO_LONG_HINT))
 
 
 def _call_tool(name: str, args: Mapping[str, Any]) -> tuple[bool, str]:

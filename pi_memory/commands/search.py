@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
+    from pi_memory.entry import Entry
     from pi_memory.retrieval import SearchResult
 
 MODES = """modes:
@@ -39,7 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", nargs="*", metavar="QUERY", help="words, a keyword or a memory id")
 
 
-def search_json(result: SearchResult) -> dict[str, object]:
+def search_json(result: SearchResult, max_body_bytes: int) -> dict[str, object]:
+    """One page of results as JSON; each body at most ``max_body_bytes``, as in the text."""
+    from pi_memory.memory_size import clipped
+
     return {
         "mode": result.mode,
         "query": result.query,
@@ -54,7 +58,7 @@ def search_json(result: SearchResult) -> dict[str, object]:
                 "layer": hit.entry.layer,
                 "file": hit.entry.file,
                 "keyword": hit.entry.keyword,
-                "body": hit.entry.body,
+                "body": clipped(hit.entry.body, max_body_bytes, _whole_in(hit.entry)),
                 "time": hit.entry.time,
                 "last": hit.entry.last or None,
                 "seen": hit.entry.seen,
@@ -70,6 +74,10 @@ def search_json(result: SearchResult) -> dict[str, object]:
     }
 
 
+def _whole_in(entry: Entry) -> str:
+    return f"the whole text is in {entry.layer}/{entry.file}"
+
+
 def run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
@@ -83,11 +91,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--page counts from 1")
     store = open_store().store
     result = store.search(" ".join(query), mode=args.mode, page=args.page, now=datetime.now())
+    limit = store.settings.max_body_bytes
     if args.json:
         import json
 
-        write_line(json.dumps(search_json(result)))  # ASCII: lossless on any terminal or pipe
+        # ASCII: lossless on any terminal or pipe.
+        write_line(json.dumps(search_json(result, limit)))
     else:
-        text = render_search(result)
+        text = render_search(result, limit)
         write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -23,6 +23,12 @@ LOCK_TIMEOUT_MS: Final = 5000
 SNAPSHOT_KEEP: Final = 5
 #: Days the files layout keeps what the memory tool removed or replaced (``.removed/``).
 KEEP_REMOVED_DAYS: Final = 30
+#: The largest memory body a write accepts, in UTF-8 bytes (``memoryMaxBytes``), and the
+#: smallest limit the setting may ask for.
+MEMORY_MAX_BYTES: Final = 4096
+MEMORY_MAX_BYTES_LOW: Final = 256
+#: The most text one agent tool call hands back to the model, in UTF-8 bytes.
+TOOL_RESULT_MAX_BYTES: Final = 16384
 
 DREAM_NUDGE_AFTER_SESSIONS: Final = 5
 DREAM_NUDGE_AFTER_HOURS: Final = 24

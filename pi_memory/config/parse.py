@@ -160,6 +160,7 @@ def parse_config(
         job_seconds=r.integer("jobSeconds", d.JOB_SECONDS, 0, 3600),
         redact_patterns=_redact_patterns(r),
         keep_removed_days=r.integer("keepRemovedDays", d.KEEP_REMOVED_DAYS),
+        memory_max_bytes=r.integer("memoryMaxBytes", d.MEMORY_MAX_BYTES, d.MEMORY_MAX_BYTES_LOW),
     )
     knobs: dict[str, Any] = {
         KNOB_FIELDS[key]: r.integer(key, default, low, high)

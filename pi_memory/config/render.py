@@ -88,6 +88,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "jobSeconds": config.job_seconds,
             "redactPatterns": dict(config.redact_patterns),
             "keepRemovedDays": config.keep_removed_days,
+            "memoryMaxBytes": config.memory_max_bytes,
         }
     )
     return out

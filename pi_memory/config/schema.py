@@ -144,6 +144,8 @@ class Config(NamedTuple):
     redact_patterns: Mapping[str, str] = MappingProxyType({})
     #: Days the files layout keeps what the memory tool removed or replaced.
     keep_removed_days: int = d.KEEP_REMOVED_DAYS
+    #: The largest memory body a write accepts, in UTF-8 bytes.
+    memory_max_bytes: int = d.MEMORY_MAX_BYTES
 
 
 class LoadedConfig(NamedTuple):

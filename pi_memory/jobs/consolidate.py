@@ -80,7 +80,7 @@ def compact(
         except ModelError as err:
             failure = str(err)
             break
-        plan = cp.parse_plan(reply.text, pool)
+        plan = cp.parse_plan(reply.text, pool, max_body_bytes=store.settings.max_body_bytes)
         rejected.extend(f"round {rounds}: {r}" for r in plan.rejected)
         if plan.empty:
             continue

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Final, NamedTuple
 
+from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import Entry
 
 #: pi-memory-auto: pages of 120 memories, newest first, at most 12 rounds per pass.
@@ -96,7 +97,7 @@ def conflict_pairs(pool: Sequence[Entry]) -> frozenset[tuple[str, str]]:
     return frozenset((p.older, p.newer) for p in find_conflicts(pool))
 
 
-def parse_plan(text: str, pool: Sequence[Entry]) -> Plan:
+def parse_plan(text: str, pool: Sequence[Entry], *, max_body_bytes: int = MEMORY_MAX_BYTES) -> Plan:
     """The valid part of a consolidation reply against ``pool`` (one layer's entries).
 
     A block that does not validate in every field is left out whole, and says why.
@@ -112,7 +113,7 @@ def parse_plan(text: str, pool: Sequence[Entry]) -> Plan:
     for n, block in enumerate(blocks(text), start=1):
         fields, body = split_block(block.text)
         if block.kind == "MERGE":
-            merge, why = check_merge(fields, body, by_id, used)
+            merge, why = check_merge(fields, body, by_id, used, max_body_bytes)
             rejected.extend(f"block {n} (MERGE): {reason}" for reason in why)
             if merge is not None:
                 used.update((merge.keep, *merge.drop))
@@ -136,7 +137,11 @@ def _key(keyword: str) -> str:
 
 
 def check_merge(
-    fields: Mapping[str, str], body: str, by_id: Mapping[str, Entry], used: Collection[str]
+    fields: Mapping[str, str],
+    body: str,
+    by_id: Mapping[str, Entry],
+    used: Collection[str],
+    max_body_bytes: int,
 ) -> tuple[Merge | None, list[str]]:
     from pi_memory.errors import EntryRejected
     from pi_memory.keywords import sanitize_keywords
@@ -173,7 +178,7 @@ def check_merge(
     text = ""
     if body:
         try:
-            text = validate_body(body)
+            text = validate_body(body, max_bytes=max_body_bytes)
         except EntryRejected as err:
             why.append(f"TEXT {err}")
         if text == by_id[keep].body:

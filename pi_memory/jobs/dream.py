@@ -197,7 +197,7 @@ def _round(
     layer_store = store.layer(layer)
     entries = layer_store.read()
     toolkit = toolkit_for(layer_store)
-    staging = toolkit.staging(entries, layer, now)
+    staging = toolkit.staging(entries, layer, now, store.settings.max_body_bytes)
     tools = toolkit.dream_tools()
     system = toolkit.dream_system(layer, MAX_ROUNDS)
     prompt = f"Tidy the {layer} layer ({len(entries)} memories). Begin with the first phase."

@@ -56,8 +56,11 @@ def tool_specs() -> list[ToolSpec]:
 
 
 class CategoriesStaging:
-    def __init__(self, entries: Sequence[Entry], layer: str, now: datetime) -> None:
+    def __init__(
+        self, entries: Sequence[Entry], layer: str, now: datetime, max_body_bytes: int
+    ) -> None:
         self.seen = {e.id: e for e in entries}
+        self.max_body_bytes = max_body_bytes
         self.entries = list(entries)
         self.layer = layer
         self.now = now
@@ -99,7 +102,7 @@ class CategoriesStaging:
         from pi_memory.store import validate_body
 
         try:
-            body = validate_body(str(args.get("body", "")))
+            body = validate_body(str(args.get("body", "")), max_bytes=self.max_body_bytes)
         except EntryRejected as err:
             raise ValueError(str(err)) from None
         pick = sanitize_keywords([str(args.get("keyword", ""))])
@@ -133,7 +136,8 @@ class CategoriesStaging:
             "DROP": ", ".join(str(d) for d in drop) if isinstance(drop, list) else str(drop),
             "KEYWORD": str(args.get("keyword") or ""),
         }
-        merge, why = check_merge(fields, str(args.get("text") or ""), self.seen, self._used)
+        text = str(args.get("text") or "")
+        merge, why = check_merge(fields, text, self.seen, self._used, self.max_body_bytes)
         if merge is None:
             raise ValueError("; ".join(why))
         self.refused.extend(f"merge: {w}" for w in why)

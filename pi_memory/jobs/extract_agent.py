@@ -57,7 +57,7 @@ def run_extract_agent(
         max_tool_result_chars=settings.max_tool_result_chars,
         max_assistant_chars=settings.max_assistant_chars,
     )
-    staging = Staging(store.layer(target).read(), MAIN_ACTIONS, now)
+    staging = Staging(store.layer(target).read(), MAIN_ACTIONS, now, store.settings.max_body_bytes)
     try:
         run = run_agent(
             config,

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
+from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
 
 #: pi-memory-auto: a review stores at most 3 memories, a compaction handoff at most 2.
@@ -109,7 +110,12 @@ def conflict_hints(entries: Sequence[Entry]) -> str:
 
 
 def parse_review(
-    text: str, *, max_entries: int, known: Mapping[str, Entry], categories: bool
+    text: str,
+    *,
+    max_entries: int,
+    known: Mapping[str, Entry],
+    categories: bool,
+    max_body_bytes: int = MEMORY_MAX_BYTES,
 ) -> ReviewPlan:
     """The storable part of a review reply (see the module docstring).
 
@@ -129,7 +135,7 @@ def parse_review(
         if len(kept) >= max_entries:
             rejected.append(f"memory {n}: over the limit of {max_entries} per review")
             continue
-        proposed, why = _proposed(block.text, known, categories)
+        proposed, why = _proposed(block.text, known, categories, max_body_bytes)
         rejected.extend(f"memory {n}: {reason}" for reason in why)
         if proposed is None:
             continue
@@ -143,7 +149,7 @@ def parse_review(
 
 
 def _proposed(
-    block: str, known: Mapping[str, Entry], categories: bool
+    block: str, known: Mapping[str, Entry], categories: bool, max_body_bytes: int
 ) -> tuple[Proposed | None, list[str]]:
     from pi_memory.errors import EntryRejected
     from pi_memory.jobs.reply_blocks import split_block
@@ -169,7 +175,7 @@ def _proposed(
     if pick.keyword is None:
         return None, ["no usable keyword (" + ("; ".join(pick.issues) or "none given") + ")"]
     try:
-        body = validate_body(body)
+        body = validate_body(body, max_bytes=max_body_bytes)
     except EntryRejected as err:
         return None, [str(err)]
     why: list[str] = []

@@ -68,6 +68,7 @@ def review_once(
         max_entries=review.HANDOFF_MAX if handoff else review.REVIEW_MAX,
         known={e.id: e for e in entries},
         categories=store.layer(PROJECT).files_by_category,
+        max_body_bytes=store.settings.max_body_bytes,
     )
     return _store_plan(store, plan, job=job, layer=layer, now=now, dry_run=dry_run)
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import Entry
 
 if TYPE_CHECKING:
@@ -57,7 +58,14 @@ def tool_spec(actions: Sequence[str]) -> ToolSpec:
 class Staging:
     """One layer's memories as the agent sees them while nothing is written yet."""
 
-    def __init__(self, entries: Sequence[Entry], actions: Sequence[str], now: datetime) -> None:
+    def __init__(
+        self,
+        entries: Sequence[Entry],
+        actions: Sequence[str],
+        now: datetime,
+        max_body_bytes: int = MEMORY_MAX_BYTES,
+    ) -> None:
+        self.max_body_bytes = max_body_bytes
         self.entries = list(entries)
         self.actions = tuple(actions)
         self.now = now
@@ -94,6 +102,7 @@ class Staging:
 
         value = js_trim(args.get(key, ""))
         try:
+            self._check_size(key, value)
             if key in ("name", "new_name"):
                 check_name(value)
             elif key == "description":
@@ -104,9 +113,18 @@ class Staging:
             raise ValueError(str(err)) from None
         return value
 
+    def _check_size(self, key: str, value: str) -> None:
+        """The real tool refuses a text over ``memoryMaxBytes``; so does its stand-in, at once."""
+        from pi_memory.errors import EntryRejected
+        from pi_memory.memory_size import size_issue
+
+        problem = size_issue(value, self.max_body_bytes)
+        if problem is not None:
+            raise EntryRejected(f"{key} {problem}")
+
     def _add(self, args: Mapping[str, str]) -> str:
         name = self._checked(args, "name")
-        content = args.get("content", "").strip()
+        content = self._checked(args, "content")
         if not content:
             raise ValueError("content is required for add")
         kind = self._checked(args, "type") or "feedback"
@@ -134,7 +152,7 @@ class Staging:
             raise ValueError("replace needs content, description or type")
         old = self.entries[at]
         self.entries[at] = old._replace(
-            body=args.get("content") or old.body,
+            body=self._checked(args, "content") or old.body,
             description=self._checked(args, "description") or old.description,
             type=self._checked(args, "type") or old.type,
         )
@@ -169,7 +187,7 @@ class Staging:
         query = args.get("query", "").strip()
         if not query:
             raise ValueError("query is required for search")
-        return search_text(self.entries, query, self.now)
+        return search_text(self.entries, query, self.now, self.max_body_bytes)
 
     def planned(self) -> list[str]:
         return [describe(step) for step in self.staged]

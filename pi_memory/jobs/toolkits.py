@@ -63,8 +63,8 @@ class Review(Protocol):
 
 class Toolkit(NamedTuple):
     review: Review
-    #: ``(entries, layer, now)`` → the dream's staging of that layer.
-    staging: Callable[[Sequence[Entry], str, datetime], Staging]
+    #: ``(entries, layer, now, max_body_bytes)`` → the dream's staging of that layer.
+    staging: Callable[[Sequence[Entry], str, datetime, int], Staging]
     dream_tools: Callable[[], list[ToolSpec]]
     #: ``(layer, max_rounds)`` → the dream's system prompt.
     dream_system: Callable[[str, int], str]
@@ -82,9 +82,11 @@ def _memory_tool() -> Toolkit:
     from pi_memory.jobs.staging import Staging as MemoryStaging
     from pi_memory.model.prompts import fill, load
 
-    def staging(entries: Sequence[Entry], layer: str, now: datetime) -> Staging:
+    def staging(
+        entries: Sequence[Entry], layer: str, now: datetime, max_body_bytes: int
+    ) -> Staging:
         del layer
-        return MemoryStaging(entries, DREAM_ACTIONS, now)
+        return MemoryStaging(entries, DREAM_ACTIONS, now, max_body_bytes)
 
     return Toolkit(
         review=run_extract_agent,

@@ -30,6 +30,7 @@ def open_layer(
     inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES,
     inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES,
     keep_removed_days: int = defaults.KEEP_REMOVED_DAYS,
+    max_body_bytes: int = defaults.MEMORY_MAX_BYTES,
 ) -> LayerStore:
     if layout == "categories":
         from pi_memory.layouts.categories.layer import CategoriesLayer
@@ -46,5 +47,6 @@ def open_layer(
             inject_max_lines=inject_max_lines,
             inject_max_bytes=inject_max_bytes,
             keep_removed_days=keep_removed_days,
+            max_body_bytes=max_body_bytes,
         )
     raise ValueError(f"unknown layout {layout!r}")

@@ -106,6 +106,7 @@ class FilesLayer:
         inject_max_lines: int = defaults.MEM_INDEX_INJECT_MAX_LINES,
         inject_max_bytes: int = defaults.MEM_INDEX_INJECT_MAX_BYTES,
         keep_removed_days: int = defaults.KEEP_REMOVED_DAYS,
+        max_body_bytes: int = defaults.MEMORY_MAX_BYTES,
         clock: Callable[[], datetime] = _utc_now,
         platform: str | None = None,
     ) -> None:
@@ -116,6 +117,7 @@ class FilesLayer:
         self.inject_max_lines = inject_max_lines
         self.inject_max_bytes = inject_max_bytes
         self.keep_removed_days = keep_removed_days
+        self.max_body_bytes = max_body_bytes
         self._clock = clock
         self.platform = platform or current_platform()
         self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
@@ -439,6 +441,7 @@ class FilesLayer:
         now: datetime | None = None,
     ) -> WriteResult:
         """Create the memory ``name``, or overwrite the one of exactly that name (keeps created)."""
+        self._check_size(content, description)
         name = js_trim(name)
         check_name(name)
         wanted = js_trim(description or "")
@@ -500,6 +503,7 @@ class FilesLayer:
         Without ``content`` the body and, unless one is given, the description stay
         as they are (a change of type alone, as pi-memory allows).
         """
+        self._check_size(content, description)
         wanted = js_trim(description or "")
         check_description(wanted)
         if type is not None:
@@ -523,6 +527,15 @@ class FilesLayer:
             modified,
         )
         return self._store_one(entry)
+
+    def _check_size(self, content: str | None, description: str | None) -> None:
+        """New text over ``memoryMaxBytes`` is refused before anything reads all of it."""
+        from pi_memory.memory_size import size_issue
+
+        for what, text in (("content", content), ("description", description)):
+            problem = size_issue(text.strip(), self.max_body_bytes) if text else None
+            if problem is not None:
+                raise EntryRejected(f"{what} {problem}")
 
     def _store_one(self, entry: Entry) -> WriteResult:
         text = entry_to_text(entry)
