@@ -9,7 +9,6 @@ from typing import Any, Callable
 
 import pytest
 
-from pi_memory.agent_tools.memory import list_text
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected
 from pi_memory.layouts.carry import derive_description
@@ -25,6 +24,7 @@ from pi_memory.layouts.files.index import (
     upsert_index_line,
 )
 from pi_memory.layouts.files.layer import FilesLayer
+from pi_memory.memory_listing import list_text
 from pi_memory.text import split_lines
 from tests.conftest import DATA, files_store
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_memory.agent_tools.memory import list_text, run_memory_tool, search_text
+from pi_memory.agent_tools.memory import run_memory_tool
 from pi_memory.entry import Entry
 from pi_memory.errors import EntryRejected, LockError
 from pi_memory.fs.snapshot import natural_key
@@ -39,6 +39,7 @@ from pi_memory.layouts.files.format import (
     serialize_entry_file,
 )
 from pi_memory.layouts.files.layer import FilesLayer
+from pi_memory.memory_listing import list_text, search_text
 from pi_memory.store import Store
 from pi_memory.text import iso_timestamp
 from tests.conftest import DATA, REPO, files_store

@@ -50,6 +50,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model",
             "transcripts",
             "retrieval",
+            "memory_listing",
+            "memory_size",
+            "json_input",
             "surfacing",
             "session",
             "search_index",
@@ -62,8 +65,6 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "entry",
             "utf8",
             "control_chars",
-            "json_input",
-            "memory_size",
             "output",
             "error_handler",
             # The hosts as records and the registry that lists them: plain data the
@@ -78,8 +79,6 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    # The MCP server and the hooks are adapters beside the CLI's commands, not over them.
-    "hosts": ("commands", "cli"),
     "layouts": ("store", "plan", "commands", "hosts", "jobs", "cli", "hooks"),
     # Each layout is its own room; what they share lives in layouts/carry.py.
     "layouts.categories": ("layouts.files",),
@@ -87,12 +86,9 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     # The adapters to the agents run beside the command line, never through it.
     "hosts": ("commands", "cli"),
 }
-#: Forbidden imports still there, each until the change that removes it lands:
-#: the MCP server calls the agent tools' actions in commands/tool.py until they move
-#: to their own layer below the adapters (issue 16, item 2).
-STILL_FORBIDDEN: frozenset[tuple[str, str]] = frozenset(
-    {("pi_memory.hosts.mcp", "pi_memory.commands.tool")}
-)
+#: Forbidden imports still there, each until the change that removes it lands (none now:
+#: the MCP server calls the agent tools in their own layer, not a command).
+STILL_FORBIDDEN: frozenset[tuple[str, str]] = frozenset()
 #: Leaves: they import nothing of pi_memory, so every floor may read them
 #: (the text rules, the environment variables' names, the configuration defaults, the index
 #: file's name).

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from pi_memory.agent_tools.arguments import ToolArgumentError, text, whole_number
-from pi_memory.transcripts import FORMATS
+from pi_memory.hosts.registry import NAMES
 
 #: The most matches one call may ask for.
 MAX_LIMIT: Final = 50
@@ -23,8 +23,7 @@ SPEC: Final[dict[str, Any]] = {
             "query": {"type": "string", "description": "words to find"},
             "host": {
                 "type": "string",
-                # The hosts whose transcripts the search reads (one reader per host).
-                "enum": list(FORMATS),
+                "enum": list(NAMES),
                 "description": "only this agent's sessions",
             },
             "project": {
@@ -51,14 +50,14 @@ def run(args: Mapping[str, Any]) -> tuple[bool, str]:
     if not query.strip():
         raise ToolArgumentError('"query" must hold the words to find')
     host = text(args, "host")
-    if host and host not in FORMATS:
-        raise ToolArgumentError(f'"host" is one of {", ".join(FORMATS)}')
+    if host and host not in NAMES:
+        raise ToolArgumentError(f'"host" is one of {", ".join(NAMES)}')
     limit = args.get("limit")
     if limit is None:
         limit = load_for(Path(os.getcwd()), os.environ).config.session_search.max_matches
     else:
         limit = whole_number(limit, "limit", 1, MAX_LIMIT)
     result = search_sessions(
-        query, hosts=(host,) if host else FORMATS, project=text(args, "project"), limit=limit
+        query, hosts=(host,) if host else NAMES, project=text(args, "project"), limit=limit
     )
     return True, render_sessions(result)

@@ -176,13 +176,13 @@ class Staging:
         return f"Index rebuilt from {len(self.entries)} memories."
 
     def _list(self, args: Mapping[str, str]) -> str:
-        from pi_memory.agent_tools.memory import list_text
+        from pi_memory.memory_listing import list_text
 
         del args
         return list_text(self.entries)
 
     def _search(self, args: Mapping[str, str]) -> str:
-        from pi_memory.agent_tools.memory import search_text
+        from pi_memory.memory_listing import search_text
 
         query = args.get("query", "").strip()
         if not query:
