@@ -120,7 +120,7 @@ def test_a_merge_never_applies_a_text_over_the_limit(repo: Path) -> None:
     import os
 
     os.chdir(repo)
-    pool = open_store().read("project")
+    pool = open_store().store.read("project")
     keep, drop = pool[0].id, pool[1].id
     reply = f"===MERGE===\nKEEP: {keep}\nDROP: {drop}\nTEXT:\n{TOO_LARGE}\n"
     plan = parse_plan(reply, pool, max_body_bytes=MEMORY_MAX_BYTES)
