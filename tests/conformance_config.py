@@ -133,7 +133,7 @@ def misconfigured_tool(expected: str, home: Path, tmp: Path) -> None:
     """The real ``memory`` tool of a store whose model does not resolve."""
     import os
 
-    from pi_memory.commands.tool import memory
+    from pi_memory.agent_tools.memory import run as memory
 
     user_file = home / USER_CONFIG
     user_file.parent.mkdir(parents=True, exist_ok=True)
