@@ -267,3 +267,37 @@ def test_a_failed_background_review_leaves_the_turn_to_the_command_line(
     fake_provider.script(Say("NONE"))
     code, out, _ = cli("extract", "--transcript", str(SESSION), "--session", "s-9")
     assert (code, out) == (0, "extract: nothing worth storing\n")
+
+
+def test_a_background_review_that_brings_a_layer_to_its_threshold_starts_the_round(
+    project: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The consolidation check follows the index rebuild of a background extraction too."""
+    import time
+
+    from pi_memory.jobs import records, worker
+    from pi_memory.open_store import open_store
+    from tests.test_jobs_records import wait_for
+
+    monkeypatch.setenv("PI_MEMORY_AUTO_CONSOLIDATE_EVERY", "2")
+    configure(fake_provider, hermetic_home, "openai")
+    opened = open_store()
+    opened.store.refresh_indexes()  # as a session start leaves it: the watermark at 0
+    # The review stores two project memories; the round it starts finds no model answer.
+    fake_provider.script(Say(REVIEW_REPLY), *[Fail(500)] * 8)
+    review = records.JobRecord(
+        kind=records.REVIEW,
+        session="s-threshold",
+        cwd=str(project),
+        transcript=str(SESSION),
+        end=SESSION.stat().st_size,
+        created=time.time(),
+    )
+    assert "stored 2 memories" in worker.execute(review, opened.store, opened.config, 60.0)
+    log_file = hermetic_home / ".pi/agent/memory-auto/pi_memory.log"
+    wait_for(lambda: log_file.exists() and "job consolidate-project" in log_file.read_text("utf-8"))
+    wait_for(lambda: not records.claim_path(records.CONSOLIDATE).exists())
+    assert [(r.layer, r.attempts) for r in records.pending(records.CONSOLIDATE)] == [("project", 1)]

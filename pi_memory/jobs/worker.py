@@ -270,17 +270,14 @@ def execute(record: JobRecord, store: Store, config: Config, seconds: float) -> 
 
     said = run_job(record, store, config, seconds)
     if record.kind != records.CONSOLIDATE:
-        _consolidate_after(record)
+        _consolidate_after(record, store, config)
     return said
 
 
-def _consolidate_after(record: JobRecord) -> None:
+def _consolidate_after(record: JobRecord, store: Store, config: Config) -> None:
     """An extraction rebuilt the index: a layer it brought to the threshold is due now.
     The extraction's work is done whatever happens here, so a failure is only logged."""
-    from pi_memory.open_store import open_store
-
     try:
-        config, store, _, _ = open_store(Path(record.cwd))
         schedule_due_rounds(store, config.consolidate_every, Path(record.cwd))
     except Exception as exc:
         from pi_memory.error_handler import log_exception
