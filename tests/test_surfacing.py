@@ -144,10 +144,10 @@ def test_a_side_query_that_fails_or_hangs_leaves_the_scorers_pick(
     fake_provider.script(Fail(500), Fail(500), Fail(500), Fail(500))
     found = surface(STORE, prompt, CAPS, config=config, env={})
     assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
-    fake_provider.script(Hang(5.0))
+    fake_provider.script(Hang(120.0))
     started = time.monotonic()
     found = surface(STORE, prompt, CAPS, config=config, env={}, budget=0.5)
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 60  # far from the model's 120 s, however loaded
     assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
     log = (hermetic_home / ".pi/agent/memory-auto/pi_memory.log").read_text("utf-8")
     assert log.count("side-query failed, scorer used") == 2
