@@ -13,13 +13,17 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.store import Settings, Store
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config, LoadedConfig
+
+    _Opened = tuple[Config, Store, tuple[str, ...], LoadedConfig]
+else:
+    _Opened = tuple
 
 __all__ = [
     "Opened",
@@ -148,15 +152,38 @@ def _here() -> Path:
     return working_dir()
 
 
-class Opened(NamedTuple):
-    """A store opened for one process, and what its configuration said."""
+class Opened(_Opened):
+    """A store opened for one process, and what its configuration said:
+    ``config, store, warnings, loaded = open_store()``.
 
-    config: Config
-    store: Store
-    #: One line per setting that could not be used as given (it has its default).
-    warnings: tuple[str, ...]
-    #: The configuration as read: its files, its errors and warnings (``show``, ``doctor``).
-    loaded: LoadedConfig
+    A tuple with named fields, not a named tuple: building a named tuple's class
+    costs a hook that opens a store about half a millisecond.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, config: Config, store: Store, warnings: tuple[str, ...], loaded: LoadedConfig
+    ) -> Opened:
+        return super().__new__(cls, (config, store, warnings, loaded))
+
+    @property
+    def config(self) -> Config:
+        return self[0]
+
+    @property
+    def store(self) -> Store:
+        return self[1]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line per setting that could not be used as given (it has its default)."""
+        return self[2]
+
+    @property
+    def loaded(self) -> LoadedConfig:
+        """The configuration as read: its files, its errors and warnings."""
+        return self[3]
 
 
 def open_store(
