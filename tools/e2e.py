@@ -207,7 +207,9 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
             "session 2's first request carries the memory in the index",
         )
 
-        fake.script([{"match": "<memories>", "text": memory_id}])
+        fake.script(
+            [{"match": "=== Memory Files ===", "text": json.dumps({"selected_files": [memory_id]})}]
+        )
         before = len(messages(fake))
         claude_p("Which port does the staging database listen on?", "--resume", sid2)
         asked = of_session(messages(fake)[before:], sid2)

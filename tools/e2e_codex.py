@@ -392,7 +392,9 @@ def main() -> int:
             str(sorted(n for n in ours if n)),
         )
 
-        memory_model.script([{"match": "<memories>", "text": memory_id}])
+        memory_model.script(
+            [{"match": "=== Memory Files ===", "text": json.dumps({"selected_files": [memory_id]})}]
+        )
         before = len(responses(model))
         codex.exec("resume", sid2, "Which port does the staging database listen on?")
         asked = of_session(responses(model)[before:], sid2)

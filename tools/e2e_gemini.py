@@ -393,7 +393,9 @@ def main() -> int:
             bool(session2) and any("#staging-db" in t for t in contexts(session2[0])),
         )
 
-        model_fake.script([{"match": "<memories>", "text": memory_id}])
+        model_fake.script(
+            [{"match": "=== Memory Files ===", "text": json.dumps({"selected_files": [memory_id]})}]
+        )
         before = len(main_requests(cli_fake))
         gemini("Which port does the staging database listen on?", "--resume", sid2)
         asked = main_requests(cli_fake)[before:]
