@@ -22,7 +22,7 @@ from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageErr
 if TYPE_CHECKING:
     from pi_memory.fs.lock import StoreLock
     from pi_memory.layouts.protocol import IndexChange, LayerStore
-    from pi_memory.plan import ImportOutcome
+    from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
     from pi_memory.provenance import Provenance
     from pi_memory.retrieval import SearchResult
 
@@ -335,11 +335,11 @@ class Store:
         """pi-memory-auto's ``appendEntry``: validate, then de-duplicate or append, then supersede.
 
         What to write is decided by :func:`pi_memory.plan.plan_write` on the
-        layer as read under the lock; this method only checks and does it.
+        layer as it is when the change is made; this method only checks and does it.
         """
-        from pi_memory.entry import format_time, new_id
+        from pi_memory.entry import format_time
         from pi_memory.keywords import sanitize_keywords
-        from pi_memory.plan import WriteRequest, checked_supersedes, entries_after, plan_write
+        from pi_memory.plan import WriteRequest, checked_supersedes, entries_after
 
         body = self.redact(validate_body(body, max_bytes=self.settings.max_body_bytes))
         pick = sanitize_keywords(keywords)
@@ -358,20 +358,33 @@ class Store:
             project=self.settings.project_name if layer == PROJECT else "",
             stamp=format_time(now),
         )
-        with self.lock(layer, "add"):
-            entries = store.read()
-            plan = plan_write(entries, request, new_id(now, {e.id for e in entries}))
-            if plan.deduped:
-                store.update([plan.entry])
-                stored = plan.entry
-            else:
-                stored = store.append(plan.entry)
-            if plan.retire:
-                self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
-            if not plan.deduped:
-                self._remember_own(layer, [stored.id])
-            after = entries_after(entries, stored, plan.deduped, plan.retire)
-            note = self._refresh_or_note(store, after, layer)
+        # Read and decide before taking the lock, which is then held only for the
+        # change itself: unless the layer changed meanwhile, when it is decided again.
+        token = store.change_token()
+        ahead = _planned(store, request, now) if token is not None else None
+        store.hold_caching()
+        try:
+            with self.lock(layer, "add"):
+                if ahead is None or store.change_token() != token:
+                    ahead = _planned(store, request, now)
+                entries, plan = ahead
+                if plan.deduped:
+                    store.update([plan.entry])
+                    stored = plan.entry
+                else:
+                    stored = store.append(plan.entry)
+                if plan.retire:
+                    self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
+                if not plan.deduped:
+                    self._remember_own(layer, [stored.id])
+                after = entries_after(entries, stored, plan.deduped, plan.retire)
+                written = store.change_token()
+                if written is None:
+                    note = self._refresh_or_note(store, after, layer)
+        finally:
+            store.settle()
+        if written is not None:
+            note = self._refresh_after(store, after, layer, written)
         elsewhere = self._ids_in_other_layer(layer, plan.unknown)
         return WriteOutcome(
             entry=stored,
@@ -421,6 +434,25 @@ class Store:
                     f"{', '.join(e.id for e in retire)} ({exc}); write it again to finish"
                 ) from exc
             raise
+
+    def _refresh_after(
+        self, store: LayerStore, after: list[Entry], layer: str, written: object
+    ) -> str:
+        """:meth:`_refresh_or_note` with the lock taken again only to write the index
+        worked out without it; skipped when another write came since ours (that
+        write brings the index up to date, with ours in it)."""
+        from pi_memory.errors import LockError
+
+        try:
+            write_index = store.prepare_index(after, self.recalls(layer))
+            with self.lock(layer, "add"):
+                if store.change_token() == written:
+                    write_index()
+        except OSError as exc:
+            return f"MEMORY.md was not rewritten ({_describe(exc)}); the next write redoes it"
+        except LockError as exc:
+            return f"MEMORY.md was not rewritten ({exc}); the next write redoes it"
+        return ""
 
     def _refresh_or_note(self, store: LayerStore, after: list[Entry], layer: str) -> str:
         """Bring the index file up to date; the memory is stored whatever happens here, so a
@@ -641,6 +673,17 @@ class Store:
                     )
             except (OSError, TimeoutError):
                 continue
+
+
+def _planned(
+    store: LayerStore, request: WriteRequest, now: datetime
+) -> tuple[list[Entry], WritePlan]:
+    """The layer as it is now, and what the write would do to it."""
+    from pi_memory.entry import new_id
+    from pi_memory.plan import plan_write
+
+    entries = store.read()
+    return entries, plan_write(entries, request, new_id(now, {e.id for e in entries}))
 
 
 _BOUNDARY_HINT: Final = "<!-- mid:"

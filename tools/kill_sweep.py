@@ -1,6 +1,7 @@
 """Kill sweep: SIGKILL a writer at random points of write, rebuild and import, then check.
 
     python tools/kill_sweep.py [--kills 400] [--max-delay-ms 800] [--seed 1] [--json]
+                               [--memories N] [--operations write ...] [--layouts ...]
 
 A store has both layouts side by side: a categories project layer (written by
 ``write`` and rewritten by ``rebuild``) and a files project layer (written by
@@ -17,6 +18,12 @@ lands in the work, not in start-up). Then:
   (``unreported`` otherwise), then cleared with ``unlock --yes``, as a person
   would; ``locks`` counts them;
 - temp files the kill left behind are counted (``temp files``).
+
+``--memories N`` starts the categories project layer with N memories (the time
+a write holds the lock grows with the layer: ``--memories 20000 --operations
+write --layouts categories`` is the figure for how often a kill leaves a lock
+that needs a person). ``--operations`` and ``--layouts`` pick from what the
+rounds draw.
 
 POSIX only (SIGKILL). Exits 1 when anything is torn, lost or unreported.
 """
@@ -71,15 +78,25 @@ while True:
 """
 
 
+LAYOUTS = ("categories", "files")
+
+
 def one_round(
-    n: int, rng: random.Random, homes: dict[str, Path], project: Path, max_delay_ms: int
+    n: int,
+    rng: random.Random,
+    homes: dict[str, Path],
+    project: Path,
+    max_delay_ms: int,
+    *,
+    choice: tuple[tuple[str, ...], tuple[str, ...]] = (OPERATIONS, LAYOUTS),
 ) -> tuple[str, str, list[str]]:
-    layout = rng.choice(("categories", "files"))
-    op = rng.choice(OPERATIONS)
+    operations, layouts = choice
+    layout = rng.choice(layouts)
+    op = rng.choice(operations)
     if op == "import":
         layout = "files"  # import writes the files layer from the categories one
     if op == "rebuild":
-        layout = rng.choice(("categories", "files"))
+        layout = rng.choice(layouts)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(Path(__file__).parent), str(homes[layout]),
@@ -127,12 +144,40 @@ def check(
         acked[layout] -= missing
 
 
-def sweep(kills: int, max_delay_ms: int, seed: int, root: Path) -> dict[str, Any]:
-    homes = {
-        layout: make_home(root, f"home-{layout}", layout) for layout in ("categories", "files")
-    }
+def preload(project: Path, count: int) -> None:
+    """The categories project layer with ``count`` memories, written an hour ago."""
+    from bench_detect import make_store
+
+    from pi_memory.entry import CATEGORY_FILES, PROJECT
+    from pi_memory.layouts.categories.format import format_entry
+
+    files = CATEGORY_FILES[PROJECT]
+    layer = project / ".pi" / "agent" / "memory-auto"
+    layer.mkdir(parents=True, exist_ok=True)
+    rows: dict[str, list[str]] = {name: [] for name in files}
+    for i, entry in enumerate(make_store(count, seed=count)):
+        name = files[i % len(files)]
+        rows[name].append(format_entry(entry._replace(layer=PROJECT, file=name)))
+    an_hour_ago = time.time() - 3600
+    for name, lines in rows.items():
+        (layer / name).write_text("".join(lines), "utf-8")
+        os.utime(layer / name, (an_hour_ago, an_hour_ago))
+
+
+def sweep(
+    kills: int,
+    max_delay_ms: int,
+    seed: int,
+    root: Path,
+    *,
+    memories: int = 0,
+    choice: tuple[tuple[str, ...], tuple[str, ...]] = (OPERATIONS, LAYOUTS),
+) -> dict[str, Any]:
+    homes = {layout: make_home(root, f"home-{layout}", layout) for layout in LAYOUTS}
     project = root / "project"
     project.mkdir()
+    if memories:
+        preload(project, memories)
     rng = random.Random(seed)
     acked: dict[str, set[str]] = {"categories": set(), "files": set()}
     report: dict[str, Any] = {
@@ -141,7 +186,7 @@ def sweep(kills: int, max_delay_ms: int, seed: int, root: Path) -> dict[str, Any
     }  # fmt: skip
     started = time.monotonic()
     for n in range(kills):
-        layout, op, new = one_round(n, rng, homes, project, max_delay_ms)
+        layout, op, new = one_round(n, rng, homes, project, max_delay_ms, choice=choice)
         key = f"{op} ({layout})"
         report["by operation"][key] = report["by operation"].get(key, 0) + 1
         report["kills"] += 1
@@ -159,11 +204,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-delay-ms", type=int, default=800)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--memories", type=int, default=0, help="memories the categories project layer starts with"
+    )
+    parser.add_argument("--operations", nargs="+", choices=OPERATIONS, default=list(OPERATIONS))
+    parser.add_argument("--layouts", nargs="+", choices=LAYOUTS, default=list(LAYOUTS))
     args = parser.parse_args(argv)
     if not hasattr(signal, "SIGKILL"):
         raise SystemExit("kill_sweep needs SIGKILL (POSIX)")
     with tempfile.TemporaryDirectory(prefix="pi-memory-kill-") as tmp:
-        report = sweep(args.kills, args.max_delay_ms, args.seed, Path(tmp))
+        choice = (tuple(args.operations), tuple(args.layouts))
+        report = sweep(
+            args.kills,
+            args.max_delay_ms,
+            args.seed,
+            Path(tmp),
+            memories=args.memories,
+            choice=choice,
+        )
     if args.json:
         print(dumps(report))
     else:

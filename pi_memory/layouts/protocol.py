@@ -199,6 +199,23 @@ class LayerStore(Protocol):
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 
+    def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
+        """:meth:`refresh_index` in two steps: the work of it now, without the lock, and
+        the returned write of ``MEMORY.md``, called with the lock held."""
+
+    def change_token(self) -> object | None:
+        """What changes whenever an entry file of the layer changes (file identities),
+        read without the lock; ``None`` when the layout cannot tell cheaply, and a
+        write then reads and decides again under the lock."""
+
+    def hold_caching(self) -> None:
+        """Keep what the next writes would record in the disk caches for :meth:`settle`,
+        so that the lock is not held while they are written."""
+
+    def settle(self) -> None:
+        """Record what :meth:`hold_caching` kept (call without the lock); caching goes on
+        as before."""
+
     def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
         """Regenerate ``MEMORY.md`` from ``entries`` (``rebuild``); returns what changed."""
 

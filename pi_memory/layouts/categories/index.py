@@ -179,13 +179,19 @@ def render_injection(blocks: Sequence[str], search: str) -> str:
 
 
 def refresh_memory_md(
-    directory: Path, entries: Sequence[Entry], recalls: Mapping[str, int], *, reset: bool = False
+    directory: Path,
+    entries: Sequence[Entry],
+    recalls: Mapping[str, int],
+    *,
+    reset: bool = False,
+    rows: Sequence[KeywordRow] | None = None,
 ) -> None:
     """Rewrite ``directory/MEMORY.md`` from ``entries`` (only when its bytes change).
 
     ``reset`` marks a completed consolidation pass (``compact``): the watermark
     goes back to 0 and ``lastConsolidated`` to now. A layer with no entries
-    loses its ``MEMORY.md``. Call with the store lock held.
+    loses its ``MEMORY.md``. Call with the store lock held; ``rows``, the keyword
+    table of ``entries``, may be worked out before it was taken.
     """
     path = directory / INDEX_FILE
     try:
@@ -202,7 +208,8 @@ def refresh_memory_md(
 
         now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         stats = Stats(stats.entries, 0, now)
-    text = render_memory_md(keyword_rows(entries, recalls), stats)
+    table = keyword_rows(entries, recalls) if rows is None else rows
+    text = render_memory_md(table, stats)
     if text != old:
         from pi_memory.fs.atomic import atomic_write_text
 

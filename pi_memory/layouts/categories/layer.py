@@ -73,6 +73,11 @@ class CategoriesLayer:
         self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
         #: Category files the last reads could not open, with the reason (``Is a directory``).
         self.skipped: dict[str, str] = {}
+        #: Each file's entries as last read or written by this process, with the
+        #: identity they belong to: an unchanged file costs a stat, not a cache lookup.
+        self._known: dict[str, tuple[tuple[int, int, int], list[Entry]]] = {}
+        #: Disk-cache records held back by :meth:`hold_caching` (None: not holding).
+        self._held: list[tuple[Path, bytes, list[Entry]]] | None = None
 
     def _read_text(self, file: str) -> str:
         try:
@@ -83,17 +88,41 @@ class CategoriesLayer:
     def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
         """Write ``file``; with ``entries`` (what it now holds), the next read skips the parse."""
         from pi_memory.fs.atomic import atomic_write_bytes
+        from pi_memory.fs.parse_cache import identity_of
 
         self.directory.mkdir(parents=True, exist_ok=True)
         data = encode(text)
-        atomic_write_bytes(self.directory / file, data)
+        path = self.directory / file
+        atomic_write_bytes(path, data)
         if entries is not None:
-            from pi_memory import search_index
-            from pi_memory.fs.parse_cache import remember
+            try:
+                self._known[file] = (identity_of(os.stat(path)), entries)
+            except OSError:
+                self._known.pop(file, None)
+            if self._held is not None:
+                self._held.append((path, data, entries))
+            else:
+                _remember(path, data, entries)
 
-            identity = remember(self.directory / file, data, entries)
-            if identity is not None:
-                search_index.remember(self.directory / file, identity, entries)
+    def hold_caching(self) -> None:
+        self._held = []
+
+    def settle(self) -> None:
+        held, self._held = self._held or [], None
+        for path, data, entries in held:
+            _remember(path, data, entries)
+
+    def change_token(self) -> tuple[tuple[int, int, int] | None, ...]:
+        """The identity of each category file (a write replaces a file: a new inode)."""
+        from pi_memory.fs.parse_cache import identity_of
+
+        token: list[tuple[int, int, int] | None] = []
+        for file in self.files:
+            try:
+                token.append(identity_of(os.stat(self.directory / file)))
+            except OSError:  # missing, or not ours to look at: reading says which
+                token.append(None)
+        return tuple(token)
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
@@ -103,8 +132,13 @@ class CategoriesLayer:
         try:
             with path.open("rb") as handle:
                 st = os.fstat(handle.fileno())
-                cached = lookup(path, identity_of(st), Entry._make)
+                identity = identity_of(st)
+                known = self._known.get(file)
+                if known is not None and known[0] == identity:
+                    return known[1]
+                cached = lookup(path, identity, Entry._make)
                 if cached is not None:
+                    self._known[file] = (identity, cached)
                     return cached
                 data = handle.read()
         except FileNotFoundError:
@@ -130,12 +164,18 @@ class CategoriesLayer:
     def _parsed(self, path: Path, data: bytes, st: os.stat_result, file: str) -> list[Entry]:
         from pi_memory.fs.parse_cache import cached_entries, identity_of
 
-        return cached_entries(
+        identity = identity_of(st)
+        known = self._known.get(file)
+        if known is not None and known[0] == identity:
+            return known[1]
+        entries = cached_entries(
             path,
-            identity_of(st),
+            identity,
             lambda: parse_entries(decode(data), self.layer, file),
             Entry._make,
         )
+        self._known[file] = (identity, entries)
+        return entries
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []
@@ -295,6 +335,14 @@ class CategoriesLayer:
 
         refresh_memory_md(self.directory, entries, recalls)
 
+    def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
+        """The keyword table now (the costly part); the watermark and the write later."""
+        from pi_memory.keywords import keyword_rows
+        from pi_memory.layouts.categories.index import refresh_memory_md
+
+        rows = keyword_rows(entries, recalls)
+        return functools.partial(refresh_memory_md, self.directory, entries, recalls, rows=rows)
+
     def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
         """The derived ``MEMORY.md`` written afresh from ``entries``."""
         from pi_memory.layouts.categories.index import refresh_memory_md
@@ -385,3 +433,13 @@ def _unread_rows(data: bytes) -> list[tuple[int]]:
 
 def _unread_row(row: Sequence[Any]) -> tuple[int]:
     return (int(row[0]),)
+
+
+def _remember(path: Path, data: bytes, entries: list[Entry]) -> None:
+    """Tell the disk caches what ``path`` holds, if it still holds ``data``."""
+    from pi_memory import search_index
+    from pi_memory.fs.parse_cache import remember
+
+    identity = remember(path, data, entries)
+    if identity is not None:
+        search_index.remember(path, identity, entries)

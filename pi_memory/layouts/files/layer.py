@@ -406,6 +406,20 @@ class FilesLayer:
         del body  # an entry file holds any body
         return None
 
+    def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
+        """Nothing to work out ahead: :meth:`refresh_index` only creates a missing index."""
+        return lambda: self.refresh_index(entries, recalls)
+
+    def change_token(self) -> None:
+        """None: a write reads every entry file under the lock, so there is nothing to check."""
+        return None
+
+    def hold_caching(self) -> None:
+        """Nothing: this layout keeps no disk cache of its entry files."""
+
+    def settle(self) -> None:
+        """Nothing held (see :meth:`hold_caching`)."""
+
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Create ``MEMORY.md`` when missing; an existing one belongs to its editor and stays."""
         del recalls  # the files layout's index is not ranked by use
