@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pi_memory.fs.lock import format_record, lock_path
 from tests.inproc import call, user_config
+from tests.lockholder import Holder
 
 LAYER = Path(".pi/agent/memory-auto")
 
@@ -92,14 +93,46 @@ def test_old_temp_files_are_cleaned_by_the_next_write_and_young_ones_reported(re
         path.write_text("half a file", "utf-8")
     age(old, 3600)
     age(other, 3600)
-    shown = call("show", cwd=repo).out
-    assert "2 temp files left by an interrupted write" in shown
-    assert ".CONVENTIONS.md.0123456789ab.tmp" in shown
     assert call("write", "--keyword", "lint", "Lint with ruff.", cwd=repo).code == 0
     assert not old.exists()
     assert young.exists() and other.exists()
     shown = call("show", cwd=repo).out
     assert "1 temp file left by an interrupted write" in shown
+
+
+def test_show_removes_the_abandoned_ones_and_says_what_it_found(repo: Path) -> None:
+    assert call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=repo).code == 0
+    layer = repo / LAYER
+    old = layer / ".CONVENTIONS.md.0123456789ab.tmp"
+    young = layer / ".MEMORY.md.ba9876543210.tmp"
+    for path in (old, young):
+        path.write_text("half a file", "utf-8")
+    age(old, 3600)
+    shown = call("show", cwd=repo).out
+    assert (
+        "removed 1 temp file an interrupted write left over 10 minutes ago; "
+        "1 temp file left by an interrupted write: .MEMORY.md.ba9876543210.tmp"
+    ) in shown
+    assert not old.exists() and young.exists()
+    age(young, 3600)
+    data = json.loads(call("show", "--json", cwd=repo).out)
+    assert data["layers"]["project"]["temp_files"] == {"left": [], "removed": 1}
+    assert not young.exists()
+    assert not (layer / ".lock").exists()
+
+
+def test_show_leaves_them_while_another_process_holds_the_lock(repo: Path) -> None:
+    assert call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=repo).code == 0
+    layer = repo / LAYER
+    old = layer / ".CONVENTIONS.md.0123456789ab.tmp"
+    holder = Holder(layer)
+    try:
+        old.write_text("half a file", "utf-8")  # after the holder's own sweep
+        age(old, 3600)
+        shown = call("show", cwd=repo).out
+    finally:
+        holder.release()
+    assert old.exists() and "1 temp file left by an interrupted write" in shown
 
 
 def test_rebuild_sweeps_whatever_the_directory_size(repo: Path) -> None:

@@ -39,6 +39,9 @@ class LayerView:
     health: LayerHealth
     #: Temp files interrupted writes left behind (see :mod:`pi_memory.fs.leftovers`).
     leftovers: str | None = None
+    #: Their names, and how many abandoned ones ``show`` removed.
+    leftover_names: tuple[str, ...] = ()
+    leftovers_removed: int = 0
     #: Why the layer cannot be used from here ("" when it can).
     refused: str = ""
 
@@ -80,7 +83,7 @@ def layer_view(store: Store, layer: str, now: datetime) -> LayerView:
         last_consolidated=last_consolidated,
         lock=describe_status(lock),
         abandoned=confirmed_abandoned(directory, lock),
-        leftovers=_leftovers(directory),
+        **_leftovers(directory),
         health=health,
         refused=refused,
     )
@@ -158,12 +161,19 @@ def status_block(store: Store, config: Any, view: LayerView) -> tuple[list[str],
     return lines, status
 
 
-def _leftovers(directory: Path) -> str | None:
+def _leftovers(directory: Path) -> dict[str, Any]:
+    """The temp files of interrupted writes, once the provably abandoned ones are gone."""
     import time
 
-    from pi_memory.fs.leftovers import describe, leftovers
+    from pi_memory.fs.leftovers import describe, leftovers, sweep_if_free
 
-    return describe(leftovers(directory, time.time()))
+    removed = sweep_if_free(directory, time.time())
+    found = leftovers(directory, time.time())
+    return {
+        "leftovers": describe(found, removed),
+        "leftover_names": tuple(item.name for item in found),
+        "leftovers_removed": removed,
+    }
 
 
 def abandoned_lines(view: LayerView) -> list[str]:
@@ -189,6 +199,7 @@ def view_json(view: LayerView) -> dict[str, Any]:
         "last_consolidated": view.last_consolidated,
         "lock": view.lock,
         "lock_abandoned": view.abandoned,
+        "temp_files": {"left": list(view.leftover_names), "removed": view.leftovers_removed},
         "table": [
             {"keyword": row.keyword, "count": row.count, "recalls": row.recalls}
             for row in view.rows

@@ -4,8 +4,9 @@ A write killed between creating its temp file and renaming it leaves the temp
 file; nothing else ever will. One is provably abandoned when the directory's
 write lock is held by us (every writer of a layer holds it while its temp file
 exists) and it is older than :data:`ABANDONED_AFTER_S` (a margin for a writer
-that does not take the lock). Such files are removed by the next write; the
-others are reported by ``show``. A very large directory (the files layout at
+that does not take the lock). Such files are removed by the next write, or by
+``show`` when the lock is free (it says how many); the others are reported by
+``show``. A very large directory (the files layout at
 tens of thousands of memories) is swept by ``rebuild`` rather than every
 write. Names this package does not make are never touched.
 """
@@ -63,17 +64,44 @@ def sweep(directory: Path, now: float, min_age: float = ABANDONED_AFTER_S) -> in
     return removed
 
 
-def describe(items: list[Leftover]) -> str | None:
-    """``show``'s line about them, or None when there are none."""
+def sweep_if_free(directory: Path, now: float) -> int:
+    """:func:`sweep` for a reader (``show``): only when there is something to remove and
+    the write lock is free this moment; never waits, never touches a held lock."""
+    from pi_memory.errors import LockError
+    from pi_memory.fs.lock import StoreLock
+
+    if not any(item.age >= ABANDONED_AFTER_S for item in leftovers(directory, now)):
+        return 0
+    lock = StoreLock(directory, "sweep")
+    try:
+        if not lock.acquire(blocking=False):
+            return 0
+    except (LockError, OSError):
+        return 0  # an abandoned or unreadable lock: a person clears it first
+    try:
+        return sweep(directory, now)
+    finally:
+        lock.release()
+
+
+def describe(items: list[Leftover], removed: int = 0) -> str | None:
+    """``show``'s line about them, or None when there are none and none were removed."""
+    gone = (
+        f"removed {removed} temp file{'s' if removed != 1 else ''} an interrupted write left "
+        f"over {ABANDONED_AFTER_S // 60} minutes ago"
+        if removed
+        else ""
+    )
     if not items:
-        return None
+        return gone or None
     many = "s" if len(items) != 1 else ""
     names = ", ".join(f"{item.name} ({_age(item.age)} old)" for item in items[:3])
     more = f" and {len(items) - 3} more" if len(items) > 3 else ""
-    return (
+    left = (
         f"{len(items)} temp file{many} left by an interrupted write: {names}{more}; the next "
         f"write (or rebuild) removes each once it is {ABANDONED_AFTER_S // 60} minutes old"
     )
+    return f"{gone}; {left}" if gone else left
 
 
 def _age(seconds: float) -> str:
