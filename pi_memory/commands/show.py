@@ -165,15 +165,36 @@ def _leftovers(directory: Path) -> dict[str, Any]:
     """The temp files of interrupted writes, once the provably abandoned ones are gone."""
     import time
 
-    from pi_memory.fs.leftovers import describe, leftovers, sweep_if_free
+    from pi_memory.fs.leftovers import describe, leftovers
 
-    removed = sweep_if_free(directory, time.time())
+    removed = _sweep_if_free(directory, time.time())
     found = leftovers(directory, time.time())
     return {
         "leftovers": describe(found, removed),
         "leftover_names": tuple(item.name for item in found),
         "leftovers_removed": removed,
     }
+
+
+def _sweep_if_free(directory: Path, now: float) -> int:
+    """:func:`sweep` for a reader (``show``): only when there is something to remove and
+    the write lock is free this moment; never waits, never touches a held lock."""
+    from pi_memory.errors import LockError
+    from pi_memory.fs.leftovers import ABANDONED_AFTER_S, leftovers, sweep
+    from pi_memory.fs.lock import StoreLock
+
+    if not any(item.age >= ABANDONED_AFTER_S for item in leftovers(directory, now)):
+        return 0
+    lock = StoreLock(directory, "sweep")
+    try:
+        if not lock.acquire(blocking=False):
+            return 0
+    except (LockError, OSError):
+        return 0  # an abandoned or unreadable lock: a person clears it first
+    try:
+        return sweep(directory, now)
+    finally:
+        lock.release()
 
 
 def abandoned_lines(view: LayerView) -> list[str]:

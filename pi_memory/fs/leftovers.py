@@ -64,26 +64,6 @@ def sweep(directory: Path, now: float, min_age: float = ABANDONED_AFTER_S) -> in
     return removed
 
 
-def sweep_if_free(directory: Path, now: float) -> int:
-    """:func:`sweep` for a reader (``show``): only when there is something to remove and
-    the write lock is free this moment; never waits, never touches a held lock."""
-    from pi_memory.errors import LockError
-    from pi_memory.fs.lock import StoreLock
-
-    if not any(item.age >= ABANDONED_AFTER_S for item in leftovers(directory, now)):
-        return 0
-    lock = StoreLock(directory, "sweep")
-    try:
-        if not lock.acquire(blocking=False):
-            return 0
-    except (LockError, OSError):
-        return 0  # an abandoned or unreadable lock: a person clears it first
-    try:
-        return sweep(directory, now)
-    finally:
-        lock.release()
-
-
 def describe(items: list[Leftover], removed: int = 0) -> str | None:
     """``show``'s line about them, or None when there are none and none were removed."""
     gone = (
