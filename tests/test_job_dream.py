@@ -394,3 +394,36 @@ def test_on_a_terminal_a_dream_asks_first(files_store: Path, fake_provider: Fake
     assert code == 0, err
     assert out.startswith("dream: made 4 changes")
     assert "Test-command.md" in _files(files_store)
+
+
+def test_a_tool_answer_to_a_headless_agent_is_capped(
+    tmp_path: Path,
+    hermetic_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_provider: FakeProvider,
+) -> None:
+    from pi_memory.config.defaults import TOOL_RESULT_MAX_BYTES
+
+    root = tmp_path / "proj"
+    store = root / ".pi" / "agent" / "memory-auto"
+    store.mkdir(parents=True)
+    flood = "\n".join(f"line {n} of a pasted log: flood flood flood" for n in range(20_000))
+    (store / "DECISIONS.md").write_text(
+        category_row("20261001-aaaa", "2026-10-01 10:00:00", "dev-server", "The port is 3000.")
+        + category_row("20261002-bbbb", "2026-10-02 10:00:00", "pasted-log", flood)
+    )
+    monkeypatch.chdir(root)
+    configure(fake_provider, hermetic_home, "anthropic")
+    fake_provider.script(Say(tool_calls=[("list", {})]), Say("Nothing to change."))
+    code, _, err = cli("dream", "project", "--yes", "--json")
+    assert (code, err) == (0, "")
+    answers = [
+        block["content"]
+        for message in fake_provider.posts()[1].json["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert len(answers) == 1 and "The port is 3000." in answers[0]
+    assert len(answers[0].encode()) <= TOOL_RESULT_MAX_BYTES + 200
+    assert "more bytes not shown" in answers[0]

@@ -74,7 +74,16 @@ def run_agent(
         rounds += 1
         messages.append(Message("assistant", reply.text, reply.tool_calls))
         for call in reply.tool_calls:
-            messages.append(Message("tool", answer(call), tool_call_id=call.id))
+            messages.append(Message("tool", _capped(answer(call)), tool_call_id=call.id))
+
+
+def _capped(text: str) -> str:
+    """A tool's answer as the model reads it: at most ``TOOL_RESULT_MAX_BYTES``, as the
+    agent tools answer the host's model."""
+    from pi_memory.config.defaults import TOOL_RESULT_MAX_BYTES
+    from pi_memory.memory_size import clipped
+
+    return clipped(text, TOOL_RESULT_MAX_BYTES, "ask for less: a narrower search")
 
 
 def arguments_text(arguments: Mapping[str, object]) -> str:

@@ -86,7 +86,7 @@ class CategoriesStaging:
 
     def _list(self, args: Mapping[str, Any]) -> str:
         del args
-        return "\n".join(_line(e) for e in self.entries) or "No memories yet."
+        return "\n".join(_line(e, self.max_body_bytes) for e in self.entries) or "No memories yet."
 
     def _search(self, args: Mapping[str, Any]) -> str:
         from pi_memory.retrieval import KEYWORD, search
@@ -94,7 +94,7 @@ class CategoriesStaging:
         result = search(self.entries, str(args.get("query", "")), mode=KEYWORD, now=self.now)
         if result.fallback or not result.hits:
             return "No matches."
-        return "\n".join(_line(hit.entry) for hit in result.hits)
+        return "\n".join(_line(hit.entry, self.max_body_bytes) for hit in result.hits)
 
     def _write(self, args: Mapping[str, Any]) -> str:
         from pi_memory.errors import EntryRejected
@@ -209,7 +209,10 @@ class CategoriesStaging:
         return done, refused
 
 
-def _line(entry: Entry) -> str:
+def _line(entry: Entry, max_body_bytes: int) -> str:
+    """One memory on one line; a body over ``max_body_bytes`` (stored by hand) clipped."""
+    from pi_memory.memory_size import clipped
+
     retired = "" if entry.live else f" (retired by {entry.superseded_by})"
-    body = " ".join(entry.body.split())
+    body = " ".join(clipped(entry.body, max_body_bytes).split())
     return f"[{entry.id}] {entry.file} #{entry.keyword}{retired}: {body}"
