@@ -29,7 +29,9 @@ def run_tool(name: str, cwd: Path, stdin: str) -> subprocess.CompletedProcess[st
 
 
 @pytest.mark.parametrize(
-    "deep", ["[" * 1000 + "]" * 1000, '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}"]
+    "deep",
+    ["[" * 1000 + "]" * 1000, '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}"],
+    ids=["1,000 deep", "100,000 deep in an argument"],  # the ids reach the environment
 )
 def test_deeply_nested_arguments_get_a_json_answer(tmp_path: Path, deep: str) -> None:
     run = run_tool("memory_search", tmp_path, deep)

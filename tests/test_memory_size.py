@@ -139,7 +139,7 @@ def test_import_refuses_a_memory_over_the_limit(repo: Path, hermetic_home: Path)
 # -- a huge row already stored: every reader stays quick and shows it clipped -------------
 
 
-#: Processor time a reader of the 6 MB row may take (about 2 s here, cold): the
+#: Processor time a reader of the 3 MB row may take (about 1 s here, cold): the
 #: machine's load stretches the wall clock, not this.
 CPU_SECONDS: Final = 10.0
 
@@ -160,11 +160,11 @@ def cpu_seconds() -> Iterator[Callable[[], float]]:
 
 @pytest.fixture
 def huge_row(repo: Path) -> Path:
-    """A project layer holding one ordinary memory and one 6 MB row written by hand."""
+    """A project layer holding one ordinary memory and one 3 MB row written by hand."""
     assert call("write", "--keyword", "deploy", "Deploy with make ship.", cwd=repo).code == 0
     rows = repo / ".pi" / "agent" / "memory-auto" / "CONVENTIONS.md"
-    body = "\n".join(f"line {n} of a cloned file: flood flood flood flood" for n in range(120_000))
-    assert len(body) > 6_000_000
+    body = "\n".join(f"line {n} of a cloned file: flood flood flood flood" for n in range(60_000))
+    assert len(body) > 3_000_000
     with rows.open("a", encoding="utf-8") as out:
         out.write(
             "\n<!-- mid: 20261001-beef | t: 2026-10-01 09:00:00 | p: repo | src: user "
