@@ -2,6 +2,7 @@
 
 ``tests/data/install/<host>-<scope>/before/`` holds a user's files (``home/``
 is ``$HOME``, ``repo/`` the project) and ``after/`` what install leaves,
+run with the arguments in the case's ``args`` file when it has one (``--model …``),
 with the machine's paths written as ``/usr/bin/python3`` and
 ``/opt/pi_memory`` so the goldens read the same on every machine.
 """
@@ -66,6 +67,9 @@ def state(tmp: Path, home: Path) -> dict[str, bytes]:
 
 def install(case: str, repo: Path, *extra: str) -> str:
     host, scope = host_and_scope(case)
+    args = CASES_DIR / case / "args"
+    if not extra and args.is_file():
+        extra = tuple(args.read_text("utf-8").split())
     result = call("install", host, "--scope", scope, *extra, cwd=repo)
     assert (result.code, result.err) == (0, ""), result.err
     return result.out

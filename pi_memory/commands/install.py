@@ -46,11 +46,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             metavar="PATH",
             help="run the single-file build at PATH instead of this package",
         )
+        choice = parser.add_mutually_exclusive_group()
+        choice.add_argument(
+            "--model",
+            metavar="PROVIDER/MODEL",
+            help="learn with this model, without asking (e.g. claude-cli/haiku); written "
+            "to ~/.pi/agent/memory.json",
+        )
+        choice.add_argument(
+            "--no-model",
+            action="store_true",
+            help="no model, without asking: nothing is learned in the background",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
     pyz: str | None = getattr(args, "pyz", None)
-    return run_install(args.command, args.host, args.scope, args.dry_run, pyz)
+    model: str | None = getattr(args, "model", None)
+    if getattr(args, "no_model", False):
+        model = ""
+    return run_install(args.command, args.host, args.scope, args.dry_run, pyz, model=model)
 
 
 def read_file(path: Path) -> bytes | None:
@@ -138,13 +153,24 @@ def apply(change: Change, action: str) -> str:
     return said
 
 
-def run_install(action: str, host: str, scope: str, dry_run: bool, pyz: str | None) -> int:
+def run_install(
+    action: str,
+    host: str,
+    scope: str,
+    dry_run: bool,
+    pyz: str | None,
+    *,
+    model: str | None = None,
+) -> int:
+    """``model``: ``--model``'s value, ``""`` for ``--no-model``, ``None``: ask on a terminal."""
+    from pi_memory.commands.install_model import model_edits
     from pi_memory.naming.git_repo import project_root
     from pi_memory.naming.home import home_dir
     from pi_memory.output import write, write_line
 
     cwd = Path(os.getcwd())
     loc = Locations(home=home_dir(os.environ), root=project_root(cwd), env=os.environ)
+    more, said = model_edits(action, host, model, loc.home, interactive=not dry_run)
     changes = plan(
         action,
         host=host,
@@ -153,18 +179,20 @@ def run_install(action: str, host: str, scope: str, dry_run: bool, pyz: str | No
         loc=loc,
         read=read_file,
         backups=backups,
+        more=more,
     )
     if not changes:
         write_line(f"{host} ({scope}): nothing to change, already {action}ed")
-        return 0
     for change in changes:
         if dry_run:
             write(diff(change))
         else:
             write_line(apply(change, action))
-    if dry_run:
+    for line in said:
+        write_line(line)
+    if dry_run and changes:
         write_line(f"{host} ({scope}): dry run, nothing was changed")
-    elif action == "install":
+    elif action == "install" and changes:
         write_line(f"{host} ({scope}): installed; start a new session to load it")
         from pi_memory.hosts.registry import host as record
 

@@ -60,6 +60,9 @@ class Note(NamedTuple):
     dream: tuple[str, int, float] = ("", 0, 0.0)
     #: The injection's cap in UTF-8 bytes (0: none), for a host that counts bytes.
     max_bytes: int = 0
+    #: The background model's CLI provider and the program it runs (``("", "")``: none),
+    #: checked at every session start: a CLI uninstalled since changes no fingerprint.
+    model_command: tuple[str, str] = ("", "")
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
@@ -134,6 +137,7 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
             tuple(data["keyNames"]),
             tuple(data.get("dream") or ("", 0, 0.0)),
             data.get("maxBytes", 0),
+            tuple(data.get("modelCommand") or ("", "")),
         )
         if data["env"] != environment(env, note.key_names):
             return None
@@ -223,6 +227,7 @@ def save(
         "reviewTurns": note.review_turns,
         "keyNames": list(note.key_names),
         "dream": list(note.dream),
+        "modelCommand": list(note.model_command),
         "maxBytes": note.max_bytes,
         "corpus": corpus is not None,
     }

@@ -23,7 +23,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -399,10 +399,12 @@ def plan(
     loc: Locations,
     read: Callable[[Path], bytes | None],
     backups: Callable[[Path], list[bytes]],
+    more: Sequence[Edit] = (),
 ) -> list[Change]:
-    """The file changes of ``install`` or ``uninstall``; files that stay the same are left out."""
+    """The file changes of ``install`` or ``uninstall``; files that stay the same are left out.
+    ``more``: edits beyond the host's files (the memory's model in memory.json)."""
     changes = []
-    for edit in edits(host, scope, launcher, loc):
+    for edit in [*edits(host, scope, launcher, loc), *more]:
         before = read(edit.path)
         after = _after(action, edit, before, backups)
         if after != before:

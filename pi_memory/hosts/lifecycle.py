@@ -205,6 +205,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         review_turns=config.review_turns,
         key_names=tuple(sorted({p.api_key_env for p in config.providers.values()} - {""})),
         dream=_dream_settings(config, store),
+        model_command=_model_command(config),
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
     memories = corpus(fresh.read_all(), fresh.foreign()) if event.moment == "prompt" else None
@@ -227,6 +228,12 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         return memories if memories is not None else corpus(fresh.read_all(), fresh.foreign())
 
     return Known(note, built, lambda: config, said)
+
+
+def _model_command(config: Config) -> tuple[str, str]:
+    from pi_memory.model.cli_provider import background_command
+
+    return background_command(config)
 
 
 def _uninitialised(event: HookEvent, config: Config, errors: list[str], notes: list[str]) -> Known:
@@ -290,7 +297,7 @@ def on_start(event: HookEvent) -> Answer:
     if known.misconfigured:
         return Answer("", known.warning)
     _background_at_start(known.note, event)
-    said = known.warning
+    said = "\n".join(part for part in (known.warning, _model_missing(known.note)) if part)
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
     injected_index_at_prompt = _host(event).injected_index_at_prompt
@@ -307,6 +314,16 @@ def on_start(event: HookEvent) -> Answer:
     )
     state.save(sid, loaded, after)
     return Answer(text, said)
+
+
+def _model_missing(note: Note) -> str:
+    """The session start's word when the model's program is not where the hooks run."""
+    provider, command = note.model_command
+    if not command or not note.background:
+        return ""
+    from pi_memory.model.cli_provider import command_found, missing_command_note
+
+    return "" if command_found(command, os.environ) else missing_command_note(provider, command)
 
 
 def _dream_nudge(event: HookEvent, known: Known) -> str:

@@ -30,6 +30,7 @@ from pi_memory.model.types import Message, ToolCall, ToolSpec
 from pi_memory.model.wire import CUT, Ask, Parsed, checked, count, malformed
 
 if TYPE_CHECKING:
+    from pi_memory.config.schema import Config
     from pi_memory.model.target import Target
 
 #: Claude Code settings for the child: none of the user's hooks run in it.
@@ -369,3 +370,31 @@ def _last_json(out: str) -> object:
         except ValueError:
             continue
     return None
+
+
+def background_command(config: Config) -> tuple[str, str]:
+    """The provider and program of the background jobs' model when it is a CLI provider
+    (``("", "")`` otherwise): what a session start checks is still there."""
+    from pi_memory.config.models import task_model
+
+    name = task_model(config, "extractMemories") or ""
+    provider = config.providers.get(name.partition("/")[0])
+    if provider is None or not provider.api.endswith("-cli"):
+        return "", ""
+    return name.partition("/")[0], provider.command or default_command(provider.api)
+
+
+def command_found(command: str, env: Mapping[str, str]) -> bool:
+    """``command`` is a file, or a program on ``env``'s ``PATH``."""
+    import shutil
+
+    return os.path.isfile(command) or shutil.which(command, path=env.get("PATH")) is not None
+
+
+def missing_command_note(provider: str, command: str) -> str:
+    """What a session start says when the model's program is not where the hooks run."""
+    return (
+        f"pi_memory: the memory's model ({provider}) runs {command!r}, which is not on this "
+        "PATH, so nothing is learned in the background: install it, or set "
+        f'"providers.{provider}.command" in ~/.pi/agent/memory.json to its full path'
+    )
