@@ -200,7 +200,9 @@ def hook(event: str, body: str, root: Path, home: Path, path: str) -> dict[str, 
 
 
 def start(root: Path, home: Path, path: str) -> dict[str, object]:
-    return start(root, home, path)
+    return hook(
+        "SessionStart", payload("claude-code", "SessionStart.startup", root), root, home, path
+    )
 
 
 def a_session(tmp_path: Path, home: Path, path: str) -> tuple[dict[str, object], Path]:
