@@ -8,7 +8,9 @@ temporary HOME and project, then times, as subprocesses the way a host runs
 them: ``python -c pass`` (the floor), the hooks (``session-start``,
 ``user-prompt-submit`` with the surfacing scorer, ``stop`` without a model,
 ``pre-tool-use``, an event with nothing to do; Gemini CLI's ``BeforeAgent`` and
-``AfterAgent``), ``search``, ``write`` and ``show``.
+``AfterAgent``), ``search``, ``write`` and ``show``. The prompt hook is also timed
+with a side-query model whose server answers HTTP 500 (``--model-down``), against
+the same hook without a model.
 Medians are reported with their ratio to the floor; this machine is shared
 and noisy, so the ratios are the figure to read.
 A store of notes from one template over about 170 words (``--narrow``) times
@@ -65,6 +67,11 @@ def build_store(home: Path, project: Path, n: int, *, narrow: bool = False) -> N
         path.write_text("\n".join(rows), "utf-8")
         os.utime(path, (an_hour_ago, an_hour_ago))
     (project / ".git").mkdir(exist_ok=True)
+    # The person works in their own project: its memories are theirs (trusted), as
+    # in a session of theirs; an untrusted layer is said at every start, and a hook
+    # that said something is never answered from its note.
+    config = home / ".pi/agent/memory.json"
+    config.write_text(json.dumps({"trustedProjects": [str(project)]}), "utf-8")
 
 
 #: A prompt as a person types it; the scorer looks for its words in every memory.
@@ -109,16 +116,22 @@ def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str) -> flo
 
 
 def time_commands(
-    cases: dict[str, tuple[list[str], str]], cwd: Path, env: dict[str, str], runs: int
+    cases: dict[str, tuple[list[str], str]],
+    cwd: Path,
+    env: dict[str, str],
+    runs: int,
+    envs: dict[str, dict[str, str]] | None = None,
 ) -> dict[str, float]:
     """Median seconds per case. Rounds interleave the cases, the floor included, so a
-    load that drifts during the run weighs on every command alike."""
-    for argv, stdin in cases.values():
-        run_once(argv, cwd, env, stdin)  # warm-up: bytecode, parse cache
+    load that drifts during the run weighs on every command alike. ``envs``: a case's
+    own environment instead of ``env``."""
+    own = envs or {}
+    for name, (argv, stdin) in cases.items():
+        run_once(argv, cwd, own.get(name, env), stdin)  # warm-up: bytecode, parse cache
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
         for name, (argv, stdin) in cases.items():
-            samples[name].append(run_once(argv, cwd, env, stdin))
+            samples[name].append(run_once(argv, cwd, own.get(name, env), stdin))
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -209,6 +222,46 @@ def bench_size(
 
 
 FLOOR = "python -c pass"
+NO_MODEL = "hook user-prompt-submit (no model)"
+MODEL_DOWN = "hook user-prompt-submit (model down)"
+
+
+def bench_model_down(n: int, runs: int) -> dict[str, float]:
+    """The prompt hook without a model, and with a side-query model whose server (on
+    127.0.0.1) answers every request with HTTP 500, on the same store of ``n``
+    memories; each case has its own HOME, project and cache. The warm-up run pays for
+    finding the model down; the timed runs are the prompts after it."""
+    from tests.fake_provider import Fail, FakeProvider, memory_json, write_memory_json
+
+    server = FakeProvider()
+    server.default = Fail(500)
+    py = [sys.executable, "-m", "pi_memory", "hook"]
+    cases: dict[str, tuple[list[str], str]] = {FLOOR: ([sys.executable, "-c", "pass"], "")}
+    envs: dict[str, dict[str, str]] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in (NO_MODEL, MODEL_DOWN):
+                home, project = Path(tmp, f"home-{len(envs)}"), Path(tmp, f"proj-{len(envs)}")
+                project.mkdir()
+                build_store(home, project, n)
+                env = dict(os.environ, HOME=str(home), PYTHONPATH=str(ROOT))
+                env["XDG_CACHE_HOME"] = str(Path(tmp, f"cache-{len(envs)}"))
+                env.pop("PI_MEMORY_AUTO_DIR", None)
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                if name == MODEL_DOWN:
+                    trusted = {"trustedProjects": [str(project)]}
+                    write_memory_json(home, memory_json(server, **trusted))
+                start = hook_event(project, "SessionStart", source="startup")
+                run_once([*py, "session-start"], project, env, start)  # writes MEMORY.md
+                envs[name] = env
+                prompt = hook_event(project, "UserPromptSubmit", prompt=PROMPT)
+                cases[name] = ([*py, "user-prompt-submit"], prompt)
+            timed = time_commands(cases, Path(tmp), envs[NO_MODEL], runs, envs)
+    finally:
+        server.close()
+    asked = len(server.posts())
+    print(f"model down: the server was asked {asked} times in {runs + 1} prompts")
+    return timed
 
 
 @contextlib.contextmanager
@@ -238,7 +291,7 @@ def print_rows(n: int, times: dict[str, float], label: str = "") -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000])
     parser.add_argument("--runs", type=int, default=9, help="runs per command (median)")
     parser.add_argument(
         "--detector-sizes",
@@ -258,6 +311,12 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=1_000,
         help="size of the store for the read-only vendored run (0 to skip; needs mount)",
+    )
+    parser.add_argument(
+        "--model-down",
+        type=int,
+        default=1_000,
+        help="store size for the prompt hook with a side-query model answering 500 (0 to skip)",
     )
     args = parser.parse_args(argv)
     print(f"Python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.runs} runs")
@@ -279,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"read-only vendored run not measured: no read-only mount here ({error})")
         else:
             print_rows(args.read_only, times, "(read-only)")
+    if args.model_down:
+        print_rows(args.model_down, bench_model_down(args.model_down, args.runs))
     if args.detector_sizes:
         print("\nDuplicate and conflict detection, in process (p = pairs found):")
         print("\n".join(detector_report(bench_detectors(tuple(args.detector_sizes)))))

@@ -63,6 +63,9 @@ class Note(NamedTuple):
     #: The background model's CLI provider and the program it runs (``("", "")``: none),
     #: checked at every session start: a CLI uninstalled since changes no fingerprint.
     model_command: tuple[str, str] = ("", "")
+    #: The side-query's model (``provider/id``): the prompt hook does not ask it, nor load
+    #: the configuration, while it is in its back-off (:mod:`pi_memory.model.backoff`).
+    surface_model: str = ""
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
@@ -138,6 +141,7 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
             tuple(data.get("dream") or ("", 0, 0.0)),
             data.get("maxBytes", 0),
             tuple(data.get("modelCommand") or ("", "")),
+            data.get("surfaceModel", ""),
         )
         if data["env"] != environment(env, note.key_names):
             return None
@@ -229,6 +233,7 @@ def save(
         "dream": list(note.dream),
         "modelCommand": list(note.model_command),
         "maxBytes": note.max_bytes,
+        "surfaceModel": note.surface_model,
         "corpus": corpus is not None,
     }
     try:

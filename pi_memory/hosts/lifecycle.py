@@ -166,7 +166,7 @@ def _open(cwd: Path) -> Opened:
 
 
 def _full(event: HookEvent, day: str, refresh: bool) -> Known:
-    from pi_memory.config.models import background_ready
+    from pi_memory.config.models import background_ready, task_model
     from pi_memory.entry import LAYERS
     from pi_memory.hosts import fastpath
     from pi_memory.store import Store
@@ -200,6 +200,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         refreshed=refresh,
         limits=(caps.enabled, caps.max_files, caps.max_entry_bytes, caps.max_injection_bytes),
         side_query=caps.enabled and model_available(config, os.environ),
+        surface_model=task_model(config, "autoSurfacing") or "",
         background=background_ready(config, os.environ),
         session_days=config.session_days,
         review_turns=config.review_turns,
@@ -448,8 +449,10 @@ def on_prompt(event: HookEvent) -> Answer:
 
 
 def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
-    """The memories this prompt needs, within the host's budget and context cap."""
+    """The memories this prompt needs, within the host's budget and context cap; a
+    side-query model in its back-off after failing is not asked (the scorer answers)."""
     from pi_memory.hosts import fastpath
+    from pi_memory.model import backoff
     from pi_memory.surfacing import surface
 
     budget = _host(event).prompt_budget
@@ -457,11 +460,12 @@ def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
     max_bytes = known.note.max_bytes
     if max_bytes and caps.max_injection_bytes > max_bytes:
         caps = caps._replace(max_injection_bytes=max_bytes)
+    asks = known.note.side_query and not backoff.waiting(known.note.surface_model)
     return surface(
         known.corpus(),
         event.prompt,
         caps,
-        config=known.config() if known.note.side_query else None,
+        config=known.config() if asks else None,
         skip=list(skip),
         env=os.environ,
         budget=budget,

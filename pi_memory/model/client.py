@@ -182,6 +182,9 @@ def call(
     try:
         ask = Ask(target.model_id, system, clean, tools, limit, think)
         parsed = _dispatch(target, ask, clock + seconds, env)
+    except ModelUnavailable as err:
+        _remember(target.name, err.detail)
+        raise
     finally:
         outcome = _OUTCOMES.get(parsed.problem, ledger.FAILED) if parsed else ledger.FAILED
         _record(
@@ -197,6 +200,7 @@ def call(
                 redactions,
             ),
         )
+    _remember(target.name, "" if parsed.problem in ("", "cut") else parsed.detail or parsed.problem)
     if parsed.problem == "cut":
         raise ReplyCut(f"{target.name} stopped at the {limit}-token limit (the reply is cut)")
     if parsed.problem:
@@ -209,6 +213,17 @@ def call(
         parsed.tokens_out,
         target.name,
     )
+
+
+def _remember(model: str, failure: str) -> None:
+    """Start or lengthen the model's back-off after a failure; end it after an answer
+    (a reply cut by the token limit is an answer: the model is up)."""
+    from pi_memory.model import backoff
+
+    if failure:
+        backoff.failed(model, failure)
+    else:
+        backoff.answered(model)
 
 
 def _record(directory: Path, spent: LedgerLine) -> None:
