@@ -148,20 +148,9 @@ def call(
 ) -> Reply:
     """:func:`chat` for an already resolved model (``doctor`` pings each provider so)."""
     from pi_memory.model import ledger
-    from pi_memory.model.redact import redact
 
     env = os.environ if env is None else env
-    extra = config.redact_patterns
-    redactions = 0
-    if system:
-        done = redact(system, extra)
-        system, redactions = done.text, done.hits
-    clean: list[Message] = []
-    for message in messages:
-        done = redact(message.content, extra)
-        redactions += done.hits
-        clean.append(message._replace(content=done.text))
-
+    system, clean, redactions = _redacted(system, messages, config.redact_patterns)
     directory = ledger.directory(config)
     started = ledger.now_local()
     if background and config.daily_token_cap > 0:
@@ -213,6 +202,24 @@ def call(
         parsed.tokens_out,
         target.name,
     )
+
+
+def _redacted(
+    system: str, messages: Sequence[Message], extra: Mapping[str, str]
+) -> tuple[str, list[Message], int]:
+    """Every outgoing text redacted, and how many secrets were."""
+    from pi_memory.model.redact import redact
+
+    redactions = 0
+    if system:
+        done = redact(system, extra)
+        system, redactions = done.text, done.hits
+    clean: list[Message] = []
+    for message in messages:
+        done = redact(message.content, extra)
+        redactions += done.hits
+        clean.append(message._replace(content=done.text))
+    return system, clean, redactions
 
 
 def _remember(model: str, failure: str) -> None:
