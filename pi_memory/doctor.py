@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config, LoadedConfig, Provider
+    from pi_memory.model.backoff import Backoff
     from pi_memory.model.ledger import Spend
     from pi_memory.model.target import Target
 
@@ -45,6 +46,26 @@ class ProviderCheck(NamedTuple):
     detail: str = ""
 
 
+class JobState(NamedTuple):
+    """A background job still recorded: pending, or set aside after its failures."""
+
+    session: str
+    #: ``review-1234``, ``consolidate-project`` …
+    name: str
+    #: Seconds since the job was recorded (0 when the record does not say).
+    age: float
+    attempts: int
+    #: The last attempt's error ("" when none failed yet).
+    error: str
+    #: Set aside after too many failures (``*.failed``): no worker runs it again.
+    failed: bool
+    path: Path
+
+
+#: A pending job older than this is a problem: its worker died and no session started since.
+STALE_JOB_SECONDS: Final = 3600.0
+
+
 class Report(NamedTuple):
     sources: tuple[str, ...]
     layout: str
@@ -58,6 +79,11 @@ class Report(NamedTuple):
     notes: tuple[str, ...]
     #: ``host (scope)`` → ``installed`` | ``not installed`` | ``outdated`` | why unknown.
     hooks: Mapping[str, str] = {}
+    #: Every model in its prompt-time back-off (:mod:`pi_memory.model.backoff`).
+    backoffs: tuple[Backoff, ...] = ()
+    jobs: tuple[JobState, ...] = ()
+    #: Host → when its hooks last ran (seconds since the epoch).
+    hook_runs: Mapping[str, float] = {}
 
 
 def diagnose(
@@ -75,6 +101,8 @@ def diagnose(
     providers = _providers(config, models, env, problems, notes=notes, offline=offline)
     locks = _locks(dirs, problems, notes) if dirs else {}
     spend = _spend(config, problems, notes)
+    failed_now = {p.model for p in providers if p.outcome == "failed"}
+    backoffs = _backoffs(problems, notes, failed_now)
     return Report(
         sources=loaded.sources,
         layout=config.layout,
@@ -85,6 +113,7 @@ def diagnose(
         cap=config.daily_token_cap,
         problems=tuple(problems),
         notes=tuple(notes),
+        backoffs=tuple(backoffs),
     )
 
 
@@ -297,3 +326,52 @@ def _spend(config: Config, problems: list[str], notes: list[str]) -> Spend | Non
     elif cap and today >= cap * 0.8:
         notes.append(f"today's model tokens ({today:,}) are past 80% of dailyTokenCap ({cap:,})")
     return spend
+
+
+def _backoffs(problems: list[str], notes: list[str], failed_now: set[str]) -> list[Backoff]:
+    """Models that failed: read after the pings, which end the back-off of one that answered
+    (one whose ping just failed is already a problem: its back-off is a note)."""
+    from pi_memory.model import backoff
+
+    found = backoff.every()
+    now = time.time()
+    for b in found:
+        said = f"{b.model} failed {b.failures} time{'s' if b.failures != 1 else ''} in a row"
+        if b.waiting(now) and b.model not in failed_now:
+            until = time.strftime("%H:%M", time.localtime(b.until))
+            problems.append(
+                f"{said}; prompts use the scorer alone until {until} (last error: {b.error})"
+                " — check the provider, then run doctor again (an answer ends the back-off)"
+            )
+        elif b.waiting(now):
+            until = time.strftime("%H:%M", time.localtime(b.until))
+            notes.append(f"{said}; prompts use the scorer alone until {until}")
+        else:
+            notes.append(f"{said}; the next prompt asks it again (last error: {b.error})")
+    return found
+
+
+def job_problems(jobs: Sequence[JobState], problems: list[str]) -> None:
+    """A job set aside, or pending for long, needs the person: one line each."""
+    from pi_memory.error_handler import log_path
+
+    for job in jobs:
+        where = f"job {job.name} of session {job.session}"
+        if job.failed:
+            problems.append(
+                f"{where} failed {job.attempts} times and was set aside (last error: "
+                f"{job.error or 'not recorded'}) — fix the cause, then delete {job.path}"
+            )
+        elif job.age > STALE_JOB_SECONDS:
+            problems.append(
+                f"{where} has waited {ago(job.age)} — the next session start runs it; "
+                f"if it keeps waiting, read the log ({log_path()})"
+            )
+
+
+def ago(seconds: float) -> str:
+    """``40 s``, ``5 min``, ``3 h``, ``2 d``."""
+    for size, unit in ((86_400, "d"), (3600, "h"), (60, "min")):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return f"{int(seconds)} s"

@@ -162,3 +162,63 @@ def test_a_cli_provider_that_is_not_installed(
         "- provider cc: cannot find 'no-such-claude-here' — install it, or set"
         ' "providers.cc.command" in memory.json to its full path'
     ) in out
+
+
+def test_background_work_back_offs_and_hook_runs_are_reported(
+    in_project: Path, hermetic_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Job records written by the job code, a back-off by the model code, a hook run by a
+    real hook: doctor lists each, and the ones that need the person make it exit 1."""
+    import time
+
+    from pi_memory.jobs import records
+    from pi_memory.model import backoff
+    from tests.hookhelp import payload
+    from tests.inproc import call
+
+    code, out = doctor(capsys, "--offline")
+    assert code == 0
+    assert "jobs: 0 pending, 0 set aside" in out
+    assert "hooks last ran: no run recorded yet" in out
+    fresh = records.JobRecord(records.REVIEW, "s-new", str(in_project), end=10, created=time.time())
+    records.write_record(fresh)
+    code, out = doctor(capsys, "--offline")
+    assert code == 0  # a job just recorded is what a worker is running now
+    assert "jobs: 1 pending, 0 set aside" in out
+    assert "  review-10 of session s-new: pending 0 s" in out
+    old = fresh._replace(session="s-old", end=20, created=time.time() - 3 * 3600)
+    records.write_record(old)
+    broken = fresh._replace(session="s-broken", end=30)
+    records.write_record(broken)
+    for attempt in range(records.MAX_ATTEMPTS):  # as the worker counts each failed attempt
+        records.failed(broken._replace(attempts=attempt), "the model never answered: HTTP 500")
+    backoff.failed("fake/test-model", "HTTP 500 (server_error)")
+    start = payload("claude-code", "SessionStart.startup", in_project)
+    assert (
+        call("hook", "--host", "claude-code", "SessionStart", cwd=in_project, stdin=start).code == 0
+    )
+    code, out = doctor(capsys, "--offline")
+    assert code == 1
+    problems = out.split("\n\n")[0].splitlines()
+    failed_file = records.jobs_dir(records.key_of(broken)) / "review-30.failed"
+    assert problems[0] == "doctor: 3 problems"
+    assert (
+        "- job review-30 of session s-broken failed 3 times and was set aside (last error: the "
+        f"model never answered: HTTP 500) — fix the cause, then delete {failed_file}"
+    ) in problems
+    assert any(p.startswith("- job review-20 of session s-old has waited 3 h") for p in problems)
+    assert any(
+        p.startswith("- fake/test-model failed 1 time in a row; prompts use the scorer alone")
+        for p in problems
+    )
+    assert "jobs: 2 pending, 1 set aside" in out
+    assert "  fake/test-model: 1 failure(s) in a row, not asked at prompt time until" in out
+    assert "hooks last ran: claude-code 0 s ago" in out
+    data = json.loads(doctor(capsys, "--offline", "--json")[1])
+    assert [(j["name"], j["state"]) for j in data["jobs"]] == [
+        ("review-20", "pending"),  # oldest first; then by session
+        ("review-30", "set aside"),
+        ("review-10", "pending"),
+    ]
+    assert data["backoff"]["fake/test-model"]["failures"] == 1
+    assert set(data["hook_runs"]) == {"claude-code"}

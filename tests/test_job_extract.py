@@ -301,3 +301,40 @@ def test_a_background_review_that_brings_a_layer_to_its_threshold_starts_the_rou
     wait_for(lambda: log_file.exists() and "job consolidate-project" in log_file.read_text("utf-8"))
     wait_for(lambda: not records.claim_path(records.CONSOLIDATE).exists())
     assert [(r.layer, r.attempts) for r in records.pending(records.CONSOLIDATE)] == [("project", 1)]
+
+
+def test_a_job_stopped_by_the_daily_cap_is_one_log_line_and_doctor_lists_it(
+    project: Path, hermetic_home: Path, fake_provider: FakeProvider
+) -> None:
+    """The worker runs a real review record while today's tokens are past the cap: the
+    log says so in one line (no traceback), the record keeps the error, doctor shows it."""
+    import time
+    from datetime import datetime
+
+    from pi_memory.jobs import records, worker
+    from pi_memory.jobs.status import job_states
+    from pi_memory.model import ledger
+
+    configure(fake_provider, hermetic_home, "openai", dailyTokenCap=1000)
+    user_layer = hermetic_home / ".pi/agent/memory-auto"
+    user_layer.mkdir(parents=True, exist_ok=True)
+    spent = ledger.LedgerLine(ledger.stamp(datetime.now().astimezone()), "extract", "f/m", 900, 200)
+    ledger.record(user_layer, spent)
+    review = records.JobRecord(
+        kind=records.REVIEW,
+        session="s-capped",
+        cwd=str(project),
+        transcript=str(SESSION),
+        end=SESSION.stat().st_size,
+        created=time.time(),
+    )
+    records.write_record(review)
+    assert worker.run_worker([records.key_of(review)]) == 0
+    assert fake_provider.posts() == []
+    log = (user_layer / "pi_memory.log").read_text("utf-8")
+    lines = [line for line in log.splitlines() if "review-" in line or "Traceback" in line]
+    assert len(lines) == 1 and "Traceback" not in log
+    assert "dailyTokenCap" in lines[0]
+    [state] = job_states(time.time())
+    assert (state.name, state.failed, state.attempts) == (review.name, False, 1)
+    assert "dailyTokenCap" in state.error

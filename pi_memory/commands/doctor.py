@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     # A broken value falls back to its default, so the layers are still where they are.
     _, store, _, loaded = open_store(cwd, warn=False)
     report = diagnose(loaded, store.settings.dirs, os.environ, offline=args.offline)
-    report = with_hooks(report, cwd)
+    report = with_background(with_hooks(report, cwd))
     if args.json:
         import json
 
@@ -96,6 +96,60 @@ def with_hooks(report: Report, cwd: Path) -> Report:
     return report._replace(hooks=states, notes=tuple(notes))
 
 
+def with_background(report: Report) -> Report:
+    """Background work: pending and set-aside jobs, and when each host's hooks last ran."""
+    import time
+
+    from pi_memory.doctor import job_problems
+    from pi_memory.hosts.hook_runs import last_runs
+    from pi_memory.jobs.status import job_states
+
+    jobs = job_states(time.time())
+    problems = list(report.problems)
+    job_problems(jobs, problems)
+    runs = last_runs()
+    notes = list(report.notes)
+    for where, state in report.hooks.items():
+        host = where.split(" (")[0]
+        if state == "installed" and host not in runs:
+            notes.append(
+                f"{host}'s hooks have not run since pi_memory began recording hook runs "
+                "(start a session there to see them here)"
+            )
+    return report._replace(
+        jobs=tuple(jobs),
+        hook_runs=runs,
+        problems=tuple(problems),
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def _background_lines(report: Report) -> list[str]:
+    import time
+
+    from pi_memory.doctor import ago
+
+    now = time.time()
+    pending = [j for j in report.jobs if not j.failed]
+    lines = [f"jobs: {len(pending)} pending, {len(report.jobs) - len(pending)} set aside"]
+    for job in report.jobs:
+        state = "set aside" if job.failed else f"pending {ago(job.age)}"
+        tried = (
+            f", {job.attempts} attempt{'s' if job.attempts != 1 else ''}" if job.attempts else ""
+        )
+        said = f" (last error: {job.error})" if job.error else ""
+        lines.append(f"  {job.name} of session {job.session}: {state}{tried}{said}")
+    if report.backoffs:
+        lines.append("model back-off:")
+    for b in report.backoffs:
+        until = time.strftime("%H:%M", time.localtime(b.until))
+        state = f"not asked at prompt time until {until}" if b.waiting(now) else "asked again"
+        lines.append(f"  {b.model}: {b.failures} failure(s) in a row, {state} ({b.error})")
+    runs = ", ".join(f"{h} {ago(now - t)} ago" for h, t in sorted(report.hook_runs.items()))
+    lines.append(f"hooks last ran: {runs or 'no run recorded yet'}")
+    return lines
+
+
 def render(report: Report) -> list[str]:
     from pi_memory.model import ledger
 
@@ -126,6 +180,7 @@ def render(report: Report) -> list[str]:
     if report.hooks:
         shown = ", ".join(f"{w} {report.hooks[w]}" for w in hooked) or "none installed"
         lines.append(f"hooks: {shown}")
+    lines += _background_lines(report)
     if report.spend is not None:
         block = ledger.render(report.spend, report.cap)
         lines += block or [f"Model tokens: none used this month (daily cap {report.cap:,})"]
@@ -153,4 +208,21 @@ def to_json(report: Report) -> dict[str, Any]:
         "locks": dict(report.locks),
         "hooks": dict(report.hooks),
         "model_usage": ledger.to_json(report.spend, report.cap) if report.spend else None,
+        "jobs": [
+            {
+                "session": j.session,
+                "name": j.name,
+                "state": "set aside" if j.failed else "pending",
+                "age_seconds": round(j.age),
+                "attempts": j.attempts,
+                "error": j.error,
+                "path": str(j.path),
+            }
+            for j in report.jobs
+        ],
+        "backoff": {
+            b.model: {"failures": b.failures, "until": b.until, "error": b.error}
+            for b in report.backoffs
+        },
+        "hook_runs": {host: round(when) for host, when in report.hook_runs.items()},
     }

@@ -134,8 +134,9 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
     """
     import time
 
-    from pi_memory.hosts import fastpath
+    from pi_memory.hosts import fastpath, hook_runs
 
+    hook_runs.mark(event.host)
     day = time.strftime("%Y-%m-%d")
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     hit = fastpath.lookup(event.cwd, os.environ, day)

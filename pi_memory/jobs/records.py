@@ -43,6 +43,7 @@ WAITER_FILE: Final = ".waiter"
 GRACE: Final = 5.0
 #: A job that failed this many times is dropped (its record renamed ``*.failed``).
 MAX_ATTEMPTS: Final = 3
+FAILED_SUFFIX: Final = ".failed"
 #: An unreadable claim younger than this may be a worker still writing it.
 STALE_EMPTY_SECONDS: Final = 10
 
@@ -61,6 +62,8 @@ class JobRecord(NamedTuple):
     layer: str = ""
     created: float = 0.0
     attempts: int = 0
+    #: Why the last attempt failed, in one line ("" while none did).
+    error: str = ""
 
     @property
     def name(self) -> str:
@@ -155,17 +158,43 @@ def finish(record: JobRecord) -> None:
         pass
 
 
-def failed(record: JobRecord) -> None:
-    """One more failed attempt; past :data:`MAX_ATTEMPTS` the record is set aside."""
-    retry = record._replace(attempts=record.attempts + 1)
-    if retry.attempts < MAX_ATTEMPTS:
-        write_record(retry)
-        return
-    path = record_path(record)
+def failed(record: JobRecord, error: str = "") -> None:
+    """One more failed attempt, and why; past :data:`MAX_ATTEMPTS` the record is set
+    aside as ``*.failed`` (``doctor`` lists it with its last error)."""
+    retry = record._replace(attempts=record.attempts + 1, error=" ".join(error.split())[:500])
     try:
-        os.replace(path, path.with_suffix(".failed"))
+        write_record(retry)
+        if retry.attempts >= MAX_ATTEMPTS:
+            path = record_path(record)
+            os.replace(path, path.with_suffix(FAILED_SUFFIX))
     except OSError:
         pass
+
+
+def set_aside(key: str) -> list[tuple[Path, JobRecord]]:
+    """The session's jobs set aside after :data:`MAX_ATTEMPTS` failures."""
+    found = []
+    try:
+        paths = sorted(jobs_dir(key).glob(f"*{FAILED_SUFFIX}"))
+    except OSError:
+        return []
+    for path in paths:
+        try:
+            record = decode(path.read_text("utf-8"))
+        except OSError:
+            continue
+        if record is not None:
+            found.append((path, record))
+    return found
+
+
+def sessions_with_records() -> list[str]:
+    """Session keys with pending or set-aside job records (what ``doctor`` reads)."""
+    try:
+        paths = sessions_root().glob(f"*/{JOBS_DIR}/*")
+        return sorted({p.parent.parent.name for p in paths if p.suffix in (".json", FAILED_SUFFIX)})
+    except OSError:
+        return []
 
 
 # -- the claim: one worker per session at a time -------------------------------------------

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from pi_memory.errors import PiMemoryError
+
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.jobs.records import JobRecord
@@ -21,6 +23,11 @@ if TYPE_CHECKING:
 #: The model client's job each kind of record runs as (its deadline in ``JOB_TIMEOUTS``).
 MODEL_JOBS: Final = {"review": "extract", "flush": "extract", "handoff": "handoff",
                      "consolidate": "compact"}  # fmt: skip
+
+
+class JobFailed(PiMemoryError):
+    """The job ran and reported that it could not do its work (the model never answered,
+    the daily cap stopped it …): an expected failure, logged in one line."""
 
 
 def job_seconds(record: JobRecord, config: Config) -> float:
@@ -60,5 +67,5 @@ def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> 
             timeout=seconds,
         )
     if not outcome.ok:
-        raise RuntimeError(f"{outcome.job}: {outcome.detail}")
+        raise JobFailed(f"{outcome.job}: {outcome.detail}")
     return f"{outcome.job}: {outcome.status} — {outcome.detail}"

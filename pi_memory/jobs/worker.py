@@ -208,6 +208,7 @@ def _drain(key: str, attempted: set[str]) -> None:
     import time
 
     from pi_memory.error_handler import log_exception, log_line
+    from pi_memory.errors import PiMemoryError
     from pi_memory.jobs.run import job_seconds
     from pi_memory.open_store import open_store
 
@@ -226,10 +227,13 @@ def _drain(key: str, attempted: set[str]) -> None:
             records.set_deadline(key, deadline)
             with _Watchdog(deadline + records.GRACE):
                 said = execute(record, store, config, seconds)
+        except PiMemoryError as exc:  # expected (no answer, the daily cap): one line
+            log_line("worker", f"job {record.name} of session {record.session} failed: {exc}")
+            records.failed(record, str(exc))
         except Exception as exc:
             log_exception(f"job {record.kind} of session {record.session}", exc)
             log_line("worker", f"job {record.name} failed: {type(exc).__name__}: {exc}")
-            records.failed(record)
+            records.failed(record, f"{type(exc).__name__}: {exc}")
         else:
             log_line("worker", f"job {record.name} of session {record.session}: {said}")
             records.finish(record)
