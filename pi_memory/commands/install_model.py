@@ -10,7 +10,6 @@ and no flag nothing is asked (a script never hangs) and no model is written.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +60,7 @@ def model_edits(
 
 def _ask(record: Host, interactive: bool) -> Choice | str:
     """The offer taken, or what to say instead."""
+    from pi_memory.commands.confirm import confirmed, terminal_answer
     from pi_memory.hosts.model_offer import cost_line, offered
     from pi_memory.output import write_line
 
@@ -74,7 +74,7 @@ def _ask(record: Host, interactive: bool) -> Choice | str:
     later = f"to turn it on: install {record.name} --model {choice.model}"
     if not interactive:
         return f"model: not asked in a dry run; {later}"
-    if not sys.stdin.isatty():
+    if terminal_answer() is None:
         return f"model: none (no terminal to ask on); {later}"
     write_line(f"Learn from your sessions in the background, with {choice.model}?")
     write_line(cost_line(choice))
@@ -82,7 +82,7 @@ def _ask(record: Host, interactive: bool) -> Choice | str:
         answer = input("Use it? [y/N] ")
     except EOFError:
         answer = ""
-    if answer.strip().lower() in ("y", "yes"):
+    if confirmed(answer):
         return choice
     return f"model: none; nothing is learned in the background ({later})"
 
