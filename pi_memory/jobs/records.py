@@ -127,9 +127,16 @@ def write_record(record: JobRecord) -> Path:
 
 def pending(key: str) -> list[JobRecord]:
     """The session's recorded jobs by transcript position, a handoff before a review."""
-    records = []
+    records = [record for _, record in _read_all(key, "*.json")]
+    records.sort(key=lambda r: (r.end, ORDER[r.kind]))
+    return records
+
+
+def _read_all(key: str, pattern: str) -> list[tuple[Path, JobRecord]]:
+    """The session's job files matching ``pattern`` that decode, by name."""
+    found = []
     try:
-        paths = sorted(jobs_dir(key).glob("*.json"))
+        paths = sorted(jobs_dir(key).glob(pattern))
     except OSError:
         return []
     for path in paths:
@@ -138,9 +145,8 @@ def pending(key: str) -> list[JobRecord]:
         except OSError:
             continue
         if record is not None:
-            records.append(record)
-    records.sort(key=lambda r: (r.end, ORDER[r.kind]))
-    return records
+            found.append((path, record))
+    return found
 
 
 def sessions_with_jobs() -> list[str]:
@@ -173,19 +179,7 @@ def failed(record: JobRecord, error: str = "") -> None:
 
 def set_aside(key: str) -> list[tuple[Path, JobRecord]]:
     """The session's jobs set aside after :data:`MAX_ATTEMPTS` failures."""
-    found = []
-    try:
-        paths = sorted(jobs_dir(key).glob(f"*{FAILED_SUFFIX}"))
-    except OSError:
-        return []
-    for path in paths:
-        try:
-            record = decode(path.read_text("utf-8"))
-        except OSError:
-            continue
-        if record is not None:
-            found.append((path, record))
-    return found
+    return _read_all(key, f"*{FAILED_SUFFIX}")
 
 
 def sessions_with_records() -> list[str]:
