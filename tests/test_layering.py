@@ -72,6 +72,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             *HOST_RECORDS,
             "launcher",
             "provenance",
+            "receipts",
         ),
     ),
     ("fs", ("fs",)),
