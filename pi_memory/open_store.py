@@ -85,7 +85,15 @@ def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) 
         repository=repository,
         home=home,
         trusted_project=trusted,
+        project_root=_project_root(cwd),
     )
+
+
+def _project_root(cwd: Path) -> Path | None:
+    """What project memories are anchored to: git's top level, else ``cwd``."""
+    from pi_memory.naming.git_repo import project_root
+
+    return project_root(cwd) if cwd.is_dir() else None
 
 
 def _repository(

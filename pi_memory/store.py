@@ -73,6 +73,9 @@ class Settings(NamedTuple):
     home: Path | None = None
     #: The project root is in ``trustedProjects``: its layer is trusted without ``trust``.
     trusted_project: bool = False
+    #: The project's top directory (git's top level, else the working directory): what
+    #: a project memory is anchored to (:mod:`pi_memory.anchors`); ``None``: nothing.
+    project_root: Path | None = None
 
 
 class WriteOutcome(NamedTuple):
@@ -362,6 +365,7 @@ class Store:
         # change itself: unless the layer changed meanwhile, when it is decided again.
         token = store.change_token()
         ahead = _planned(store, request, now) if token is not None else None
+        anchor = self._anchoring(layer, body, request.stamp)
         store.hold_caching()
         try:
             with self.lock(layer, "add"):
@@ -373,6 +377,7 @@ class Store:
                     stored = plan.entry
                 else:
                     stored = store.append(plan.entry)
+                anchor(stored.id)
                 if plan.retire:
                     self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
                 if not plan.deduped:
@@ -395,6 +400,18 @@ class Store:
             note=note,
             other_layer_supersedes=elsewhere,
         )
+
+    def _anchoring(self, layer: str, body: str, stamp: str) -> Callable[[str], object]:
+        """What anchors the memory about to be written, found before the lock and
+        recorded under it (see :mod:`pi_memory.anchors`): project memories only."""
+        root = self.settings.project_root
+        if layer != PROJECT or root is None:
+            return lambda memory_id: None
+        from pi_memory import anchors
+
+        directory = self.directory(layer)
+        found = anchors.find(root, body, directory)
+        return lambda memory_id: anchors.keep(directory, memory_id, found, stamp)
 
     def _ids_in_other_layer(self, layer: str, ids: Sequence[str]) -> tuple[str, ...]:
         """Which of ``ids`` are memories of the layer that is not ``layer`` (read without

@@ -73,6 +73,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "launcher",
             "provenance",
             "receipts",
+            "anchors",
         ),
     ),
     ("fs", ("fs",)),
