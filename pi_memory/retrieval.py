@@ -45,8 +45,9 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
@@ -149,6 +150,8 @@ class SearchResult(NamedTuple):
     notes: tuple[str, ...] = ()
     #: Ids of the hits that came from the repository, not from this user.
     foreign: frozenset[str] = frozenset()
+    #: Suspect memories (their anchored code changed since): id → what changed.
+    suspect: Mapping[str, str] = MappingProxyType({})
 
 
 #: A result before paging, larger is better: (-group, score, confirmed time, id, -position).
@@ -416,6 +419,7 @@ def search(
     now: datetime,
     review_months: int = 0,
     corpus: Corpus | None = None,
+    suspect: Mapping[str, str] = MappingProxyType({}),
 ) -> SearchResult:
     """Rank ``entries`` for ``query`` and return one page of hits.
 
@@ -427,6 +431,8 @@ def search(
         raise ValueError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
     clock = _Clock(now, review_months)
     ran, fallback, rows = _run(entries, query, mode, clock, corpus)
+    if suspect:
+        rows = _demoted(rows, entries, suspect)
     page = max(1, page)
     total = len(rows)
     pages = max(1, -(-total // PAGE_SIZE))
@@ -444,7 +450,16 @@ def search(
         total=total,
         fallback=fallback,
         hits=hits,
+        suspect={h.entry.id: suspect[h.entry.id] for h in hits if h.entry.id in suspect},
     )
+
+
+def _demoted(rows: list[_Row], entries: Sequence[Entry], suspect: Mapping[str, str]) -> list[_Row]:
+    """A suspect memory (its code changed since) ranks with the stale ones, below the fresh."""
+    return [
+        (-_STALE, *row[1:]) if row[0] == -_FRESH and entries[-row[4]].id in suspect else row
+        for row in rows
+    ]
 
 
 def _location(entry: Entry) -> str:
@@ -452,7 +467,10 @@ def _location(entry: Entry) -> str:
 
 
 def render_hit(
-    hit: Hit, foreign: frozenset[str] = frozenset(), max_body_bytes: int = MEMORY_MAX_BYTES
+    hit: Hit,
+    foreign: frozenset[str] = frozenset(),
+    max_body_bytes: int = MEMORY_MAX_BYTES,
+    suspect: Mapping[str, str] = MappingProxyType({}),
 ) -> list[str]:
     """One result: the metadata line, its labels, then the body as stored; a memory from
     the repository says so after its ``src``, which anyone could write; a body over
@@ -476,6 +494,11 @@ def render_hit(
     lines = [" | ".join(fields) + " |"]
     if hit.stale:
         lines.append(f"  {hit.stale}")
+    if entry.id in suspect:
+        from pi_memory.anchors.notice import hit_line
+        from pi_memory.launcher import this_package
+
+        lines.append(f"  {hit_line(suspect[entry.id], this_package().command('verify', entry.id))}")
     if entry.superseded_by:
         lines.append(f"  superseded by [{entry.superseded_by}]")
     body = clipped(entry.body, max_body_bytes, f"the whole text is in {_location(entry)}")
@@ -518,7 +541,7 @@ def render_search(result: SearchResult, max_body_bytes: int = MEMORY_MAX_BYTES) 
         lines.append(f"nothing on page {result.page} — {counted(result.pages, 'page')} in all")
     for hit in result.hits:
         lines.append("")
-        lines.extend(render_hit(hit, result.foreign, max_body_bytes))
+        lines.extend(render_hit(hit, result.foreign, max_body_bytes, result.suspect))
     if result.hits and result.page < result.pages:
         lines.append("")
         lines.append(f"page {result.page}/{result.pages} — more: --page {result.page + 1}")

@@ -170,6 +170,16 @@ class Store:
             self._provenance = provenance(record, trusted, tracked, pairs)
         return self._provenance
 
+    def suspects(self) -> dict[str, str]:
+        """The project memories whose anchored code changed since (id → what changed),
+        as the last background check found (:mod:`pi_memory.anchors`; no git runs)."""
+        if self.settings.project_root is None or PROJECT in self.settings.unavailable:
+            return {}
+        from pi_memory import anchors
+
+        found = anchors.suspects(self.directory(PROJECT))
+        return {e.id: found[e.id] for e in self.read(PROJECT) if e.id in found} if found else {}
+
     def _as_trusted(self, entries: list[Entry]) -> list[Entry]:
         """The project memories a model may read: those from the repository only once
         the layer is trusted."""
@@ -597,7 +607,21 @@ class Store:
 
             label = f"{self.label(PROJECT)} ({REPOSITORY_MARK})"
             sources.append(sources[-1]._replace(label=label, entries=theirs))
-        return self.layer(USER).injection(sources, max_chars)
+        suspect = self._suspect_block()
+        if max_chars is not None and suspect:
+            max_chars = max(200, max_chars - len(suspect) - 1)
+        text = self.layer(USER).injection(sources, max_chars)
+        return f"{text}\n{suspect}" if text and suspect else text
+
+    def _suspect_block(self) -> str:
+        """The injected index's few words on suspect memories ("" when none)."""
+        suspects = self.suspects()
+        if not suspects:
+            return ""
+        from pi_memory.anchors.notice import block
+        from pi_memory.launcher import this_package
+
+        return block(self.read(PROJECT), suspects, this_package().command("verify", "ID"))
 
     def _split(
         self, layer: str, ids: frozenset[str]
@@ -617,7 +641,8 @@ class Store:
     ) -> SearchResult:
         from pi_memory.retrieval import search
 
-        result = self._indexed_search(query, page, now) if mode == "keyword" else None
+        suspect = self.suspects()
+        result = self._indexed_search(query, page, now, suspect) if mode == "keyword" else None
         if result is None:
             result = search(
                 self.read_all(),
@@ -626,11 +651,14 @@ class Store:
                 page=page,
                 now=now,
                 review_months=self.settings.review_months,
+                suspect=suspect,
             )
         self._credit(query, result)
         return result._replace(notes=self.notes(), foreign=self.foreign())
 
-    def _indexed_search(self, query: str, page: int, now: datetime) -> SearchResult | None:
+    def _indexed_search(
+        self, query: str, page: int, now: datetime, suspect: Mapping[str, str]
+    ) -> SearchResult | None:
         """A keyword search that reads only the entries that can match, through each
         file's search index; ``None`` when it cannot answer (nothing matched, so the
         newest entries are listed, or a layout without files to index)."""
@@ -667,6 +695,7 @@ class Store:
             now=now,
             review_months=self.settings.review_months,
             corpus=Corpus(size, total_length),
+            suspect=suspect,
         )
 
     def _credit(self, query: str, result: SearchResult) -> None:

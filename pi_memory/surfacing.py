@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ class Item(NamedTuple):
     description: str
     modified: str
     id: str
+    #: What changed in the code it describes since it was written ("" when nothing did).
+    suspect: str = ""
 
     @property
     def file(self) -> str:  # the manifest's name column
@@ -83,9 +86,20 @@ class Surfaced(NamedTuple):
     via: str
 
 
-def item(entry: Entry, foreign: frozenset[str] = frozenset()) -> Item:
+def item(
+    entry: Entry,
+    foreign: frozenset[str] = frozenset(),
+    suspect: Mapping[str, str] = MappingProxyType({}),
+) -> Item:
     """``foreign``: ids of the memories that came from the repository; their heading
-    says so (see :mod:`pi_memory.provenance`)."""
+    says so (see :mod:`pi_memory.provenance`). ``suspect``: id → what changed in the code
+    a memory describes; its heading says that too (see :mod:`pi_memory.anchors`)."""
+    if entry.id in suspect:
+        from pi_memory.anchors.notice import heading_mark
+
+        reason = suspect[entry.id]
+        marked = item(entry, foreign)
+        return marked._replace(name=f"{marked.name} — {heading_mark(reason)}", suspect=reason)
     if entry.id in foreign:
         from pi_memory.provenance import REPOSITORY_MARK
 
@@ -130,7 +144,11 @@ class Corpus(NamedTuple):
     items: Sequence[Item]
 
 
-def corpus(entries: Iterable[Entry], foreign: frozenset[str] = frozenset()) -> Corpus:
+def corpus(
+    entries: Iterable[Entry],
+    foreign: frozenset[str] = frozenset(),
+    suspect: Mapping[str, str] = MappingProxyType({}),
+) -> Corpus:
     from pi_memory.keywords import canonical_key
 
     live = [e for e in entries if e.live]
@@ -144,7 +162,7 @@ def corpus(entries: Iterable[Entry], foreign: frozenset[str] = frozenset()) -> C
         "\x00".join(texts),
         tuple(starts),
         tuple(canonical_key(e.keyword) for e in live),
-        tuple(item(e, foreign) for e in live),
+        tuple(item(e, foreign, suspect) for e in live),
     )
 
 
@@ -176,7 +194,9 @@ def score(memories: Corpus | Sequence[Entry], prompt: str) -> list[tuple[float, 
         if hits < MIN_EVIDENCE:
             continue
         ranked.append((sum(weights) + (KEYWORD_WEIGHT if keyword_hit else 0.0), index))
+    # A suspect memory (its code changed since) comes after every fresh one.
     ranked.sort(key=lambda pair: (-pair[0], _newest_first(known.items[pair[1]]), pair[1]))
+    ranked.sort(key=lambda pair: bool(known.items[pair[1]].suspect))
     return [(round(value, 4), known.items[index]) for value, index in ranked]
 
 

@@ -107,9 +107,7 @@ def due(directory: Path, root: Path, now: float) -> bool:
         return True
     checked = data.get("checked")
     disk = data.get("disk") is True
-    return disk and (
-        not isinstance(checked, (int, float)) or now - checked > FILES_RECHECK_SECONDS
-    )
+    return disk and (not isinstance(checked, (int, float)) or now - checked > FILES_RECHECK_SECONDS)
 
 
 def refresh(directory: Path, root: Path, now: float) -> dict[str, Verdict]:

@@ -33,7 +33,7 @@ from pi_memory import env_names
 if TYPE_CHECKING:
     from pi_memory.surfacing import Corpus, Item, Limits
 
-VERSION: Final = 1
+VERSION: Final = 2
 DIRECTORY: Final = "hooks"
 LOCK_FILE: Final = ".lock"
 _ENV_PREFIXES: Final = (env_names.PREFIX, "XDG_")
@@ -66,6 +66,9 @@ class Note(NamedTuple):
     #: The side-query's model (``provider/id``): the prompt hook does not ask it, nor load
     #: the configuration, while it is in its back-off (:mod:`pi_memory.model.backoff`).
     surface_model: str = ""
+    #: The project layer's directory and the project's root whose anchors a turn's end
+    #: checks in the background (``("", "")``: none, see :mod:`pi_memory.anchors`).
+    anchors: tuple[str, str] = ("", "")
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
@@ -142,6 +145,7 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
             data.get("maxBytes", 0),
             tuple(data.get("modelCommand") or ("", "")),
             data.get("surfaceModel", ""),
+            tuple(data.get("anchors") or ("", "")),
         )
         if data["env"] != environment(env, note.key_names):
             return None
@@ -234,6 +238,7 @@ def save(
         "modelCommand": list(note.model_command),
         "maxBytes": note.max_bytes,
         "surfaceModel": note.surface_model,
+        "anchors": list(note.anchors),
         "corpus": corpus is not None,
     }
     try:

@@ -151,7 +151,7 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
                     from pi_memory.surfacing import corpus
 
                     store = _open(event.cwd).store
-                    known = corpus(store.read_all(), store.foreign())
+                    known = corpus(store.read_all(), store.foreign(), store.suspects())
                     fastpath.add_corpus(event.cwd, known)
                 return known
 
@@ -175,6 +175,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
 
     opened = _open(event.cwd)
     config, store, notes = opened.config, opened.store, setting_notes(opened)
+    from pi_memory.anchors.cache import cache_file
     from pi_memory.open_store import misconfiguration
 
     errors = misconfiguration(config, store, os.environ)
@@ -189,7 +190,9 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
             from pi_memory.error_handler import log_exception
 
             log_exception("hook session-start: refresh", exc)
-    paths = fastpath.watched(directories, [*_inputs(event.cwd), *_trust_inputs(store)])
+    anchored = _anchored(store)
+    verdicts = [cache_file(Path(anchored[0]))] if anchored[0] else []
+    paths = fastpath.watched(directories, [*_inputs(event.cwd), *_trust_inputs(store), *verdicts])
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = Store(store.settings)  # read after the fingerprint: a change between is a miss
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
@@ -208,9 +211,14 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         key_names=tuple(sorted({p.api_key_env for p in config.providers.values()} - {""})),
         dream=_dream_settings(config, store),
         model_command=_model_command(config),
+        anchors=anchored,
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
-    memories = corpus(fresh.read_all(), fresh.foreign()) if event.moment == "prompt" else None
+    memories = (
+        corpus(fresh.read_all(), fresh.foreign(), fresh.suspects())
+        if event.moment == "prompt"
+        else None
+    )
     if refresh and warning is None and note.background:
         # Checked after this rebuild as after every other: a round due before exit catches up.
         from pi_memory.jobs.worker import schedule_due_rounds
@@ -227,9 +235,21 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         )
 
     def built() -> Corpus:
-        return memories if memories is not None else corpus(fresh.read_all(), fresh.foreign())
+        if memories is not None:
+            return memories
+        return corpus(fresh.read_all(), fresh.foreign(), fresh.suspects())
 
     return Known(note, built, lambda: config, said)
+
+
+def _anchored(store: Store) -> tuple[str, str]:
+    """The note's ``anchors``: the project layer and the root its memories are anchored to."""
+    from pi_memory.entry import PROJECT
+
+    root = store.settings.project_root
+    if root is None or PROJECT in store.settings.unavailable:
+        return ("", "")
+    return (str(store.directory(PROJECT)), str(root))
 
 
 def _model_command(config: Config) -> tuple[str, str]:
@@ -372,6 +392,7 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
             from pi_memory.hosts import fastpath
 
             fastpath.prune(note.session_days, time.time())
+        worker.check_anchors_when_due(*note.anchors, event.cwd)
         if not note.background:
             return
         for key in records.sessions_with_jobs():
@@ -488,6 +509,7 @@ def on_turn_end(event: HookEvent) -> Answer:
     if _host(event).compact_hook_every_request:
         now = _settle_compression(event, now)
     note = know(event).note
+    worker.check_anchors_when_due(*note.anchors, event.cwd)
     due = False
     if note.background:
         counted, due = gate.turn_ended(now.gate, event.turn_key, note.review_turns)
@@ -562,7 +584,9 @@ def on_end(event: HookEvent) -> Answer:
 
     if not event.session_id or not event.transcript:
         return Answer()
-    if know(event).note.background:
+    note = know(event).note
+    worker.check_anchors_when_due(*note.anchors, event.cwd)
+    if note.background:
         worker.schedule(_record(records.FLUSH, event), event.cwd)
     return Answer()
 

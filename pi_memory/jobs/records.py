@@ -30,9 +30,11 @@ REVIEW: Final = "review"
 HANDOFF: Final = "handoff"
 FLUSH: Final = "flush"
 CONSOLIDATE: Final = "consolidate"
-KINDS: Final = (REVIEW, HANDOFF, FLUSH, CONSOLIDATE)
+#: The check of the project memories' anchors (no model): which became suspect.
+ANCHORS: Final = "anchors"
+KINDS: Final = (REVIEW, HANDOFF, FLUSH, CONSOLIDATE, ANCHORS)
 #: Transcript jobs run in this order when several are pending for a session.
-ORDER: Final = {HANDOFF: 0, REVIEW: 1, FLUSH: 2, CONSOLIDATE: 3}
+ORDER: Final = {HANDOFF: 0, REVIEW: 1, FLUSH: 2, CONSOLIDATE: 3, ANCHORS: 4}
 CLAIM_FILE: Final = ".claim"
 #: The claim holder's current job ends by then: ``{"pid": …, "deadline": epoch seconds}``.
 DEADLINE_FILE: Final = ".deadline"
@@ -69,6 +71,10 @@ class JobRecord(NamedTuple):
     def name(self) -> str:
         if self.kind == CONSOLIDATE:
             return f"{self.kind}-{self.layer}"
+        if self.kind == ANCHORS:  # one check per project
+            import zlib
+
+            return f"{self.kind}-{zlib.crc32(self.cwd.encode('utf-8', 'surrogateescape')):08x}"
         return f"{self.kind}-{self.end}"
 
 

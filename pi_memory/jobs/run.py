@@ -45,8 +45,10 @@ def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> 
     from datetime import datetime
     from pathlib import Path
 
-    from pi_memory.jobs.records import CONSOLIDATE, HANDOFF
+    from pi_memory.jobs.records import ANCHORS, CONSOLIDATE, HANDOFF
 
+    if record.kind == ANCHORS:
+        return check_anchors(store)
     if record.kind == CONSOLIDATE:
         from pi_memory.jobs.consolidate import compact
 
@@ -69,3 +71,20 @@ def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> 
     if not outcome.ok:
         raise JobFailed(f"{outcome.job}: {outcome.detail}")
     return f"{outcome.job}: {outcome.status} — {outcome.detail}"
+
+
+def check_anchors(store: Store) -> str:
+    """Judge the project memories' anchors against the project now and cache the
+    verdicts the hooks read (:mod:`pi_memory.anchors`)."""
+    import time
+
+    from pi_memory.anchors.cache import refresh
+    from pi_memory.anchors.check import SUSPECT
+    from pi_memory.entry import PROJECT
+
+    root = store.settings.project_root
+    if root is None or PROJECT in store.settings.unavailable:
+        return "anchors: no project here"
+    verdicts = refresh(store.directory(PROJECT), root, time.time())
+    suspect = sum(1 for v in verdicts.values() if v.state == SUSPECT)
+    return f"anchors: {suspect} of {len(verdicts)} anchored memories suspect"

@@ -78,6 +78,26 @@ def schedule(record: JobRecord, cwd: Path) -> None:
         spawn(records.key_of(record), cwd)
 
 
+def check_anchors_when_due(directory: str, root: str, cwd: Path) -> bool:
+    """Start the background check of the project memories' anchors when its verdicts
+    may be out of date (a commit, a write since); needs no model. Never raises."""
+    import time
+
+    from pi_memory.anchors.cache import due
+    from pi_memory.jobs.records import ANCHORS, JobRecord
+
+    try:
+        if not directory or not due(Path(directory), Path(root), time.time()):
+            return False
+        schedule(JobRecord(kind=ANCHORS, session=ANCHORS, cwd=str(cwd), created=time.time()), cwd)
+    except OSError as exc:
+        from pi_memory.error_handler import log_line
+
+        log_line("anchors", f"the check was not started: {type(exc).__name__}: {exc}")
+        return False
+    return True
+
+
 def worker_alive(key: str) -> bool:
     """A worker holds the session and is within its job's deadline."""
     from pi_memory.fs.lock import HELD, holder_alive, parse_record
@@ -273,7 +293,7 @@ def execute(record: JobRecord, store: Store, config: Config, seconds: float) -> 
     from pi_memory.jobs.run import run_job
 
     said = run_job(record, store, config, seconds)
-    if record.kind != records.CONSOLIDATE:
+    if record.kind not in (records.CONSOLIDATE, records.ANCHORS):
         _consolidate_after(record, store, config)
     return said
 
