@@ -55,6 +55,12 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("import", "copy a layer from one layout to the other", "pi_memory.commands.import_layer"),
     ("unlock", "remove an abandoned write lock", "pi_memory.commands.unlock"),
     (
+        "verify",
+        "check which project memories describe code that changed since (suspect); "
+        "anchor confirmed ones again",
+        "pi_memory.commands.verify",
+    ),
+    (
         "trust",
         "use the project memories this repository's other contributors committed",
         "pi_memory.commands.trust",

@@ -20,6 +20,7 @@ from pi_memory.entry import LAYERS, PROJECT, USER, Entry
 from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageError
 
 if TYPE_CHECKING:
+    from pi_memory.anchors.project import Found
     from pi_memory.fs.lock import StoreLock
     from pi_memory.layouts.protocol import IndexChange, LayerStore
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
@@ -422,6 +423,22 @@ class Store:
         directory = self.directory(layer)
         found = anchors.find(root, body, directory)
         return lambda memory_id: anchors.keep(directory, memory_id, found, stamp)
+
+    def anchor(self, memory_id: str, now: datetime) -> Found | None:
+        """Anchor a project memory (again) to the code as it is now: after the ``files``
+        layout's memory tool wrote it, or once a person or an agent confirmed it still
+        holds (``verify``). Returns what it is anchored to (``None``: nothing)."""
+        from pi_memory import anchors
+        from pi_memory.entry import format_time
+
+        entry = next((e for e in self.read(PROJECT) if e.id == memory_id), None)
+        if entry is None or self.settings.project_root is None:
+            raise UsageError(f"no project memory has the id {memory_id}")
+        directory = self.directory(PROJECT)
+        found = anchors.find(self.settings.project_root, entry.body, directory)
+        with self.lock(PROJECT, "anchor"):
+            anchors.keep(directory, memory_id, found, format_time(now))
+        return found
 
     def _ids_in_other_layer(self, layer: str, ids: Sequence[str]) -> tuple[str, ...]:
         """Which of ``ids`` are memories of the layer that is not ``layer`` (read without

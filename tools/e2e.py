@@ -20,7 +20,10 @@ Scenario, each step one ``claude -p`` process:
    answer names it) through UserPromptSubmit;
 4. after ``/compact`` the index is injected again;
 5. within session 2 the injected index is byte-identical in every request;
-6. no worker process is left behind.
+6. a memory anchored to ``src/deploy.py`` turns suspect: a commit changes the
+   file, a session's Stop starts the background check, and the next
+   session's injected context says ``src/deploy.py changed since``;
+7. no worker process is left behind.
 
 Codex CLI and Gemini CLI have checks of their own: ``tools/e2e_codex.py``,
 ``tools/e2e_gemini.py``.
@@ -240,6 +243,7 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
             all(turn == turns[0] for turn in turns) and bool(turns and turns[0]),
             "the injected index is byte-identical across the turns before the compaction",
         )
+        suspect_scenario(claude_p, env, project, fake, check)
         check(wait_for(lambda: not workers_alive(), 30), "no background worker outlived its job")
     finally:
         fake.stop()
@@ -248,6 +252,55 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         return 1
     say("passed")
     return 0
+
+
+GIT_ENV: dict[str, str] = {
+    "GIT_AUTHOR_NAME": "e2e",
+    "GIT_AUTHOR_EMAIL": "e2e@example.com",
+    "GIT_COMMITTER_NAME": "e2e",
+    "GIT_COMMITTER_EMAIL": "e2e@example.com",
+}
+
+
+def commit(project: Path, env: dict[str, str], relative: str, text: str) -> None:
+    path = project / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    for args in (["add", relative], ["commit", "-q", "-m", f"change {relative}"]):
+        subprocess.run(["git", "-C", str(project), *args], env={**env, **GIT_ENV}, check=True)
+
+
+def suspect_scenario(
+    claude_p: Any, env: dict[str, str], project: Path, fake: Fake, check: Any
+) -> None:
+    """An anchored memory turns suspect in the next session after a commit changes its file."""
+    commit(project, env, "src/deploy.py", "def deploy_all():\n    return 3\n")
+    body = "src/deploy.py retries the upload three times before it gives up."
+    subprocess.run(
+        [sys.executable, "-m", "pi_memory", "write", "--keyword", "deploy-retries", body],
+        cwd=project, env=env, capture_output=True, check=True,
+    )  # fmt: skip
+    commit(project, env, "src/deploy.py", "def deploy_all():\n    return 5\n")
+
+    def suspects() -> list[dict[str, Any]]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pi_memory", "search", "--suspect", "--json"],
+            cwd=project, env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return json.loads(done.stdout)["results"] if done.returncode == 0 else []
+
+    check(not suspects(), "no memory is suspect before a session's end checked")
+    claude_p("I committed a change to the deploy script.")
+    checked = wait_for(suspects, 60)
+    check(checked, "the session's end started the background check; it found the memory suspect")
+    third = claude_p("How does the deploy retry?", "--output-format", "json")
+    sid = json.loads(third.stdout)["session_id"] if third.returncode == 0 else ""
+    first = of_session(messages(fake), sid)[:1]
+    texts = [t for r in first for t in system_texts(r)]
+    check(
+        any("<suspect_memories>" in t and "src/deploy.py changed since" in t for t in texts),
+        "the next session's injected index says the memory is suspect: src/deploy.py changed since",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

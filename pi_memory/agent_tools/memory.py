@@ -233,6 +233,7 @@ def _run(store: Store, layer: str, call: _Call, now: datetime) -> str:
         with store.lock(target, "add"):
             tool = store.layer(target).memory_tool()
             result = tool.add(name, content, call.description, call.type, now)
+        _anchor(store, target, result.file, now)
         return _with_warning(f'Saved "{js_trim(name)}" ({result.file}).', result.capacity_warning)
     if call.action == "replace":
         name = _required(call.name, "name", "replace")
@@ -242,6 +243,7 @@ def _run(store: Store, layer: str, call: _Call, now: datetime) -> str:
         with store.lock(target, "replace"):
             tool = store.layer(target).memory_tool()
             result = tool.replace(name, call.content, call.description, call.type, now)
+        _anchor(store, target, result.file, now)
         return _with_warning(
             f'Replaced "{js_trim(name)}" ({result.file}).', result.capacity_warning
         )
@@ -261,6 +263,21 @@ def _run(store: Store, layer: str, call: _Call, now: datetime) -> str:
     from pi_memory.memory_listing import search_text
 
     return search_text(_read(store, layer, call.scope), query, now, store.settings.max_body_bytes)
+
+
+def _anchor(store: Store, layer: str, file: str, now: datetime) -> None:
+    """Anchor the project memory just written to the code it mentions (see
+    :mod:`pi_memory.anchors`); the memory is stored whatever happens here."""
+    from pi_memory.entry import PROJECT
+
+    if layer != PROJECT:
+        return
+    try:
+        written = next((e.id for e in store.layer(layer).read() if e.file == file), None)
+        if written is not None:
+            store.anchor(written, now)
+    except (OSError, PiMemoryError):
+        pass
 
 
 def _with_warning(text: str, warning: str | None) -> str:

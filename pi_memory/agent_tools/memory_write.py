@@ -24,7 +24,8 @@ SPEC: Final[dict[str, Any]] = {
     "description": (
         "Store one durable fact for future sessions: a convention, a decision and its "
         "reason, a failure and its fix, a user preference. One self-contained sentence or "
-        "two, with exactly one keyword. Writing the same text again only confirms it. When "
+        "two, with exactly one keyword. Writing the same text again only confirms it (a "
+        "memory marked suspect is then anchored to the code as it is now). When "
         "a requirement changed, pass the old memory's id in supersedes: it is retired, "
         "never deleted."
     ),

@@ -41,7 +41,8 @@ def block(entries: Iterable[Entry], suspects: Mapping[str, str], verify: str) ->
         OPEN,
         sanitize_for_injection(
             "The code these memories describe changed since they were written: check it "
-            f"before relying on them; once one is confirmed or corrected, run: {verify}"
+            "before relying on them. Confirm one that still holds by writing its text again "
+            f"with memory_write (or run: {verify}); supersede one that does not."
         ),
     ]
     for entry in listed[:MAX_LISTED]:

@@ -81,6 +81,8 @@ def find(root: Path, wanted: Mentions, exclude: str = "") -> Found | None:
     """What of ``wanted`` exists in the project at ``root`` now; ``exclude`` is a
     directory relative to ``root`` (the memory layer's own) whose files never count.
     ``None`` when nothing does."""
+    if not wanted.paths and not wanted.names:
+        return None  # prose: no git to run
     commit = head(root) if in_work_tree(root) else None
     if commit is not None:
         found = _in_git(root, commit, wanted, exclude)

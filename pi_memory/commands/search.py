@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
+    from datetime import datetime
 
     from pi_memory.entry import Entry
     from pi_memory.retrieval import SearchResult
+    from pi_memory.store import Store
 
 MODES = """modes:
   keyword  (default) memories that contain any word of QUERY, best match first;
@@ -37,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--page", type=int, default=1, help="result page, 10 a page (default: 1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--suspect",
+        action="store_true",
+        help="only the memories whose code changed since they were written (see verify)",
+    )
     parser.add_argument("query", nargs="*", metavar="QUERY", help="words, a keyword or a memory id")
 
 
@@ -66,6 +73,7 @@ def search_json(result: SearchResult, max_body_bytes: int) -> dict[str, object]:
                 "from_repository": hit.entry.id in result.foreign,
                 "project": hit.entry.project,
                 "stale": hit.stale,
+                "suspect": result.suspect.get(hit.entry.id),
                 "supersedes": list(hit.entry.supersedes),
                 "superseded_by": hit.entry.superseded_by or None,
             }
@@ -90,7 +98,10 @@ def run(args: argparse.Namespace) -> int:
     if args.page < 1:
         raise UsageError("--page counts from 1")
     store = open_store().store
-    result = store.search(" ".join(query), mode=args.mode, page=args.page, now=datetime.now())
+    if args.suspect:
+        result = _suspect_only(store, " ".join(query), args.mode, args.page, datetime.now())
+    else:
+        result = store.search(" ".join(query), mode=args.mode, page=args.page, now=datetime.now())
     limit = store.settings.max_body_bytes
     if args.json:
         import json
@@ -101,3 +112,21 @@ def run(args: argparse.Namespace) -> int:
         text = render_search(result, limit)
         write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _suspect_only(store: Store, query: str, mode: str, page: int, now: datetime) -> SearchResult:
+    """``--suspect``: the search run over the suspect memories alone."""
+    from pi_memory.retrieval import search
+
+    suspects = store.suspects()
+    entries = [e for e in store.read_all() if e.id in suspects]
+    result = search(
+        entries,
+        query,
+        mode=mode if query.strip() else "recent",
+        page=page,
+        now=now,
+        review_months=store.settings.review_months,
+        suspect=suspects,
+    )
+    return result._replace(notes=store.notes(), foreign=store.foreign())

@@ -267,9 +267,37 @@ def run(args: argparse.Namespace) -> int:
             data["layers"][view.layer]["status"] = status
         else:
             lines += render_view(view, loaded.config.consolidate_every)
+    lines += suspect_lines(store, data)
     lines += model_usage(loaded.config, data)
     lines += [f"note: {problem}" for problem in loaded.problems]
     return _emit(lines, data, as_json)
+
+
+#: Suspect memories ``show`` lists by name (``search --suspect`` lists them all).
+SUSPECT_LISTED = 10
+
+
+def suspect_lines(store: Store, data: dict[str, Any]) -> list[str]:
+    """The project memories whose code changed since (the last background check's
+    verdicts, see :mod:`pi_memory.anchors`), and what to do about them."""
+    from pi_memory.entry import PROJECT
+    from pi_memory.launcher import this_package
+
+    suspects = store.suspects()
+    data["suspect"] = suspects
+    if not suspects:
+        return []
+    entries = {e.id: e for e in store.read(PROJECT)}
+    many = counted(len(suspects), "project memory", "project memories")
+    verify = this_package().command("verify", "ID")
+    lines = ["", f"suspect: {many} describe code that changed since (read it, then: {verify})"]
+    for memory_id, reason in list(suspects.items())[:SUSPECT_LISTED]:
+        entry = entries[memory_id]
+        lines.append(f"  [{memory_id}] {entry.name or '#' + entry.keyword}: {reason}")
+    if len(suspects) > SUSPECT_LISTED:
+        more = len(suspects) - SUSPECT_LISTED
+        lines.append(f"  and {more} more: {this_package().command('search', '--suspect')}")
+    return lines
 
 
 def model_usage(config: Any, data: dict[str, Any]) -> list[str]:
