@@ -85,6 +85,7 @@ def test_write_then_search_finds_it(project: Path) -> None:
         "src",
         "project",
         "stale",
+        "suspect",
         "supersedes",
         "superseded_by",
         "from_repository",
