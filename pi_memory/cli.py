@@ -106,6 +106,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "check the configuration, models, providers, locks and model spend",
         "pi_memory.commands.doctor",
     ),
+    ("ui", "see, search and fix the memories in the browser", "pi_memory.commands.ui"),
 )
 #: Commands that take their raw arguments (this function of their module), not argparse.
 OWN_ARGV: dict[str, str] = {"tool": "run_tool", "hook": "run_hook", "mcp": "run_mcp"}

@@ -654,8 +654,16 @@ class Store:
     # -- searching ----------------------------------------------------------
 
     def search(
-        self, query: str, *, mode: str = "keyword", page: int = 1, now: datetime
+        self,
+        query: str,
+        *,
+        mode: str = "keyword",
+        page: int = 1,
+        now: datetime,
+        credit: bool = True,
     ) -> SearchResult:
+        """One page of ``search``'s results; ``credit=False`` leaves the recall log alone
+        (a person browsing in the viewer is not a recall)."""
         from pi_memory.retrieval import search
 
         suspect = self.suspects()
@@ -670,7 +678,8 @@ class Store:
                 review_months=self.settings.review_months,
                 suspect=suspect,
             )
-        self._credit(query, result)
+        if credit:
+            self._credit(query, result)
         return result._replace(notes=self.notes(), foreign=self.foreign())
 
     def _indexed_search(

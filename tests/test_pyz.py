@@ -119,3 +119,18 @@ def test_a_writable_package_uses_its_own_pycache(tmp_path: Path, hermetic_home: 
     )
     assert (vendor / "pi_memory" / "__pycache__").is_dir()
     assert not (cache / "pi_memory" / "pycache").exists()
+
+
+def test_the_archive_serves_the_viewer_with_its_assets(tmp_path: Path, hermetic_home: Path) -> None:
+    from tests.viewerhelp import start
+
+    archive = tmp_path / "pi_memory.pyz"
+    build(archive)
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    with start(project, program=(sys.executable, "-S", str(archive))) as viewer:
+        for name in ("style.css", "app.js"):
+            served = viewer.get(f"/static/{name}")
+            assert served.status == 200
+            assert served.text == (REPO / "pi_memory/viewer/static" / name).read_text("utf-8")
+        assert viewer.get("/").status == 200

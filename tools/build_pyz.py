@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "pi_memory"
 #: Files of the package the archive carries besides the Python sources.
-DATA_SUFFIXES = (".txt", ".ts", ".json", ".typed")
+DATA_SUFFIXES = (".txt", ".ts", ".json", ".typed", ".css", ".js")
 
 
 def stage(target: Path) -> int:

@@ -174,6 +174,15 @@ def spend(directory: Path, when: datetime | None = None) -> Spend:
     return Spend(today, month, red_today, red_month, stopped)
 
 
+def daily(directory: Path, when: datetime | None = None) -> dict[str, dict[str, JobSpend]]:
+    """This month's model calls by day (``YYYY-MM-DD``) and job, from the ledger."""
+    days: dict[str, dict[str, JobSpend]] = {}
+    for spent in read_month(directory, when or now_local()):
+        if spent.outcome not in (REDACTED, OVER_CAP):
+            _add(days.setdefault(spent.at[:10], {}), spent)
+    return days
+
+
 def _add(table: dict[str, JobSpend], spent: LedgerLine) -> None:
     s = table.get(spent.job, JobSpend())
     table[spent.job] = JobSpend(

@@ -1,0 +1,221 @@
+"""The viewer's server over real HTTP on 127.0.0.1: its gate, its pages and its actions.
+
+Each test runs ``python -m pi_memory ui`` in its own process against a store
+written by the engine, and talks to it as a browser (or an attacker) would.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tests.viewerhelp import Viewer, form_fields, start
+
+
+def _store(project: Path):  # type: ignore[no-untyped-def]
+    from pi_memory.open_store import open_store
+
+    return open_store(project, warn=False).store
+
+
+def _write(project: Path, body: str, keyword: str, layer: str = "project") -> str:
+    return _store(project).write(layer, body, [keyword], now=datetime.now()).entry.id
+
+
+@pytest.fixture
+def project(repo: Path) -> Path:
+    return repo
+
+
+@pytest.fixture
+def viewer(project: Path):  # type: ignore[no-untyped-def]
+    _write(project, "Deploy with make deploy; staging listens on port 5433", "deploy")
+    _write(project, "Prefer small commits with messages that say why", "style", "user")
+    with start(project) as running:
+        yield running
+
+
+def test_the_first_line_is_a_loopback_url_with_a_token(viewer: Viewer) -> None:
+    assert viewer.url.startswith("http://127.0.0.1:")
+    assert len(viewer.token) >= 30
+    page = viewer.get("/")
+    assert page.status == 200
+    assert 'data-layer="user"' in page.text and 'data-layer="project"' in page.text
+    assert "Model spend today" in page.text and "Pending jobs" in page.text
+
+
+@pytest.mark.parametrize("path", ["/", "/memories", "/static/style.css", "/nowhere"])
+def test_a_request_without_the_token_is_refused(viewer: Viewer, path: str) -> None:
+    assert viewer.request("GET", path).status == 403
+    assert viewer.request("GET", f"{path}?t=wrong{viewer.token}").status == 403
+    assert viewer.request("GET", f"{path}?t={viewer.token[:-1]}").status == 403
+
+
+def test_a_post_without_the_token_is_refused(viewer: Viewer) -> None:
+    answer = viewer.request("POST", "/edit", body=b"id=x", headers={"Content-Length": "4"})
+    assert answer.status == 403
+
+
+def test_a_foreign_host_is_refused_dns_rebinding(viewer: Viewer) -> None:
+    path = f"/?t={viewer.token}"
+    evil = f"evil.example:{viewer.port}"
+    assert viewer.request("GET", path, headers={"Host": evil}).status == 403
+    assert viewer.request("GET", path, headers={"Host": "127.0.0.1:1"}).status == 403
+    assert viewer.request("GET", path, headers={"Host": f"localhost:{viewer.port}"}).status == 200
+
+
+def test_a_cross_site_request_is_refused(viewer: Viewer) -> None:
+    path = f"/memories?t={viewer.token}"
+    assert viewer.request("GET", path, headers={"Origin": "http://evil.example"}).status == 403
+    page = viewer.get("/memory", layer="project", id=_first_id(viewer, "deploy"))
+    fields = {**form_fields(page.text, "/edit"), "body": "changed by a foreign page"}
+    assert viewer.post("/edit", fields, Origin="http://evil.example").status == 403
+    assert viewer.post("/edit", fields, Origin="null").status == 403
+    assert viewer.post("/edit", fields, **{"Sec-Fetch-Site": "cross-site"}).status == 403
+    assert "changed by a foreign page" not in _all_bodies(viewer.project)
+
+
+def test_a_post_without_a_known_csrf_token_is_refused(viewer: Viewer) -> None:
+    page = viewer.get("/memory", layer="project", id=_first_id(viewer, "deploy"))
+    fields = {**form_fields(page.text, "/edit"), "body": "changed without a token"}
+    missing = {k: v for k, v in fields.items() if k != "csrf"}
+    assert viewer.post("/edit", missing).status == 403
+    assert viewer.post("/edit", {**fields, "csrf": "made-up"}).status == 403
+    assert "changed without" not in _all_bodies(viewer.project)
+
+
+def test_an_oversized_body_is_refused_unread(viewer: Viewer) -> None:
+    page = viewer.get("/memory", layer="project", id=_first_id(viewer, "deploy"))
+    fields = {**form_fields(page.text, "/edit"), "body": "x" * 70_000}
+    answer = viewer.post("/edit", fields)
+    assert answer.status == 413
+    assert "x" * 100 not in _all_bodies(viewer.project)
+
+
+def test_an_edit_is_saved_with_a_rollback_point(viewer: Viewer) -> None:
+    entry_id = _first_id(viewer, "deploy")
+    page = viewer.get("/memory", layer="project", id=entry_id)
+    fields = form_fields(page.text, "/edit")
+    fields["body"] = "Deploy with make ship; staging listens on 5434"
+    answer = viewer.post("/edit", fields)
+    assert answer.status == 303
+    assert "make ship" in _all_bodies(viewer.project)
+    after = viewer.request("GET", answer.headers["Location"])
+    assert "Saved." in after.text
+    assert entry_id in answer.headers["Location"]
+    history = after.text.split("<h2>History</h2>")[1]
+    assert "make deploy" in history  # the text before the edit, from the rollback point
+
+
+def test_a_stale_edit_is_refused_and_the_other_write_kept(viewer: Viewer) -> None:
+    entry_id = _first_id(viewer, "deploy")
+    page = viewer.get("/memory", layer="project", id=entry_id)
+    fields = {**form_fields(page.text, "/edit"), "body": "my edit from an old page"}
+    # A hook writes the same memory again meanwhile: it is re-confirmed (seen 2).
+    _write(viewer.project, "Deploy with make deploy; staging listens on port 5433", "deploy")
+    answer = viewer.post("/edit", fields)
+    assert answer.status == 409
+    assert "changed on disk since this page was drawn" in answer.text
+    assert "my edit from an old page" in answer.text  # the person's text is not lost
+    assert "my edit from an old page" not in _all_bodies(viewer.project)
+    entry = next(e for e in _store(viewer.project).read("project") if e.id == entry_id)
+    assert entry.seen == 2
+
+
+def test_stored_text_is_escaped_never_markup(project: Path) -> None:
+    entry_id = _write(project, 'Beware <script>alert("x")</script> and \u202eevil', "hostile")
+    with start(project) as viewer:
+        for page in (viewer.get("/memories"), viewer.get("/memory", layer="project", id=entry_id)):
+            assert "<script>alert" not in page.text
+            assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page.text
+            assert "\u202e" not in page.text
+            assert "\\u202eevil" in page.text
+            assert page.headers["Content-Security-Policy"].startswith("default-src 'none'")
+
+
+def test_the_search_is_the_search_command(viewer: Viewer) -> None:
+    import json
+
+    from tests.clihelp import run_cli
+
+    _write(viewer.project, "The cache moved to redis on port 6379", "cache")
+    page = viewer.get("/memories", q="port staging")
+    cli = json.loads(run_cli("search", "--json", "port", "staging", cwd=viewer.project).out)
+    ids = [hit["id"] for hit in cli["results"]]
+    shown = [i for i in _ids(page.text) if i in ids]
+    assert shown == ids and len(ids) == 2
+    assert f'data-total="{cli["total"]}"' in page.text
+    only_user = viewer.get("/memories", layer="user")
+    assert "small commits" in only_user.text and "make deploy" not in only_user.text
+
+
+def test_remove_then_restore(viewer: Viewer) -> None:
+    entry_id = _first_id(viewer, "deploy")
+    page = viewer.get("/memory", layer="project", id=entry_id)
+    assert viewer.post("/remove", form_fields(page.text, "/remove")).status == 303
+    assert "make deploy" not in _all_bodies(viewer.project)
+    listing = viewer.get("/removed", layer="project")
+    assert entry_id in listing.text
+    assert viewer.post("/restore", form_fields(listing.text, "/restore")).status == 303
+    assert "make deploy" in _all_bodies(viewer.project)
+
+
+def test_supersede_writes_a_new_memory_that_retires_the_old(viewer: Viewer) -> None:
+    entry_id = _first_id(viewer, "deploy")
+    page = viewer.get("/memory", layer="project", id=entry_id)
+    fields = form_fields(page.text, "/supersede")
+    fields.update(keyword="deploy", body="Deploy with make ship")
+    assert viewer.post("/supersede", fields).status == 303
+    entries = {e.id: e for e in _store(viewer.project).read("project")}
+    assert entries[entry_id].superseded_by
+    assert entries[entries[entry_id].superseded_by].body == "Deploy with make ship"
+
+
+def test_a_conflict_is_settled_by_superseding_one_side(project: Path) -> None:
+    older = _write(project, "The staging database listens on port 5432", "database")
+    newer = _write(project, "The staging database listens on port 6543", "database")
+    with start(project) as viewer:
+        overview = viewer.get("/")
+        assert "Conflicts" in overview.text
+        page = viewer.get("/pair", layer="project", kind="conflict", a=older, b=newer)
+        assert viewer.post("/resolve", form_fields(page.text, "/resolve")).status == 303
+    entries = {e.id: e for e in _store(project).read("project")}
+    assert entries[older].superseded_by == newer
+    assert older in entries[newer].supersedes
+
+
+def test_a_near_duplicate_pair_is_merged(project: Path) -> None:
+    a = _write(project, "Run the unit tests with pytest -q before every commit", "testing")
+    b = _write(project, "Run unit tests with pytest -q before each commit please", "testing")
+    with start(project) as viewer:
+        page = viewer.get("/pair", layer="project", kind="merge", a=a, b=b)
+        fields = {**form_fields(page.text, "/merge"), "body": "Run pytest -q before every commit"}
+        assert viewer.post("/merge", fields).status == 303
+    entries = {e.id: e for e in _store(project).read("project")}
+    assert entries[a].superseded_by == b
+    assert entries[b].body == "Run pytest -q before every commit"
+
+
+def test_every_page_draws(viewer: Viewer) -> None:
+    for path in ("/", "/memories", "/inbox", "/sessions", "/spend", "/removed"):
+        page = viewer.get(path)
+        assert page.status == 200, (path, page.text)
+        assert "<nav>" in page.text
+    assert viewer.get("/sessions", q="nothing said").status == 200
+    assert viewer.get("/static/app.js").status == 200
+
+
+def _first_id(viewer: Viewer, keyword: str) -> str:
+    return next(e.id for e in _store(viewer.project).read("project") if e.keyword == keyword)
+
+
+def _ids(text: str) -> list[str]:
+    import re
+
+    return re.findall(r'data-id="([^"]+)"', text)
+
+
+def _all_bodies(project: Path) -> str:
+    return "\n".join(e.body for e in _store(project).read_all())
