@@ -219,3 +219,17 @@ def _ids(text: str) -> list[str]:
 
 def _all_bodies(project: Path) -> str:
     return "\n".join(e.body for e in _store(project).read_all())
+
+
+def test_the_chart_draws_the_cap_or_says_where_it_is() -> None:
+    from pi_memory.viewer.chart import spend_chart
+
+    days = ["2026-12-01", "2026-12-02"]
+    tokens = {"2026-12-01": {"review": 40_000, "compact": 5_000}}
+    near = spend_chart(days, tokens, 60_000)
+    assert near.count('class="cap"') == 1 and "daily cap 60,000" in near
+    assert near.count("<rect") == 2
+    assert "<title>2026-12-01 · review: 40,000 tokens</title>" in near
+    far = spend_chart(days, tokens, 2_000_000)
+    assert 'class="cap"' not in far and "daily cap 2,000,000: far above" in far
+    assert 'class="cap"' in spend_chart(days, {}, 60_000)  # nothing spent: the cap alone

@@ -71,6 +71,11 @@ def spend_chart(days: Sequence[str], tokens: Mapping[str, Mapping[str, int]], ca
             f'<line class="cap" x1="{LEFT}" y1="{y(cap):.1f}" x2="{WIDTH}" y2="{y(cap):.1f}"/>'
             f'<text x="{WIDTH - 4}" y="{y(cap) - 5:.1f}" text-anchor="end">daily cap {cap:,}</text>'
         )
+    elif cap:  # far above the busiest day: said, not drawn (the bars would vanish)
+        parts.append(
+            f'<text class="cap-note" x="{WIDTH - 4}" y="{TOP}" text-anchor="end">'
+            f"daily cap {cap:,}: far above these days ↑</text>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 

@@ -9,6 +9,7 @@ server goes on.
 from __future__ import annotations
 
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Final
@@ -68,11 +69,13 @@ class Handler(BaseHTTPRequestHandler):
             self._send(_refusal(refused))
             return
         request = Request(self.app, method, parts.path, query, form)
+        started = time.perf_counter()
         try:
             response = route(request)
         except Exception as exc:  # a page's bug must not stop the server
             response = plain(500, f"the viewer failed on this page: {type(exc).__name__}: {exc}")
-        self._send(response)
+        spent = (time.perf_counter() - started) * 1000
+        self._send(response, timing=f"page;dur={spent:.1f}")
 
     def _form(self, headers: dict[str, str]) -> dict[str, str]:
         length = security.body_length(headers)
@@ -86,8 +89,10 @@ class Handler(BaseHTTPRequestHandler):
             raise security.Refused(400, "the form is not UTF-8") from None
         return dict(parse_qsl(text, keep_blank_values=True))
 
-    def _send(self, response: Response, *, body: bool = True) -> None:
+    def _send(self, response: Response, *, body: bool = True, timing: str = "") -> None:
         self.send_response(response.status)
+        if timing:  # the time the page took in the server (a browser's dev tools show it)
+            self.send_header("Server-Timing", timing)
         self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(response.body)))
         if response.location:

@@ -150,7 +150,9 @@ def _summary(result: SearchResult) -> str:
         "all": "matches first, then the newest",
         "id": "by id",
     }.get(result.mode, result.mode)
-    text = f"{result.total:,} memories · {what}"
+    from pi_memory.text import counted
+
+    text = f"{counted(result.total, 'memory', 'memories')} · {what}"
     if result.fallback:
         text = f"nothing matched: the newest of {result.total:,} memories"
     return f'<p class="summary" data-total="{result.total}">{esc(text)}</p>'
