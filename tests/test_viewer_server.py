@@ -233,3 +233,26 @@ def test_the_chart_draws_the_cap_or_says_where_it_is() -> None:
     far = spend_chart(days, tokens, 2_000_000)
     assert 'class="cap"' not in far and "daily cap 2,000,000: far above" in far
     assert 'class="cap"' in spend_chart(days, {}, 60_000)  # nothing spent: the cap alone
+
+
+def test_receipts_show_on_the_memory_and_in_the_timeline(project: Path) -> None:
+    from pi_memory import receipts
+
+    entry_id = _write(project, "Deploy with make deploy; staging listens on port 5433", "deploy")
+    given = receipts.made(
+        receipts.HOOK,
+        receipts.SURFACE,
+        host="claude-code",
+        session="session-one",
+        text="<relevant_memories>…</relevant_memories>",
+        ids=(entry_id,),
+        layers=("project",),
+    )
+    assert receipts.append(given)
+    with start(project) as viewer:
+        page = viewer.get("/memory", layer="project", id=entry_id)
+        mine = page.text.split("<h2>Receipts</h2>")[1]
+        assert "surfaced 1 memory" in mine and "claude-code" in mine
+        timeline = viewer.get("/sessions")
+        assert 'data-host="claude-code"' in timeline.text
+        assert "session-one" in timeline.text and "1 surfaced" in timeline.text

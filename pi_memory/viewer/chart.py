@@ -27,20 +27,26 @@ def series_class(jobs: Sequence[str], job: str) -> str:
     return f"s{jobs.index(job) % COLOURS}"
 
 
-def spend_chart(days: Sequence[str], tokens: Mapping[str, Mapping[str, int]], cap: int) -> str:
+def spend_chart(
+    days: Sequence[str],
+    tokens: Mapping[str, Mapping[str, int]],
+    cap: int,
+    *,
+    height: int = HEIGHT,
+) -> str:
     """``days`` in order; ``tokens``: day → job → tokens; ``cap``: 0 for none."""
     jobs = sorted({job for day in tokens.values() for job in day})
     busiest = max((sum(tokens.get(d, {}).values()) for d in days), default=0)
     show_cap = cap > 0 and (busiest == 0 or cap <= CAP_IN_VIEW * busiest)
     top = max(busiest, cap if show_cap else 0, 1) * 1.1
-    plot_h = HEIGHT - TOP - BOTTOM
+    plot_h = height - TOP - BOTTOM
     step = (WIDTH - LEFT) / max(len(days), 1)
 
     def y(value: float) -> float:
         return TOP + plot_h - plot_h * value / top
 
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
         f'aria-label="model tokens per day">',
         f'<line class="axis" x1="{LEFT}" y1="{y(0):.1f}" x2="{WIDTH}" y2="{y(0):.1f}"/>',
     ]
@@ -63,7 +69,7 @@ def spend_chart(days: Sequence[str], tokens: Mapping[str, Mapping[str, int]], ca
             base += value
         if i % max(1, len(days) // 10) == 0:
             parts.append(
-                f'<text x="{x + step * 0.35:.1f}" y="{HEIGHT - 6}" text-anchor="middle">'
+                f'<text x="{x + step * 0.35:.1f}" y="{height - 6}" text-anchor="middle">'
                 f"{esc(day[-2:])}</text>"
             )
     if show_cap:

@@ -156,16 +156,22 @@ def _history(app: App, entry: Entry) -> str:
     return f'<section class="card"><h2>History</h2>{inner}</section>'
 
 
+#: Receipts listed on a memory's page, newest first.
+SHOWN_RECEIPTS = 50
+
+
 def _receipts(app: App, entry: Entry) -> str:
-    del app, entry
-    return (
-        '<section class="card"><h2>Receipts</h2>'
-        + empty(
-            "No receipts: this version of pi_memory does not record "
-            "when a memory is injected or surfaced."
-        )
-        + "</section>"
+    """When the memory was injected, surfaced or written by a job (the receipts log)."""
+    from pi_memory import receipts
+    from pi_memory.viewer.receipts_view import receipts_table
+
+    found = receipts.read(receipts.Filter(memory=entry.id))[-SHOWN_RECEIPTS:]
+    inner = (
+        receipts_table(app, found)
+        if found
+        else empty("No receipt names this memory yet: no session was given it.")
     )
+    return f'<section class="card"><h2>Receipts</h2>{inner}</section>'
 
 
 def _args(request: Request) -> tuple[str, str, str]:

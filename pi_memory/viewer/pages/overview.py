@@ -106,6 +106,7 @@ def _short(entries: object, entry_id: str, limit: int = 48) -> str:
 
 def _spend_card(app: App) -> str:
     from pi_memory.model import ledger
+    from pi_memory.viewer.pages.spend import spend_days
 
     config = app.opened().config
     spend = ledger.spend(ledger.directory(config))
@@ -123,7 +124,8 @@ def _spend_card(app: App) -> str:
     return (
         '<section class="card wide"><h2>Model spend today</h2>'
         f'<p class="big"><strong>{today:,}</strong> tokens {esc(limit)}</p>{bar}'
-        f"<p>{spend.tokens_month():,} tokens this month · {link(app, 'the chart', '/spend')}</p>"
+        f"{spend_days(config, last=14)}"
+        f"<p>{spend.tokens_month():,} tokens this month · {link(app, 'per job', '/spend')}</p>"
         "</section>"
     )
 
