@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pi_memory.model.backoff import Backoff
     from pi_memory.model.ledger import Spend
     from pi_memory.model.target import Target
+    from pi_memory.receipts import Receipt
 
 #: The ping: short enough for any model, unmistakable in a provider's logs.
 PING: Final = "Reply with the single word OK."
@@ -82,8 +83,10 @@ class Report(NamedTuple):
     #: Every model in its prompt-time back-off (:mod:`pi_memory.model.backoff`).
     backoffs: tuple[Backoff, ...] = ()
     jobs: tuple[JobState, ...] = ()
-    #: Host → when its hooks last ran (seconds since the epoch).
+    #: Host → when its hooks last ran (seconds since the epoch): its last receipt's time.
     hook_runs: Mapping[str, float] = {}
+    #: Host → its last receipt (:mod:`pi_memory.receipts`).
+    last_receipts: Mapping[str, Receipt] = {}
 
 
 def diagnose(

@@ -122,6 +122,7 @@ class Summary(NamedTuple):
     """What a set of receipts add up to (``show``'s paragraph, the notice)."""
 
     receipts: int = 0
+    #: Injected indexes put into a prompt.
     injected: int = 0
     recalled: int = 0
     learned: int = 0
@@ -279,7 +280,7 @@ def summarise(receipts: Iterable[Receipt]) -> Summary:
     sessions: set[str] = set()
     for r in receipts:
         n += 1
-        injected += len(r.ids) if r.kind == HOOK and r.event == INJECT else 0
+        injected += r.kind == HOOK and r.event == INJECT and r.bytes > 0
         recalled += r.recalled
         learned += r.learned
         size, tokens, spent = size + r.bytes, tokens + r.tokens, spent + r.spent
@@ -307,8 +308,9 @@ def today_paragraph(summary: Summary) -> str:
     if not s.receipts:
         return "Today: the memory has done nothing yet (no receipts; see 'log')."
     return (
-        f"Today: {_count(s.sessions, 'session')}; {_count(s.injected, 'memory', 'memories')} "
-        f"in injected indexes and {s.recalled} recalled for prompts, {s.bytes} bytes "
+        f"Today: {_count(s.sessions, 'session')}; "
+        f"{_count(s.injected, 'injected index', 'injected indexes')} "
+        f"and {_count(s.recalled, 'memory', 'memories')} recalled for prompts, {s.bytes} bytes "
         f"(~{s.tokens} tokens) put into prompts; {s.learned} learned by "
         f"{_count(s.jobs, 'background job')}"
         + (f" ({s.failed} failed)" if s.failed else "")
@@ -325,31 +327,28 @@ def _count(n: int, one: str, many: str = "") -> str:
 NOTICE_OFF: Final = "off"
 NOTICE_LEARNED: Final = "learned"
 NOTICE_ALL: Final = "all"
-NOTICES: Final = (NOTICE_OFF, NOTICE_LEARNED, NOTICE_ALL)
 
 
 def notice_line(setting: str, receipts: Sequence[Receipt]) -> str:
-    """The one line a hook shows the user about ``receipts`` (``""``: nothing to say).
+    """The one line a hook shows the user about ``receipts`` (``""``: nothing to say):
+    ``memory: learned 2 · recalled 3, 410 tokens``.
 
-    ``learned``: only when a job learned memories; ``all``: also memories recalled or
-    injected and jobs that failed. Numbers and fixed words only: nothing a memory or a
-    model wrote reaches it, so it cannot carry a prompt tag.
+    ``learned``: only when a job learned memories; ``all``: also the index or memories put
+    into the prompt (and their estimated tokens) and jobs that failed. Numbers and fixed
+    words only: nothing a memory or a model wrote reaches it, so it cannot carry a tag.
     """
     if setting not in (NOTICE_LEARNED, NOTICE_ALL):
         return ""
     s = summarise(receipts)
     parts = [f"learned {s.learned}"] if s.learned else []
     if setting == NOTICE_ALL:
-        if s.injected:
-            parts.append(f"index {s.injected}")
-        if s.recalled:
-            parts.append(f"recalled {s.recalled}")
-        if s.failed:
-            parts.append(f"{s.failed} failed")
-    if not parts or (setting == NOTICE_LEARNED and not s.learned):
+        parts += ["index"] if s.injected else []
+        parts += [f"recalled {s.recalled}"] if s.recalled else []
+        parts += [f"{s.failed} failed"] if s.failed else []
+    if not parts:
         return ""
-    line = "memory: " + " · ".join(parts)
-    return line + (f", {s.tokens} tokens" if setting == NOTICE_ALL and s.tokens else "")
+    tokens = f", {s.tokens} tokens" if setting == NOTICE_ALL and s.tokens else ""
+    return "memory: " + " · ".join(parts) + tokens
 
 
 # -- the log -----------------------------------------------------------------------------------
@@ -450,6 +449,29 @@ def read(wanted: Filter | None = None, env: Mapping[str, str] = os.environ) -> l
     for path in [*_aside(where, ".jsonl"), where / NAME]:
         found += select(_read_file(path, current=path.name == NAME), wanted or Filter())
     return found
+
+
+def read_after(
+    position: tuple[int, int], env: Mapping[str, str] = os.environ
+) -> tuple[list[Receipt], tuple[int, int]]:
+    """The receipts appended to the log since ``position`` (the log's inode, bytes read),
+    and the position after them. ``(0, 0)`` reads nothing and answers the log's end: a
+    session starts looking from there. A log set aside since is read from its start.
+    Never raises; reads at most :data:`MAX_BYTES`."""
+    try:
+        with open(directory(env) / NAME, "rb") as log:
+            found = os.fstat(log.fileno())
+            inode, size = found.st_ino, found.st_size
+            if position == (0, 0):
+                return [], (inode, size)
+            start = position[1] if position[0] == inode and position[1] <= size else 0
+            log.seek(start)
+            data = log.read(min(size - start, MAX_BYTES))
+    except OSError:
+        return [], position
+    whole = data[: data.rfind(b"\n") + 1]  # a line still being written waits for next time
+    lines = [_decode_bytes(line) for line in whole.split(b"\n") if line.strip()]
+    return [r for r in lines if r is not None], (inode, start + len(whole))
 
 
 def _read_file(path: Path, *, current: bool) -> list[Receipt]:

@@ -296,7 +296,7 @@ def test_a_background_review_that_brings_a_layer_to_its_threshold_starts_the_rou
         end=SESSION.stat().st_size,
         created=time.time(),
     )
-    assert "stored 2 memories" in worker.execute(review, opened.store, opened.config, 60.0)
+    assert "stored 2 memories" in worker.execute(review, opened.store, opened.config, 60.0).detail
     log_file = hermetic_home / ".pi/agent/memory-auto/pi_memory.log"
     wait_for(lambda: log_file.exists() and "job consolidate-project" in log_file.read_text("utf-8"))
     wait_for(lambda: not records.claim_path(records.CONSOLIDATE).exists())

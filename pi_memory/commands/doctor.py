@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     import argparse
 
     from pi_memory.doctor import Report
+    from pi_memory.receipts import Receipt
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,25 +101,27 @@ def with_background(report: Report) -> Report:
     """Background work: pending and set-aside jobs, and when each host's hooks last ran."""
     import time
 
+    from pi_memory import receipts
     from pi_memory.doctor import job_problems
-    from pi_memory.hosts.hook_runs import last_runs
     from pi_memory.jobs.status import job_states
 
     jobs = job_states(time.time())
     problems = list(report.problems)
     job_problems(jobs, problems)
-    runs = last_runs()
+    last = receipts.last_by_host(receipts.read())
+    runs = {host: receipts.seconds_of(r.at) or 0.0 for host, r in last.items()}
     notes = list(report.notes)
     for where, state in report.hooks.items():
         host = where.split(" (")[0]
         if state == "installed" and host not in runs:
             notes.append(
-                f"{host}'s hooks have not run since pi_memory began recording hook runs "
-                "(start a session there to see them here)"
+                f"{host}'s hooks have left no receipt (start a session there to see it "
+                "here; 'log' lists what the hooks did)"
             )
     return report._replace(
         jobs=tuple(jobs),
         hook_runs=runs,
+        last_receipts=last,
         problems=tuple(problems),
         notes=tuple(dict.fromkeys(notes)),
     )
@@ -145,9 +148,17 @@ def _background_lines(report: Report) -> list[str]:
         until = time.strftime("%H:%M", time.localtime(b.until))
         state = f"not asked at prompt time until {until}" if b.waiting(now) else "asked again"
         lines.append(f"  {b.model}: {b.failures} failure(s) in a row, {state} ({b.error})")
-    runs = ", ".join(f"{h} {ago(now - t)} ago" for h, t in sorted(report.hook_runs.items()))
+    runs = ", ".join(
+        f"{h} {ago(now - t)} ago ({_what(report.last_receipts.get(h))})"
+        for h, t in sorted(report.hook_runs.items())
+    )
     lines.append(f"hooks last ran: {runs or 'no run recorded yet'}")
     return lines
+
+
+def _what(receipt: Receipt | None) -> str:
+    """A receipt in a few words: ``surface, nothing``."""
+    return f"{receipt.event}, {receipt.outcome}" if receipt is not None else "?"
 
 
 def render(report: Report) -> list[str]:
@@ -197,6 +208,7 @@ _STATES = {
 
 def to_json(report: Report) -> dict[str, Any]:
     from pi_memory.model import ledger
+    from pi_memory.receipts import as_json
 
     return {
         "ok": not report.problems,
@@ -225,4 +237,5 @@ def to_json(report: Report) -> dict[str, Any]:
             for b in report.backoffs
         },
         "hook_runs": {host: round(when) for host, when in report.hook_runs.items()},
+        "last_receipts": {host: as_json(r) for host, r in report.last_receipts.items()},
     }

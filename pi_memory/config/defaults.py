@@ -56,6 +56,9 @@ REVIEW_MONTHS: Final = 0
 SESSION_DAYS: Final = 14
 #: Tokens a day that background jobs may spend before they stop until tomorrow.
 DAILY_TOKEN_CAP: Final = 2_000_000
+#: What a hook tells the user in the host's own line (never the model's context):
+#: ``off``, ``learned`` (what background jobs learned) or ``all`` (also what went into prompts).
+NOTICE: Final = "learned"
 #: Seconds one background job may run, its model calls included (0: each job's own
 #: deadline, 120 s for a review, 180 s for a consolidation).
 JOB_SECONDS: Final = 0

@@ -86,6 +86,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "sessionDays": config.session_days,
             "dailyTokenCap": config.daily_token_cap,
             "jobSeconds": config.job_seconds,
+            "notice": config.notice,
             "redactPatterns": dict(config.redact_patterns),
             "keepRemovedDays": config.keep_removed_days,
             "memoryMaxBytes": config.memory_max_bytes,

@@ -20,6 +20,8 @@ THINK_LEVELS: Final = ("off", "minimal", "low", "medium", "high", "xhigh")
 APIS: Final = ("openai", "anthropic", "claude-cli", "codex-cli", "gemini-cli")
 #: The providers that run a host's own CLI instead of speaking HTTP (no ``baseUrl``).
 CLI_APIS: Final = ("claude-cli", "codex-cli", "gemini-cli")
+#: The ``notice`` setting's values (their meaning: :mod:`pi_memory.receipts`).
+NOTICES: Final = ("off", "learned", "all")
 #: The model-driven tasks, in the order their errors are reported.
 TASKS: Final = ("dream", "extractMemories", "autoSurfacing")
 
@@ -140,6 +142,8 @@ class Config(NamedTuple):
     #: Seconds one background job may run (0: each job's own deadline); past it, its
     #: worker ends and a later one takes its jobs over.
     job_seconds: int = d.JOB_SECONDS
+    #: What the hooks tell the user (``off`` | ``learned`` | ``all``; :mod:`pi_memory.receipts`).
+    notice: str = d.NOTICE
     #: Extra secret patterns from ``redactPatterns``: placeholder label → regular expression.
     redact_patterns: Mapping[str, str] = MappingProxyType({})
     #: Days the files layout keeps what the memory tool removed or replaced.

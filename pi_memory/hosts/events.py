@@ -69,6 +69,8 @@ def _prompt(payload: dict[str, object]) -> str:
 
 
 def to_event(moment: str, host: str, payload: dict[str, object]) -> HookEvent:
+    import time
+
     from pi_memory.hosts.lifecycle import HookEvent
 
     cwd = _text(payload, "cwd")
@@ -82,6 +84,7 @@ def to_event(moment: str, host: str, payload: dict[str, object]) -> HookEvent:
         prompt=_prompt(payload),
         turn_key=_text(payload, "turn_id", "prompt_id", "timestamp"),
         reason=_text(payload, "reason"),
+        started=time.monotonic(),
     )
 
 
@@ -116,11 +119,14 @@ def render(shape: Host, event_name: str, answer: Answer) -> str | None:
     import json
 
     if shape.plain_text:
-        # pi: the extension injects the text itself; a user-visible message is logged.
+        # pi: the extension injects the text itself; a user-visible message is logged, and
+        # the notice goes to stderr, marked, for the extension to show.
         if answer.system_message:
             from pi_memory.error_handler import log_line
 
             log_line(f"hook {event_name}", answer.system_message)
+        if answer.notice:
+            _say_plain_notice(answer.notice)
         return answer.context if event_name in shape.context_events and answer.context else None
     out: dict[str, object] = {}
     if answer.context and event_name in shape.context_events:
@@ -128,12 +134,25 @@ def render(shape: Host, event_name: str, answer: Answer) -> str | None:
             "hookEventName": event_name,
             "additionalContext": answer.context,
         }
-    if answer.system_message:
+    message = "\n".join(part for part in (answer.system_message, answer.notice) if part)
+    if message:
         from pi_memory.inject.terminal import visible
 
         # A person reads it: a path or a lock record must not act on their terminal.
-        out["systemMessage"] = visible(answer.system_message)
+        out["systemMessage"] = visible(message)
     return json.dumps(out) if out else None
+
+
+def _say_plain_notice(line: str) -> None:
+    import sys
+
+    from pi_memory.hosts.hook_receipts import PLAIN_PREFIX
+
+    try:
+        sys.stderr.write(f"{PLAIN_PREFIX}{line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # nowhere to say it: the receipt is in the log
 
 
 def help_text() -> str:

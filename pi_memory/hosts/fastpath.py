@@ -69,6 +69,8 @@ class Note(NamedTuple):
     #: The project layer's directory and the project's root whose anchors a turn's end
     #: checks in the background (``("", "")``: none, see :mod:`pi_memory.anchors`).
     anchors: tuple[str, str] = ("", "")
+    #: The ``notice`` setting: what the hooks tell the user (:mod:`pi_memory.receipts`).
+    notice: str = "learned"
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
@@ -146,6 +148,7 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
             tuple(data.get("modelCommand") or ("", "")),
             data.get("surfaceModel", ""),
             tuple(data.get("anchors") or ("", "")),
+            data.get("notice", "learned"),
         )
         if data["env"] != environment(env, note.key_names):
             return None
@@ -239,6 +242,7 @@ def save(
         "maxBytes": note.max_bytes,
         "surfaceModel": note.surface_model,
         "anchors": list(note.anchors),
+        "notice": note.notice,
         "corpus": corpus is not None,
     }
     try:

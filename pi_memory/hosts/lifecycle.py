@@ -62,6 +62,8 @@ class HookEvent(NamedTuple):
     #: Names the turn (``turn_id``, ``prompt_id``): a repeated delivery is one turn.
     turn_key: str = ""
     reason: str = ""
+    #: ``time.monotonic()`` when the hook began (its receipts' duration; 0: unknown).
+    started: float = 0.0
 
 
 class Answer(NamedTuple):
@@ -69,6 +71,8 @@ class Answer(NamedTuple):
     context: str = ""
     #: What the person should read (``""``: nothing).
     system_message: str = ""
+    #: The one line telling the person what the memory did (:mod:`pi_memory.hosts.hook_receipts`).
+    notice: str = ""
 
 
 def run(event: HookEvent) -> Answer:
@@ -134,9 +138,8 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
     """
     import time
 
-    from pi_memory.hosts import fastpath, hook_runs
+    from pi_memory.hosts import fastpath
 
-    hook_runs.mark(event.host)
     day = time.strftime("%Y-%m-%d")
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     hit = fastpath.lookup(event.cwd, os.environ, day)
@@ -212,6 +215,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         dream=_dream_settings(config, store),
         model_command=_model_command(config),
         anchors=anchored,
+        notice=config.notice,
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
     memories = (
@@ -313,6 +317,8 @@ def _trust_inputs(store: Store) -> list[Path]:
 
 
 def on_start(event: HookEvent) -> Answer:
+    from pi_memory import receipts
+    from pi_memory.hosts import hook_receipts
     from pi_memory.session import moments, state
 
     known = know(event, refresh=True)
@@ -325,7 +331,9 @@ def on_start(event: HookEvent) -> Answer:
     injected_index_at_prompt = _host(event).injected_index_at_prompt
     sid = event.session_id
     if not sid:
-        return Answer("" if injected_index_at_prompt else known.note.injection, said)
+        text = "" if injected_index_at_prompt else known.note.injection
+        hook_receipts.write(event, receipts.INJECT, text=text, note=event.source)
+        return Answer(text, said)
     loaded = state.load(sid)
     after, text = moments.started(
         loaded,
@@ -334,8 +342,10 @@ def on_start(event: HookEvent) -> Answer:
         injected_index_at_prompt=injected_index_at_prompt,
         replays_context=_host(event).resume_replays_context,
     )
+    own = hook_receipts.write(event, receipts.INJECT, text=text, note=event.source)
+    line, after = hook_receipts.notice(known.note.notice, after, sid, [own])
     state.save(sid, loaded, after)
-    return Answer(text, said)
+    return Answer(text, said, line)
 
 
 def _model_missing(note: Note) -> str:
@@ -460,14 +470,35 @@ def on_prompt(event: HookEvent) -> Answer:
         return Answer()
     now, index = moments.prompt_index(now, known.note.injection)
     parts = [index] if index else []
-    if event.prompt.strip():
-        found = _surface(event, known, skip=now.surfaced)
-        if found.text:
-            parts.append(found.text)
-            now = moments.surfaced(now, found.ids)
+    found = _surface(event, known, skip=now.surfaced) if event.prompt.strip() else None
+    if found is not None and found.text:
+        parts.append(found.text)
+        now = moments.surfaced(now, found.ids)
+    now, line = _prompt_receipts(event, known.note, now, index, found)
     if sid:
         state.save(sid, loaded, now)
-    return Answer("\n\n".join(parts))
+    return Answer("\n\n".join(parts), notice=line)
+
+
+def _prompt_receipts(
+    event: HookEvent, note: Note, now: SessionState, index: str, found: Surfaced | None
+) -> tuple[SessionState, str]:
+    """The prompt's receipts (the index put in again, the memories surfaced), and the
+    notice they and the session's finished jobs make."""
+    from pi_memory import receipts
+    from pi_memory.hosts import hook_receipts
+
+    own = []
+    if index:
+        own.append(hook_receipts.write(event, receipts.INJECT, text=index, note="prompt"))
+    if found is not None:
+        own.append(
+            hook_receipts.write(
+                event, receipts.SURFACE, text=found.text, ids=found.ids, note=found.via
+            )
+        )
+    line, now = hook_receipts.notice(note.notice, now, event.session_id, own)
+    return now, line
 
 
 def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
@@ -514,10 +545,15 @@ def on_turn_end(event: HookEvent) -> Answer:
     if note.background:
         counted, due = gate.turn_ended(now.gate, event.turn_key, note.review_turns)
         now = now._replace(gate=counted)
+    line = ""
+    if "prompt" not in _host(event).events:  # no prompt hook to tell the user: the turn's end
+        from pi_memory.hosts import hook_receipts
+
+        line, now = hook_receipts.notice(note.notice, now, sid)
     state.save(sid, loaded, now)
     if due:
         worker.schedule(_record(records.REVIEW, event), event.cwd)
-    return Answer()
+    return Answer(notice=line)
 
 
 def on_pre_compact(event: HookEvent) -> Answer:

@@ -16,6 +16,7 @@ from pi_memory.errors import PiMemoryError
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.jobs.outcome import JobOutcome
     from pi_memory.jobs.records import JobRecord
     from pi_memory.store import Store
 
@@ -39,7 +40,7 @@ def job_seconds(record: JobRecord, config: Config) -> float:
     return JOB_TIMEOUTS.get(MODEL_JOBS.get(record.kind, ""), DEFAULT_TIMEOUT)
 
 
-def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> str:
+def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> JobOutcome:
     """Do the work of ``record`` within ``seconds`` and say what happened; raises when it
     was not done."""
     from datetime import datetime
@@ -48,7 +49,9 @@ def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> 
     from pi_memory.jobs.records import ANCHORS, CONSOLIDATE, HANDOFF
 
     if record.kind == ANCHORS:
-        return check_anchors(store)
+        from pi_memory.jobs.outcome import JobOutcome as Checked
+
+        return Checked("anchors", "checked", check_anchors(store).removeprefix("anchors: "))
     if record.kind == CONSOLIDATE:
         from pi_memory.jobs.consolidate import compact
 
@@ -70,7 +73,7 @@ def run_job(record: JobRecord, store: Store, config: Config, seconds: float) -> 
         )
     if not outcome.ok:
         raise JobFailed(f"{outcome.job}: {outcome.detail}")
-    return f"{outcome.job}: {outcome.status} — {outcome.detail}"
+    return outcome
 
 
 def check_anchors(store: Store) -> str:

@@ -32,6 +32,7 @@ from pi_memory.session.dirs import sessions_root
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.jobs.outcome import JobOutcome
     from pi_memory.jobs.records import JobRecord
     from pi_memory.store import Store
 
@@ -72,8 +73,12 @@ def schedule_due_rounds(store: Store, every: int, cwd: Path) -> list[str]:
 
 
 def schedule(record: JobRecord, cwd: Path) -> None:
-    """Write the record (the same job twice is one record), then start a worker."""
+    """Write the record (the same job twice is one record) and its receipt, then start a
+    worker."""
+    from pi_memory.jobs.job_receipts import scheduled
+
     records.write_record(record)
+    scheduled(record)
     if not worker_alive(records.key_of(record)):
         spawn(records.key_of(record), cwd)
 
@@ -229,7 +234,9 @@ def _drain(key: str, attempted: set[str]) -> None:
 
     from pi_memory.error_handler import log_exception, log_line
     from pi_memory.errors import PiMemoryError
+    from pi_memory.jobs.job_receipts import finished
     from pi_memory.jobs.run import job_seconds
+    from pi_memory.model.ledger import spent_in_process
     from pi_memory.open_store import open_store
 
     while True:
@@ -240,23 +247,28 @@ def _drain(key: str, attempted: set[str]) -> None:
         attempted.add(record.name)
         # Counted before it runs: a job that kills its worker every time still ends.
         records.write_record(record._replace(attempts=record.attempts + 1))
+        started, spent = time.monotonic(), spent_in_process()
         try:
             config, store, _, _ = open_store(Path(record.cwd))
             seconds = job_seconds(record, config)
             deadline = time.time() + seconds
             records.set_deadline(key, deadline)
             with _Watchdog(deadline + records.GRACE):
-                said = execute(record, store, config, seconds)
+                done = execute(record, store, config, seconds)
         except PiMemoryError as exc:  # expected (no answer, the daily cap): one line
             log_line("worker", f"job {record.name} of session {record.session} failed: {exc}")
             records.failed(record, str(exc))
+            finished(record, started, spent_in_process() - spent, None, str(exc))
         except Exception as exc:
             log_exception(f"job {record.kind} of session {record.session}", exc)
             log_line("worker", f"job {record.name} failed: {type(exc).__name__}: {exc}")
             records.failed(record, f"{type(exc).__name__}: {exc}")
+            finished(record, started, spent_in_process() - spent, None, type(exc).__name__)
         else:
+            said = f"{done.job}: {done.status} — {done.detail}"
             log_line("worker", f"job {record.name} of session {record.session}: {said}")
             records.finish(record)
+            finished(record, started, spent_in_process() - spent, done)
 
 
 class _Watchdog:
@@ -287,15 +299,15 @@ class _Watchdog:
                 os._exit(3)
 
 
-def execute(record: JobRecord, store: Store, config: Config, seconds: float) -> str:
+def execute(record: JobRecord, store: Store, config: Config, seconds: float) -> JobOutcome:
     """Run one job within ``seconds``; raises when its work was not done (the record
     stays for a retry)."""
     from pi_memory.jobs.run import run_job
 
-    said = run_job(record, store, config, seconds)
+    done = run_job(record, store, config, seconds)
     if record.kind not in (records.CONSOLIDATE, records.ANCHORS):
         _consolidate_after(record, store, config)
-    return said
+    return done
 
 
 def _consolidate_after(record: JobRecord, store: Store, config: Config) -> None:

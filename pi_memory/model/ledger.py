@@ -131,8 +131,18 @@ def decode(line: str) -> LedgerLine | None:
     )
 
 
+#: Tokens the calls recorded by this process spent (a job's receipt counts its own).
+_SPENT_HERE: list[int] = [0]
+
+
+def spent_in_process() -> int:
+    """Tokens (in + out) of the calls this process recorded so far."""
+    return _SPENT_HERE[0]
+
+
 def record(directory: Path, spent: LedgerLine) -> None:
     """Append one record (creating the directory); raises OSError for the caller to judge."""
+    _SPENT_HERE[0] += spent.tokens_in + spent.tokens_out
     path = path_for(directory, datetime.fromisoformat(spent.at))
     directory.mkdir(parents=True, exist_ok=True)
     data = encode(spent).encode("ascii")
