@@ -101,6 +101,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "the memories a prompt needs, as the prompt hook injects them",
         "pi_memory.commands.surface",
     ),
+    ("log", "what the memory did: injected, surfaced, learned, spent", "pi_memory.commands.log"),
     (
         "doctor",
         "check the configuration, models, providers, locks and model spend",

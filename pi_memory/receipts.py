@@ -160,6 +160,27 @@ def seconds_of(at: str) -> float | None:
         return None
 
 
+def since_seconds(text: str, now: float) -> float | None:
+    """``log --since``'s value as seconds since the epoch (``None``: not understood):
+    ``today``, ``yesterday``, ``30m``, ``2h``, ``7d``, or a local date or time
+    (``2026-03-14``, ``2026-03-14T09:30``)."""
+    import time
+    from datetime import datetime
+
+    word = text.strip().lower()
+    if word in ("today", "yesterday"):
+        local = time.localtime(now)
+        midnight = time.mktime((*local[:3], 0, 0, 0, 0, 0, -1))
+        return midnight - (86400 if word == "yesterday" else 0)
+    units = {"m": 60, "h": 3600, "d": 86400}
+    if len(word) > 1 and word[-1] in units and word[:-1].isdigit():
+        return now - int(word[:-1]) * units[word[-1]]
+    try:
+        return datetime.fromisoformat(text.strip()).timestamp()
+    except ValueError:
+        return None
+
+
 def estimate_tokens(text: str) -> int:
     """A rough token count of ``text`` put into a prompt: one per four UTF-8 bytes, rounded up."""
     return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4

@@ -222,3 +222,6 @@ def test_background_work_back_offs_and_hook_runs_are_reported(
     ]
     assert data["backoff"]["fake/test-model"]["failures"] == 1
     assert set(data["hook_runs"]) == {"claude-code"}
+    # The last run is the host's last receipt, which says what the hook did.
+    assert data["last_receipts"]["claude-code"]["event"] == "inject"
+    assert "hooks last ran: claude-code 0 s ago (inject, " in out

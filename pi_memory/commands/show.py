@@ -269,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
             lines += render_view(view, loaded.config.consolidate_every)
     lines += suspect_lines(store, data)
     lines += model_usage(loaded.config, data)
+    lines += today_receipts(data)
     lines += [f"note: {problem}" for problem in loaded.problems]
     return _emit(lines, data, as_json)
 
@@ -308,6 +309,18 @@ def model_usage(config: Any, data: dict[str, Any]) -> list[str]:
     data["model_usage"] = ledger.to_json(spend, config.daily_token_cap)
     block = ledger.render(spend, config.daily_token_cap)
     return ["", *block] if block else []
+
+
+def today_receipts(data: dict[str, Any]) -> list[str]:
+    """One paragraph about what the memory did today (the receipts; ``log`` lists them)."""
+    import time
+
+    from pi_memory import receipts
+
+    today = time.strftime("%Y-%m-%d")
+    summary = receipts.summarise(r for r in receipts.read() if r.day == today)
+    data["today"] = summary._asdict()
+    return ["", receipts.today_paragraph(summary)]
 
 
 def _emit(lines: Sequence[str], data: dict[str, Any], as_json: bool) -> int:
