@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,8 @@ def test_background_work_back_offs_and_hook_runs_are_reported(
     )
     assert "jobs: 2 pending, 1 set aside" in out
     assert "  fake/test-model: 1 failure(s) in a row, not asked at prompt time until" in out
-    assert "hooks last ran: claude-code 0 s ago" in out
+    # A receipt's time is kept to the second: a second may have passed since.
+    assert re.search(r"hooks last ran: claude-code [01] s ago \(inject, (ok|nothing)\)", out)
     data = json.loads(doctor(capsys, "--offline", "--json")[1])
     assert [(j["name"], j["state"]) for j in data["jobs"]] == [
         ("review-20", "pending"),  # oldest first; then by session
@@ -224,4 +226,3 @@ def test_background_work_back_offs_and_hook_runs_are_reported(
     assert set(data["hook_runs"]) == {"claude-code"}
     # The last run is the host's last receipt, which says what the hook did.
     assert data["last_receipts"]["claude-code"]["event"] == "inject"
-    assert "hooks last ran: claude-code 0 s ago (inject, " in out
