@@ -40,7 +40,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The agent tools: what every adapter calls; a write may start a model job.
     ("agent_tools", ("agent_tools",)),
     ("jobs", ("jobs",)),
-    ("engine", ("store", "plan", "open_store", "doctor", "memory_edits")),
+    ("engine", ("store", "plan", "open_store", "doctor", "memory_edits", "inbox")),
     ("layouts", ("layouts",)),
     (
         "pure",

@@ -65,7 +65,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
         _discard(tmp_name)
         raise
     if durable:
-        _fsync_directory(directory)
+        fsync_directory(directory)
 
 
 def _through_links(path: Path) -> Path:
@@ -135,7 +135,8 @@ def _discard(name: str) -> None:
         pass
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
+    """Make a rename or unlink in ``directory`` survive a power cut (POSIX)."""
     if os.name != "posix":
         return
     try:

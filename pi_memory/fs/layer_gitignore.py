@@ -28,8 +28,9 @@ TEXT: Final = "\n".join(
 )
 
 
-def ensure_gitignore(directory: Path) -> None:
-    """Create ``directory/.gitignore`` if there is none; never change an existing one."""
+def ensure_gitignore(directory: Path, text: str = TEXT) -> None:
+    """Create ``directory/.gitignore`` holding ``text`` if there is none; never change an
+    existing one."""
     import os
 
     path = directory / NAME
@@ -40,6 +41,6 @@ def ensure_gitignore(directory: Path) -> None:
     except OSError:
         return  # created meanwhile, or a directory we cannot write: writes report that
     try:
-        os.write(fd, TEXT.encode("ascii"))
+        os.write(fd, text.encode("ascii"))
     finally:
         os.close(fd)
