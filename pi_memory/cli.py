@@ -53,6 +53,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "pi_memory.commands.dream",
     ),
     ("import", "copy a layer from one layout to the other", "pi_memory.commands.import_layer"),
+    (
+        "inbox",
+        "list, accept or reject what the background review proposed",
+        "pi_memory.commands.inbox",
+    ),
     ("unlock", "remove an abandoned write lock", "pi_memory.commands.unlock"),
     (
         "verify",

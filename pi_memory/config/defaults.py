@@ -45,6 +45,9 @@ EXTRACT_THINK_LEVEL: Final = "high"
 EXTRACT_MAX_CONTEXT_TOKENS: Final = 2000
 EXTRACT_MAX_TOOL_RESULT_CHARS: Final = 500
 EXTRACT_MAX_ASSISTANT_CHARS: Final = 2000
+#: What the background review proposes is written at once (``auto``) or waits in the
+#: inbox for a person (``inbox``).
+EXTRACT_APPROVAL: Final = "auto"
 
 #: pi-memory-auto's knobs (also ``PI_MEMORY_AUTO_*`` variables).
 REVIEW_TURNS: Final = 10

@@ -16,6 +16,7 @@ from pi_memory.config.env_overlay import ENV_KNOBS, KNOB_FIELDS, apply_env
 from pi_memory.config.reader import Reader, resolve_path
 from pi_memory.config.schema import (
     APIS,
+    APPROVALS,
     CATEGORIES,
     CLI_APIS,
     LAYOUTS,
@@ -215,6 +216,7 @@ def _extraction(
         max_assistant_chars=r.integer(
             "extractMemories.maxAssistantChars", d.EXTRACT_MAX_ASSISTANT_CHARS
         ),
+        approval=r.choice("extractMemories.approval", d.EXTRACT_APPROVAL, APPROVALS),
         model=r.text("extractMemories.model"),
         session_persistence=persistence("extractMemories"),
     )

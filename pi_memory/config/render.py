@@ -92,6 +92,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "memoryMaxBytes": config.memory_max_bytes,
         }
     )
+    out["extractMemories"]["approval"] = config.extract_memories.approval
     return out
 
 

@@ -16,6 +16,10 @@ from pi_memory.config import defaults as d
 CATEGORIES: Final = "categories"
 FILES: Final = "files"
 LAYOUTS: Final = (CATEGORIES, FILES)
+#: ``extractMemories.approval``: write what the review proposes, or stage it in the inbox.
+APPROVE_AUTO: Final = "auto"
+APPROVE_INBOX: Final = "inbox"
+APPROVALS: Final = (APPROVE_AUTO, APPROVE_INBOX)
 THINK_LEVELS: Final = ("off", "minimal", "low", "medium", "high", "xhigh")
 APIS: Final = ("openai", "anthropic", "claude-cli", "codex-cli", "gemini-cli")
 #: The providers that run a host's own CLI instead of speaking HTTP (no ``baseUrl``).
@@ -86,6 +90,8 @@ class ExtractMemoriesConfig(NamedTuple):
     max_context_tokens: int = d.EXTRACT_MAX_CONTEXT_TOKENS
     max_tool_result_chars: int = d.EXTRACT_MAX_TOOL_RESULT_CHARS
     max_assistant_chars: int = d.EXTRACT_MAX_ASSISTANT_CHARS
+    #: ``auto`` or ``inbox`` (see :data:`APPROVALS`).
+    approval: str = d.EXTRACT_APPROVAL
     model: str | None = None
     session_persistence: SessionPersistence | None = None
 

@@ -25,6 +25,7 @@ from pi_memory.jobs.outcome import SKIPPED, JobOutcome
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.inbox import Source
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
 
@@ -73,6 +74,7 @@ def extract(
         outcome = _review(
             store, config, turns[decision.start :], now=now, layer=layer, handoff=handoff,
             dry_run=dry_run, background=background, timeout=timeout, env=env,
+            stage=_inbox_source(config, job, sid, transcript),
         )  # fmt: skip
     except BaseException:  # a failure marks nothing reviewed
         unmarked = gate.failed(now_state.gate, loaded.gate)
@@ -88,6 +90,17 @@ def extract(
     return outcome
 
 
+def _inbox_source(config: Config, job: str, session: str, transcript: Path) -> Source | None:
+    """Where the proposals go when a person approves them first (``None``: to the store)."""
+    from pi_memory.config.schema import APPROVE_INBOX
+
+    if config.extract_memories.approval != APPROVE_INBOX:
+        return None
+    from pi_memory.inbox import Source
+
+    return Source(job, session, str(transcript))
+
+
 def _review(
     store: Store,
     config: Config,
@@ -100,6 +113,7 @@ def _review(
     background: bool,
     timeout: float | None,
     env: Mapping[str, str] | None,
+    stage: Source | None,
 ) -> JobOutcome:
     """A compaction's handoff is pi-memory-auto's one-shot review in every layout; a turn
     is reviewed as the layer's toolkit reviews it."""
@@ -108,12 +122,12 @@ def _review(
 
         return review_once(
             store, config, turns, now=now, layer=layer, handoff=True, dry_run=dry_run,
-            background=background, timeout=timeout, env=env,
+            background=background, timeout=timeout, env=env, stage=stage,
         )  # fmt: skip
     from pi_memory.jobs.toolkits import toolkit_for
 
     review = toolkit_for(store.layer(layer or PROJECT)).review
     return review(
         store, config, turns, now=now, layer=layer, dry_run=dry_run, background=background,
-        timeout=timeout, env=env,
+        timeout=timeout, env=env, stage=stage,
     )  # fmt: skip

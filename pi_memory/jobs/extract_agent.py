@@ -20,6 +20,8 @@ from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.inbox import Proposal, Source
+    from pi_memory.jobs.staging import Staging
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
 
@@ -39,9 +41,12 @@ def run_extract_agent(
     background: bool,
     timeout: float | None,
     env: Mapping[str, str] | None,
+    stage: Source | None = None,
 ) -> JobOutcome:
+    from pi_memory.inbox import stage as stage_proposals
     from pi_memory.jobs.agent import run_agent
     from pi_memory.jobs.dream_lock import dream_running
+    from pi_memory.jobs.review_once import staged_outcome
     from pi_memory.jobs.staging import MAIN_ACTIONS, Staging, describe, tool_spec
     from pi_memory.model.errors import ModelError, ModelNotConfigured
     from pi_memory.model.prompts import fill, load
@@ -77,6 +82,10 @@ def run_extract_agent(
     except ModelError as err:
         return JobOutcome("extract", FAILED, str(err), dry_run=dry_run)
     refused = list(staging.refused)
+    if stage is not None and not dry_run:
+        proposals = _proposals(staging, target)
+        staged = stage_proposals(store, proposals, stage, now=now, turns=turns)
+        return staged_outcome("extract", staged, refused)
     if dry_run:
         done = [describe(step) for step in staging.staged]
     else:
@@ -92,3 +101,24 @@ def run_extract_agent(
         dry_run=dry_run,
         nothing="nothing worth storing",
     )
+
+
+def _proposals(staging: Staging, layer: str) -> list[Proposal]:
+    """The agent's writes as proposals for a person, one a write, none made."""
+    from pi_memory.inbox import Proposal
+
+    proposals = []
+    for step in staging.staged:
+        args = step.args
+        name, content = args.get("name", ""), args.get("content", "")
+        proposals.append(
+            Proposal(
+                layer,
+                step.action,
+                name,
+                content,
+                description=args.get("description", ""),
+                type=args.get("type", ""),
+            )
+        )
+    return proposals

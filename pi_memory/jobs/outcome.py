@@ -9,6 +9,8 @@ from typing import Any, Final, NamedTuple
 STORED: Final = "stored"
 #: The model answered and nothing was worth storing or changing.
 NOTHING: Final = "nothing"
+#: What the model proposed waits in the inbox for a person (``extractMemories.approval``).
+STAGED: Final = "staged"
 #: The job did not ask the model (trivial session, already reviewed, a dream running …).
 SKIPPED: Final = "skipped"
 #: The model never answered (or answered unusably): the store is untouched.

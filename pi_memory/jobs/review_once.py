@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING
 
 from pi_memory.entry import PROJECT
 from pi_memory.jobs import EXTRACT_TASK
-from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
+from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STAGED, STORED, JobOutcome
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.inbox import Source, Staged
     from pi_memory.jobs.review import ReviewPlan
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
@@ -32,8 +33,10 @@ def review_once(
     background: bool,
     timeout: float | None,
     env: Mapping[str, str] | None,
+    stage: Source | None = None,
 ) -> JobOutcome:
-    """Ask the model once about ``turns``; store what its reply proposes and validates."""
+    """Ask the model once about ``turns``; store what its reply proposes and validates,
+    or, given ``stage``, put it in the inbox for a person."""
     from pi_memory.jobs import review
     from pi_memory.model.errors import ModelError, ModelNotConfigured
     from pi_memory.model.types import Message
@@ -70,7 +73,47 @@ def review_once(
         categories=store.layer(PROJECT).files_by_category,
         max_body_bytes=store.settings.max_body_bytes,
     )
+    if stage is not None and not dry_run:
+        return _stage_plan(store, plan, stage, turns, job=job, layer=layer, now=now)
     return _store_plan(store, plan, job=job, layer=layer, now=now, dry_run=dry_run)
+
+
+def _stage_plan(
+    store: Store,
+    plan: ReviewPlan,
+    source: Source,
+    turns: Sequence[Turn],
+    *,
+    job: str,
+    layer: str | None,
+    now: datetime,
+) -> JobOutcome:
+    """The inbox's share of a review: each memory the reply proposes, staged, not written."""
+    from pi_memory.inbox import WRITE, Proposal, stage
+
+    rejected = list(plan.rejected)
+    proposals = []
+    for p in plan.entries:
+        if layer is not None and p.layer != layer:
+            rejected.append(f"{p.keyword}: for the {p.layer} layer, not {layer}")
+            continue
+        proposals.append(Proposal(p.layer, WRITE, p.keyword, p.body, p.file, p.supersedes))
+    staged = stage(store, proposals, source, now=now, turns=turns)
+    return staged_outcome(job, staged, rejected)
+
+
+def staged_outcome(job: str, staged: Staged, rejected: Sequence[str]) -> JobOutcome:
+    """What a review that staged its proposals reports."""
+    changes = tuple(
+        {"inbox": i.id, "layer": i.proposal.layer, "keyword": i.proposal.keyword}
+        for i in staged.items
+    )
+    refused = (*rejected, *staged.skipped)
+    if not changes:
+        return JobOutcome(job, NOTHING, "nothing new worth proposing", (), refused)
+    n = len(changes)
+    detail = f"staged {n} {'proposal' if n == 1 else 'proposals'} in the inbox"
+    return JobOutcome(job, STAGED, detail, changes, refused)
 
 
 def _store_plan(

@@ -23,6 +23,7 @@ from pi_memory.layouts.protocol import ENTRY_OPERATIONS, MEMORY_TOOL
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
+    from pi_memory.inbox import Source
     from pi_memory.jobs.outcome import JobOutcome
     from pi_memory.layouts.protocol import LayerStore
     from pi_memory.model.types import ToolCall, ToolSpec
@@ -58,6 +59,7 @@ class Review(Protocol):
         background: bool,
         timeout: float | None,
         env: Mapping[str, str] | None,
+        stage: Source | None = None,
     ) -> JobOutcome: ...
 
 
