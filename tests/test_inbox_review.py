@@ -92,7 +92,7 @@ def test_an_edited_accept_from_stdin(
     fake_provider.script(Say(REPLY))
     cli("extract", "--transcript", str(SESSION))
     (item_id,) = _ids(cli("inbox", "list", "--json")[1])
-    stdin = io.TextIOWrapper(io.BytesIO("Dev server: port 8081.\n".encode()), encoding="utf-8")
+    stdin = io.TextIOWrapper(io.BytesIO(b"Dev server: port 8081.\n"), encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", stdin)
     code, out, err = cli("inbox", "accept", item_id, "--text", "-", "--keyword", "port", "--json")
     assert (code, err) == (0, "")
@@ -101,7 +101,10 @@ def test_an_edited_accept_from_stdin(
 
 
 def test_the_files_extract_agent_stages_its_writes(
-    tmp_path: Path, hermetic_home: Path, fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    hermetic_home: Path,
+    fake_provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     (tmp_path / "proj").mkdir()
     monkeypatch.chdir(tmp_path / "proj")
