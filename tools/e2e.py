@@ -1,6 +1,6 @@
 """End to end with the real Claude Code, offline: the memory learns, returns and surfaces.
 
-    E2E=DIR python tools/e2e.py [--e2e DIR] [--fakes DIR]
+    E2E=DIR python tools/e2e.py [--e2e DIR] [--fakes DIR] [--only recall|newcomer|inbox]
 
 Takes Claude Code from ``$E2E`` (the pinned list in ``tools/e2e_common.py``;
 installed there from npm if missing; default ``$TMPDIR/pi_memory_e2e``), then
@@ -24,6 +24,16 @@ Scenario, each step one ``claude -p`` process:
    file, a session's Stop starts the background check, and the next
    session's injected context says ``src/deploy.py changed since``;
 7. no worker process is left behind.
+
+Then, as a newcomer, in a fresh HOME with nothing written by hand:
+
+8. ``install claude-code --model claude-cli/haiku`` writes the hooks and the
+   model; a session states the fact, and the background review, run by
+   ``claude -p`` itself (the ``claude-cli`` provider) against the same fake,
+   writes the memory; the next session's first request carries it;
+9. with ``extractMemories.approval: inbox`` the review's proposal is staged,
+   not injected in the next session; ``inbox accept`` makes it a memory, and
+   the session after that carries it.
 
 Codex CLI and Gemini CLI have checks of their own: ``tools/e2e_codex.py``,
 ``tools/e2e_gemini.py``.
@@ -303,16 +313,162 @@ def suspect_scenario(
     )
 
 
+def newcomer_env(work: Path, fake_url: str, claude: Path) -> tuple[dict[str, str], Path]:
+    """A fresh HOME and project, ``claude`` on PATH as a user has it, nothing configured."""
+    home, project = work / "home", work / "proj"
+    home.mkdir()
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
+    env = {k: v for k, v in env.items() if not k.startswith(("PI_MEMORY", "XDG_"))}
+    env.update(
+        HOME=str(home),
+        TMPDIR=str(work / "tmp"),
+        PYTHONPATH=str(ROOT),
+        PATH=os.pathsep.join([str(claude.parent), env.get("PATH", "")]),
+        ANTHROPIC_BASE_URL=fake_url,
+        ANTHROPIC_API_KEY="dummy",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    (work / "tmp").mkdir()
+    return env, project
+
+
+def pi_memory(env: dict[str, str], project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pi_memory", *args],
+        cwd=project, env=env, capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+
+
+def inbox_items(env: dict[str, str], project: Path) -> list[dict[str, Any]]:
+    done = pi_memory(env, project, "inbox", "list", "--json")
+    items: list[dict[str, Any]] = json.loads(done.stdout)["items"] if done.returncode == 0 else []
+    return items
+
+
+def review_requests(fake: Fake) -> list[dict[str, Any]]:
+    """The review's requests that Claude Code itself sent, for the small model install chose."""
+    return [
+        r
+        for r in messages(fake)
+        if "<existing-memories>" in json.dumps(r["body"])
+        and r["headers"].get("user-agent", "").startswith("claude-cli/")
+        and "haiku" in str(r["body"].get("model", ""))
+    ]
+
+
+def run_requests(fake: Fake, done: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """The requests of one ``claude -p --output-format json`` run's session."""
+    try:
+        sid = json.loads(done.stdout)["session_id"]
+    except (ValueError, KeyError):
+        return []
+    return of_session(messages(fake), sid)
+
+
+def first_request_texts(fake: Fake, done: subprocess.CompletedProcess[str]) -> list[str]:
+    """The hook texts of a ``claude -p --output-format json`` run's first request."""
+    asked = run_requests(fake, done)
+    return system_texts(asked[0]) if asked else []
+
+
+def newcomer_scenario(claude: Path, work: Path, fake_script: Path, *, inbox: bool) -> int:
+    """``install claude-code --model claude-cli/haiku`` in a fresh HOME, then a session;
+    the review runs through ``claude -p``. With ``inbox``, the proposal waits for
+    ``inbox accept`` first."""
+    fake = Fake(fake_script, work / "fake_requests.jsonl")
+    failures: list[str] = []
+    mode = "inbox" if inbox else "newcomer"
+
+    def check(ok: bool, what: str) -> None:
+        say(("ok   " if ok else "FAIL ") + f"[{mode}] {what}")
+        if not ok:
+            failures.append(what)
+
+    try:
+        env, project = newcomer_env(work, fake.url, claude)
+        installed = pi_memory(env, project, "install", "claude-code", "--model", "claude-cli/haiku")
+        check(installed.returncode == 0, f"install said: {installed.stdout.strip()[-300:]}")
+        config = Path(env["HOME"]) / ".pi" / "agent" / "memory.json"
+        if inbox:  # the one setting a person who approves writes into install's file
+            data = json.loads(config.read_text("utf-8"))
+            data["extractMemories"] = {"approval": "inbox"}
+            config.write_text(json.dumps(data, indent=2), "utf-8")
+        fake.script([{"match": "<existing-memories>", "text": REVIEW_REPLY}])
+
+        def claude_p(*args: str) -> subprocess.CompletedProcess[str]:
+            done = subprocess.run(
+                [str(claude), "-p", *args, "--output-format", "json"],
+                cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False,
+            )  # fmt: skip
+            if done.returncode != 0:
+                say(f"claude -p {args[0]!r} exited {done.returncode}: {done.stderr.strip()[-300:]}")
+            return done
+
+        first = claude_p(f"Note for later: {FACT}")
+        sid1 = json.loads(first.stdout).get("session_id", "") if first.stdout else ""
+        claude_p("Please keep that port in mind for the deploy scripts.", "--resume", sid1)
+        check(
+            wait_for(lambda: review_requests(fake), 90),
+            "the background review asked the model through claude -p (claude-cli/haiku)",
+        )
+        if inbox:
+            staged = wait_for(lambda: inbox_items(env, project), 60)
+            check(staged, "the review's proposal waits in the inbox")
+            check(not stored(env, project), "the proposal is not a memory before it is accepted")
+            later = run_requests(fake, claude_p("Which port does the staging database use?"))
+            check(
+                bool(later) and not any("5433" in json.dumps(r["body"]) for r in later),
+                "the next session is shown the proposal nowhere (index or surfacing)",
+            )
+            items = inbox_items(env, project)
+            accepted = pi_memory(
+                env, project, "inbox", "accept", items[0]["id"] if items else "0000"
+            )
+            check(accepted.returncode == 0, f"inbox accept said: {accepted.stdout.strip()}")
+        learned = wait_for(lambda: stored(env, project), 60)
+        check(learned, "the memory is in the store")
+        after = claude_p("What should I check before deploying?")
+        check(
+            any("#staging-db" in t for t in first_request_texts(fake, after)),
+            "the next session's first request carries the memory in the index",
+        )
+        check(wait_for(lambda: not workers_alive(), 30), "no background worker outlived its job")
+    finally:
+        fake.stop()
+    if failures:
+        say(f"[{mode}] FAILED {len(failures)} of the checks")
+        return 1
+    say(f"[{mode}] passed")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--e2e", type=Path, default=default_e2e())
     parser.add_argument("--fakes", type=Path, default=None)
+    parser.add_argument(
+        "--only", choices=("recall", "newcomer", "inbox"), help="run one scenario (default: all)"
+    )
     args = parser.parse_args(argv)
     fakes = (args.fakes or default_fakes()).resolve()
     e2e: Path = args.e2e.resolve()
     ensure_clients(e2e, "cc")
     in_private_network()
-    return scenario(client(e2e, "cc"), workdir(e2e, "cc"), fakes / "fake_anthropic.py")
+    claude, fake = client(e2e, "cc"), fakes / "fake_anthropic.py"
+    results = []
+    if args.only in (None, "recall"):
+        results.append(scenario(claude, workdir(e2e, "cc"), fake))
+    for name in ("newcomer", "inbox"):
+        if args.only in (None, name):
+            work = workdir(e2e, f"cc-{name}")
+            results.append(newcomer_scenario(claude, work, fake, inbox=name == "inbox"))
+    return max(results)
 
 
 if __name__ == "__main__":
