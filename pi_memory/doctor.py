@@ -87,6 +87,8 @@ class Report(NamedTuple):
     hook_runs: Mapping[str, float] = {}
     #: Host → its last receipt (:mod:`pi_memory.receipts`).
     last_receipts: Mapping[str, Receipt] = {}
+    #: Proposals waiting in the inbox (``extractMemories.approval: inbox``).
+    inbox: int = 0
 
 
 def diagnose(

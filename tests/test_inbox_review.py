@@ -131,3 +131,21 @@ def test_a_mistaken_id_is_one_line(project: Path, hermetic_home: Path) -> None:
     code, out, err = cli("inbox", "accept", "abcdef")
     assert (code, out) == (1, "")
     assert err.count("\n") == 1 and "no proposal abcdef in the inbox" in err
+
+
+def test_show_and_doctor_say_how_many_proposals_wait(
+    project: Path, hermetic_home: Path, fake_provider: FakeProvider
+) -> None:
+    configure(fake_provider, hermetic_home, "openai", **INBOX)
+    assert json.loads(cli("show", "--json")[1])["inbox"] == 0
+    assert "inbox:" not in cli("show")[1]
+    fake_provider.script(Say(REPLY))
+    cli("extract", "--transcript", str(SESSION))
+    assert "inbox: 1 proposal waits for you to accept or reject" in cli("show")[1]
+    assert json.loads(cli("show", "--json")[1])["inbox"] == 1
+    _, out, _ = cli("doctor", "--offline")
+    assert "inbox: 1 proposal waits for you" in out
+    assert json.loads(cli("doctor", "--offline", "--json")[1])["inbox"] == 1
+    (project / ".inbox" / "0123456789.json").write_text("{torn")
+    report = json.loads(cli("doctor", "--offline", "--json")[1])
+    assert any("0123456789.json is not an inbox item" in p for p in report["problems"])

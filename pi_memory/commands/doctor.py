@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
     from pi_memory.doctor import Report
     from pi_memory.receipts import Receipt
+    from pi_memory.store import Store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     # A broken value falls back to its default, so the layers are still where they are.
     _, store, _, loaded = open_store(cwd, warn=False)
     report = diagnose(loaded, store.settings.dirs, os.environ, offline=args.offline)
-    report = with_background(with_hooks(report, cwd))
+    report = with_inbox(with_background(with_hooks(report, cwd)), store)
     if args.json:
         import json
 
@@ -127,6 +128,18 @@ def with_background(report: Report) -> Report:
     )
 
 
+def with_inbox(report: Report, store: Store) -> Report:
+    """How many proposals wait for the user; an inbox file that cannot be read is a problem."""
+    from pi_memory import inbox
+
+    problems = list(report.problems)
+    problems += [
+        f"{path} is not an inbox item this version can read — look at it, then delete it"
+        for path in inbox.damaged(store)
+    ]
+    return report._replace(inbox=inbox.count(store), problems=tuple(problems))
+
+
 def _background_lines(report: Report) -> list[str]:
     import time
 
@@ -153,6 +166,11 @@ def _background_lines(report: Report) -> list[str]:
         for h, t in sorted(report.hook_runs.items())
     )
     lines.append(f"hooks last ran: {runs or 'no run recorded yet'}")
+    if report.inbox:
+        from pi_memory.launcher import this_package
+
+        waiting = "proposal waits" if report.inbox == 1 else "proposals wait"
+        lines.append(f"inbox: {report.inbox} {waiting} for you ({this_package().command('inbox')})")
     return lines
 
 
@@ -238,4 +256,5 @@ def to_json(report: Report) -> dict[str, Any]:
         },
         "hook_runs": {host: round(when) for host, when in report.hook_runs.items()},
         "last_receipts": {host: as_json(r) for host, r in report.last_receipts.items()},
+        "inbox": report.inbox,
     }

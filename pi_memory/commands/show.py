@@ -268,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             lines += render_view(view, loaded.config.consolidate_every)
     lines += suspect_lines(store, data)
+    lines += inbox_lines(store, data)
     lines += model_usage(loaded.config, data)
     lines += today_receipts(data)
     lines += [f"note: {problem}" for problem in loaded.problems]
@@ -299,6 +300,19 @@ def suspect_lines(store: Store, data: dict[str, Any]) -> list[str]:
         more = len(suspects) - SUSPECT_LISTED
         lines.append(f"  and {more} more: {this_package().command('search', '--suspect')}")
     return lines
+
+
+def inbox_lines(store: Store, data: dict[str, Any]) -> list[str]:
+    """How many proposals of the background review wait in the inbox for the user."""
+    from pi_memory import inbox
+    from pi_memory.launcher import this_package
+
+    waiting = inbox.count(store)
+    data["inbox"] = waiting
+    if not waiting:
+        return []
+    many = "1 proposal waits" if waiting == 1 else f"{waiting} proposals wait"
+    return ["", f"inbox: {many} for you to accept or reject ({this_package().command('inbox')})"]
 
 
 def model_usage(config: Any, data: dict[str, Any]) -> list[str]:
