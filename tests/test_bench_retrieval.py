@@ -78,3 +78,10 @@ def test_questions_without_a_relevant_fact_are_dropped_only_for_facts(
 ) -> None:
     score = bench.evaluate([SAMPLE], corpus, tmp_path, datetime(2026, 1, 1))
     assert (score.asked, score.recall[1], score.recall[5]) == (asked, at_one, at_five)
+
+
+def test_the_prompt_scorer_is_judged_on_the_same_questions(tmp_path: Path) -> None:
+    # "Where did Bo move?" and "What pet does Ann have?" each find their fact with two
+    # pieces of evidence (a word and the keyword, or two words); both first picks are right.
+    score = bench.evaluate([SAMPLE], "facts", tmp_path, datetime(2026, 1, 1))
+    assert (score.surfaced, score.surfaced_precision) == (1.0, 1.0)

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from pi_memory import surfacing  # noqa: E402
 from pi_memory.entry import Entry, format_time  # noqa: E402
 from pi_memory.layouts.categories.format import format_entry  # noqa: E402
 from pi_memory.layouts.categories.layer import CategoriesLayer  # noqa: E402
@@ -171,18 +172,24 @@ class Score(NamedTuple):
     recall: dict[int, float]
     precision_at_1: float
     precision_at_5: float
+    #: Share of the questions the prompt hook's scorer surfaced anything for.
+    surfaced: float
+    #: How often its first pick is relevant, when it picked one.
+    surfaced_precision: float
 
 
-def evaluate(data: list[Sample], corpus: str, workdir: Path, now: datetime) -> Score:
+def evaluate(data: list[Sample], corpus_name: str, workdir: Path, now: datetime) -> Score:
     found = dict.fromkeys(KS, 0)
     asked = answered = top_relevant = 0
-    relevant_in_five = 0
+    relevant_in_five = surfaced = surfaced_relevant = 0
     for sample in data:
-        memories = facts(sample) if corpus == "facts" else turns(sample)
-        entries, position_of_id = build_layer(memories, workdir / f"{corpus}-{sample['sample_id']}")
+        memories = facts(sample) if corpus_name == "facts" else turns(sample)
+        where = workdir / f"{corpus_name}-{sample['sample_id']}"
+        entries, position_of_id = build_layer(memories, where)
+        prompt_corpus = surfacing.corpus(entries)
         for question in questions(sample):
             relevant = {i for i, m in enumerate(memories) if m.dia_ids & question.evidence}
-            if not relevant and corpus == "facts":
+            if not relevant and corpus_name == "facts":
                 continue
             asked += 1
             result = search(entries, question.text, now=now)
@@ -194,11 +201,17 @@ def evaluate(data: list[Sample], corpus: str, workdir: Path, now: datetime) -> S
                 answered += 1
                 top_relevant += ranked[0] in relevant
             relevant_in_five += sum(position in relevant for position in ranked[:5])
+            picked = surfacing.score(prompt_corpus, question.text)
+            if picked:
+                surfaced += 1
+                surfaced_relevant += position_of_id[picked[0][1].id] in relevant
     return Score(
         asked=asked,
         recall={k: found[k] / asked for k in KS},
         precision_at_1=top_relevant / answered if answered else 0.0,
         precision_at_5=relevant_in_five / (5 * asked),
+        surfaced=surfaced / asked,
+        surfaced_precision=surfaced_relevant / surfaced if surfaced else 0.0,
     )
 
 
@@ -207,22 +220,30 @@ def main(argv: list[str] | None = None) -> int:
     default = DEFAULT_DATA if DEFAULT_DATA.is_file() else FALLBACK_DATA
     parser.add_argument("--data", type=Path, default=default)
     parser.add_argument("--corpus", choices=("facts", "turns", "both"), default="both")
+    parser.add_argument(
+        "--samples",
+        help="only these conversations, by sample_id, comma-separated (to hold some out)",
+    )
     args = parser.parse_args(argv)
     if not args.data.is_file():
         print(f"no data at {args.data}", file=sys.stderr)
         return 2
     data = json.loads(args.data.read_text(encoding="utf-8"))
+    if args.samples:
+        wanted = set(args.samples.split(","))
+        data = [sample for sample in data if sample["sample_id"] in wanted]
     corpora = ("facts", "turns") if args.corpus == "both" else (args.corpus,)
     now = datetime.now()
-    print("| corpus | questions | r@1 | r@5 | r@10 | P@1 | P@5 |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| corpus | questions | r@1 | r@5 | r@10 | P@1 | P@5 | surfaced | S-P@1 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for corpus in corpora:
             score = evaluate(data, corpus, Path(tmp), now)
             recall = " | ".join(f"{score.recall[k]:.3f}" for k in KS)
             print(
                 f"| {corpus} | {score.asked} | {recall} | "
-                f"{score.precision_at_1:.3f} | {score.precision_at_5:.3f} |"
+                f"{score.precision_at_1:.3f} | {score.precision_at_5:.3f} | "
+                f"{score.surfaced:.3f} | {score.surfaced_precision:.3f} |"
             )
     return 0
 
