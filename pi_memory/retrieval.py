@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import format_time, is_id
-from pi_memory.keywords import STOPWORDS, canonical_key, stem
+from pi_memory.keywords import STOPWORDS, canonical_key
 from pi_memory.staleness import (
     interval_months,
     local_now,
@@ -263,34 +263,47 @@ def _score_entries(
 ) -> list[_Row]:
     """Scored rows; the matching is substring counting, which runs in C.
 
-    Content match is measured over the entries searched: ``coverage`` is the
-    share of the query's weight (each token's :func:`idf`) found in the body or
-    the keyword, ``textHits`` the idf-weighted, saturated and length-normalised
-    count of body hits, and each query phrase found verbatim adds
-    :data:`PHRASE_WEIGHT`. Without ``every``, entries that match no token are
-    left out. What depends only on the keyword (which tokens it contains, its
-    tag score) is computed once per distinct keyword.
+    The query is read as :func:`pi_memory.query_terms.terms`. Content match is
+    measured over the entries searched: ``coverage`` is the share of the
+    query's weight (each term's :func:`idf`) found in the body or the keyword
+    (or, for a date, the entry's time), ``textHits`` the idf-weighted,
+    saturated and length-normalised count of body hits, and each query phrase
+    found verbatim adds :data:`PHRASE_WEIGHT`. Without ``every``, entries that
+    match no term in the body or keyword are left out. What depends only on the
+    keyword (which terms it contains, its tag score) is computed once per
+    distinct keyword.
     """
-    forms = [form for form in {canonical_key(query), *map(canonical_key, tokens)} if form]
-    patterns = [stem(token) for token in tokens]
+    from pi_memory.query_terms import terms as query_terms
+
+    asked = query_terms(query, tokens)
+    names = [term.token for term in asked]
+    forms = [form for form in {canonical_key(query), *map(canonical_key, names)} if form]
     per_keyword: dict[str, tuple[tuple[bool, ...] | None, float]] = {}
-    count = len(tokens)
+    count = len(asked)
     containing = [0] * count
     matched: list[tuple[int, list[int], tuple[bool, ...] | None, float, str]] = []
     unmatched: list[int] = []
     total_length = 0
+    single = all(len(term.forms) == 1 for term in asked)
+    patterns = [term.forms[0] for term in asked]
+    dated = [(position, term.time) for position, term in enumerate(asked) if term.time]
     for index, entry in enumerate(entries):
         body = entry.body.lower()
         total_length += len(body)
-        counts = list(map(body.count, patterns))
+        if single:
+            counts = list(map(body.count, patterns))
+        else:
+            counts = [sum(map(body.count, term.forms)) for term in asked]
         keyword = per_keyword.get(entry.keyword)
         if keyword is None:
-            keyword = per_keyword[entry.keyword] = _keyword_facts(entry.keyword, tokens, forms)
+            keyword = per_keyword[entry.keyword] = _keyword_facts(entry.keyword, names, forms)
         in_keyword, tag = keyword
         if counts.count(0) == count and in_keyword is None:
             if every:
                 unmatched.append(index)
             continue
+        if dated:
+            in_keyword = _in_time(in_keyword, count, dated, entry.last or entry.time)
         for position, hits in enumerate(counts):
             if hits or (in_keyword is not None and in_keyword[position]):
                 containing[position] += 1
@@ -299,8 +312,35 @@ def _score_entries(
     if corpus is not None:
         size, total_length = corpus
     weights = [idf(size, found) for found in containing]
-    weight = sum(weights)
     mean_length = total_length / size if size else 1.0
+    return _scored(
+        entries, matched, unmatched, weights, query, clock=clock, mean_length=mean_length
+    )
+
+
+def _in_time(
+    in_keyword: tuple[bool, ...] | None, count: int, dated: Sequence[tuple[int, str]], when: str
+) -> tuple[bool, ...] | None:
+    """``in_keyword`` with the date terms ``when`` falls in marked found too."""
+    found = list(in_keyword) if in_keyword is not None else [False] * count
+    for position, piece in dated:
+        if when.startswith(piece) or when[4:8] == piece:
+            found[position] = True
+    return tuple(found) if any(found) else None
+
+
+def _scored(
+    entries: Sequence[Entry],
+    matched: Sequence[tuple[int, list[int], tuple[bool, ...] | None, float, str]],
+    unmatched: Sequence[int],
+    weights: Sequence[float],
+    query: str,
+    *,
+    clock: _Clock,
+    mean_length: float,
+) -> list[_Row]:
+    """The rows of the entries that matched, scored, then of those that did not (0)."""
+    weight = sum(weights)
     query_phrases = phrases(query)
     rows: list[_Row] = []
     for index, counts, in_keyword, tag, body in matched:
@@ -362,7 +402,10 @@ def search_index_terms(query: str, mode: str) -> tuple[list[str], list[str]] | N
     tokens = tokenize(query) or _literal(query)
     if not tokens or any(len(token.split()) != 1 for token in tokens):
         return None
-    return [stem(token) for token in tokens], tokens
+    from pi_memory.query_terms import terms as query_terms
+
+    asked = query_terms(query, tokens)
+    return [form for term in asked for form in term.forms], [term.token for term in asked]
 
 
 def _tag_keys(query: str) -> list[str]:

@@ -51,6 +51,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "model",
             "transcripts",
             "retrieval",
+            "query_terms",
             "memory_listing",
             "memory_size",
             "json_input",

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from pi_memory.entry import Entry, format_time
+from pi_memory.keywords import stem
 from pi_memory.retrieval import (
     PAGE_SIZE,
     Hit,
@@ -15,7 +16,6 @@ from pi_memory.retrieval import (
     phrases,
     render_search,
     search,
-    stem,
     tokenize,
 )
 from tests.conftest import DATA

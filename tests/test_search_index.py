@@ -13,9 +13,10 @@ import pytest
 
 from pi_memory import search_index
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry
+from pi_memory.keywords import stem
 from pi_memory.layouts.categories.format import format_entry
 from pi_memory.open_store import open_store
-from pi_memory.retrieval import SearchResult, search, search_index_terms, stem, tokenize
+from pi_memory.retrieval import SearchResult, search, search_index_terms, tokenize
 from pi_memory.store import Store
 
 NOW = datetime(2026, 11, 30, 12, 0, 0)
@@ -23,6 +24,8 @@ WORDS = [
     "deploy", "deployment", "rsync", "staging", "node.js", "src/store.ts", "--delete", "port",
     "5433", "redis", "cache", "painted", "painting", "部署", "备份", "部署前备份", "c++", "c#",
     "the", "with", "Use", "DEPLOYS", "café", "naïve", "x-ray", "e2e", "ports,", "(redis)",
+    # Read as a question: irregular forms, hyphenated words, dates, scaffolding.
+    "went", "going", "children", "child", "self-care", "care", "October", "2026", "how long",
 ]  # fmt: skip
 KEYWORDS = ["deploy", "redis-cache", "部署", "c++", "ports", "misc", "Node.js"]
 

@@ -1,0 +1,144 @@
+"""What a search query asks for: its terms, and the forms each one is found by.
+
+A query is tokenised as every text is (:func:`pi_memory.retrieval.tokenize`),
+then read as a question rather than as a bag of words, with English's own rules
+and no model:
+
+- **Scaffolding is not a topic.** ``how long``, ``how many``, ``what kind of``,
+  ``likely``: words that say what shape the answer has, not what it is about.
+  They are dropped while the query has another term; a memory that holds the
+  word ``long`` is no closer to "how long has she painted".
+- **A hyphenated word is also its parts.** ``self-care`` is asked as itself
+  and as ``self`` and ``care``, so ``self care`` and ``caring for oneself``
+  count; identifiers (``--delete``, ``node.js``, ``src/store.ts``) stay whole.
+- **A word is found by its forms**: its light stem, which finds the regular
+  inflections as a substring, and the irregular forms English gives it
+  (``go`` finds ``went``, ``children`` finds ``child``). Forms shorter than
+  four letters are left out: found as substrings they would match inside
+  other words (``ran`` in ``grandma``).
+- **A date is also a time.** A month name, or a year, is found in a memory's
+  time as well as in its text: "in June" asks for what happened in June.
+
+Pure: the engine and the search index read the same terms, so an entry the
+index hands over is exactly an entry the scorer would keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+from pi_memory.keywords import stem
+
+#: Forms shorter than this are not looked for (they would match inside other words).
+MIN_FORM: Final = 4
+
+_IRREGULAR_TEXT: Final = """
+    go goes going went gone | make made making | take took taken taking |
+    give gave given giving | get gets getting gotten | say said saying |
+    feel felt feeling | see seen seeing | buy bought buying | think thought thinking |
+    bring brought bringing | teach taught teaching | catch caught catching |
+    find found finding | tell told telling | know knew known knowing |
+    leave left leaving | keep kept keeping | sleep slept sleeping |
+    spend spent spending | build built building | send sent sending |
+    lose lost losing | hold held holding | write wrote written writing |
+    choose chose chosen choosing | begin began begun beginning |
+    drive drove driven driving | ride rode ridden riding | fly flew flown flying |
+    grow grew grown growing | throw threw thrown throwing | draw drew drawn drawing |
+    wear wore worn wearing | sing sang sung singing | swim swam swum swimming |
+    speak spoke spoken speaking | break broke broken breaking | fall fell fallen falling |
+    come came coming | become became becoming | meet meeting | run ran running |
+    win winning | pay paid paying | stand stood standing | understand understood |
+    hear heard hearing | sell sold selling | lead leading | feed fed feeding |
+    child children | person people | woman women | mouse mice | foot feet |
+    tooth teeth | life lives | wife wives | knife knives | leaf leaves
+"""
+
+
+def _irregular_groups() -> dict[str, tuple[str, ...]]:
+    groups: dict[str, tuple[str, ...]] = {}
+    for group in _IRREGULAR_TEXT.split("|"):
+        forms = tuple(group.split())
+        for form in forms:
+            groups[form] = forms
+    return groups
+
+
+#: Each irregular word -> every form of its group.
+IRREGULAR: Final = _irregular_groups()
+
+#: Words that ask about the answer's shape wherever they stand in a question.
+SCAFFOLDING: Final = frozenset({"likely", "might", "probably", "possibly"})
+#: ``how long``, ``how many``: the second word is scaffolding after ``how``.
+AFTER_HOW: Final = frozenset({"long", "many", "much", "often"})
+#: ``what kind of``: the first word is scaffolding before ``of``.
+BEFORE_OF: Final = frozenset({"kind", "kinds", "type", "types", "sort", "sorts"})
+
+MONTHS: Final = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+#: A year a memory may have been written in.
+_YEARS: Final = range(1970, 2100)
+
+
+class Term(NamedTuple):
+    """One thing a query asks for."""
+
+    #: As tokenised: what a keyword is compared with.
+    token: str
+    #: Substrings of a lowercased body that find it (at least one).
+    forms: tuple[str, ...]
+    #: A prefix or a ``-MM-`` piece of a memory's time that also finds it ("" for none).
+    time: str = ""
+
+
+def _scaffolding(words: Sequence[str]) -> set[str]:
+    """The words of ``words`` (the query's, lowercased, in order) that are scaffolding."""
+    found = {word for word in words if word in SCAFFOLDING}
+    for before, word, after in zip(["", *words], words, [*words[1:], ""]):
+        if (before == "how" and word in AFTER_HOW) or (word in BEFORE_OF and after == "of"):
+            found.add(word)
+    return found
+
+
+def _time_piece(word: str, words: Sequence[str]) -> str:
+    """What of a memory's time (``YYYY-MM-DD …``) a date word names, or ""."""
+    if word.isdigit() and len(word) == 4 and int(word) in _YEARS:
+        return word
+    if word in MONTHS:
+        # ``may`` is a month only beside a number (``8 May``, ``May 2023``).
+        if word == "may" and not _beside_number(word, words):
+            return ""
+        return f"-{MONTHS.index(word) + 1:02d}-"
+    return ""
+
+
+def _beside_number(wanted: str, words: Sequence[str]) -> bool:
+    for at, word in enumerate(words):
+        if word == wanted:
+            near = [*words[max(0, at - 1) : at], *words[at + 1 : at + 2]]
+            if any(other.isdigit() for other in near):
+                return True
+    return False
+
+
+def forms_of(token: str) -> tuple[str, ...]:
+    """The substrings that find ``token`` in a lowercased body: its stem first."""
+    first = stem(token)
+    others = [form for form in IRREGULAR.get(token, ()) if len(form) >= MIN_FORM]
+    return tuple(dict.fromkeys([first, *(form for form in others if first not in form)]))
+
+
+def terms(query: str, tokens: Sequence[str]) -> list[Term]:
+    """The terms of ``query``, whose search tokens are ``tokens`` (in query order)."""
+    words = query.lower().replace("'s ", " ").split()
+    words = [word.strip("?!.,;:\"'()[]") for word in words]
+    dropped = _scaffolding(words)
+    kept = [token for token in tokens if token not in dropped] or list(tokens)
+    asked: dict[str, None] = dict.fromkeys(kept)
+    for token in kept:
+        parts = token.split("-")
+        if len(parts) > 1 and all(part.isalpha() for part in parts):
+            asked.update(dict.fromkeys(part for part in parts if len(part) > 1))
+    return [Term(token, forms_of(token), _time_piece(token, words)) for token in asked]

@@ -1,0 +1,88 @@
+"""A query read as a question: scaffolding dropped, hyphenated words split, irregular forms,
+dates found in a memory's time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pi_memory.entry import Entry
+from pi_memory.query_terms import Term, forms_of, terms
+from pi_memory.retrieval import search, tokenize
+
+NOW = datetime(2026, 10, 1, 10, 0, 0)
+
+
+def asked(query: str) -> list[str]:
+    return [term.token for term in terms(query, tokenize(query))]
+
+
+def entry(id_: str, body: str, time: str = "2025-03-02 10:00:00", keyword: str = "misc") -> Entry:
+    return Entry(
+        id=id_, time=time, project="p", src="user", keyword=keyword, body=body,
+        layer="project", file="LOG.md",
+    )  # fmt: skip
+
+
+def ids(query: str, entries: list[Entry]) -> list[str]:
+    return [hit.entry.id for hit in search(entries, query, now=NOW).hits]
+
+
+def test_scaffolding_is_dropped_while_something_else_is_asked() -> None:
+    assert asked("How long has Melanie been painting?") == ["melanie", "painting"]
+    assert asked("What kind of art does Caroline make?") == ["art", "caroline", "make"]
+    assert asked("Would Melanie likely enjoy Vivaldi?") == ["melanie", "enjoy", "vivaldi"]
+    # Not scaffolding where it names the topic, and never the whole query.
+    assert asked("a long hike") == ["long", "hike"]
+    assert asked("what kind of") == ["kind"]
+    assert asked("how long") == ["long"]
+
+
+def test_a_hyphenated_word_is_also_its_parts_an_identifier_stays_whole() -> None:
+    assert asked("self-care routine") == ["self-care", "routine", "self", "care"]
+    assert asked("src/store.ts --delete node.js") == ["src/store.ts", "--delete", "node.js"]
+    assert asked("e2e-tests") == ["e2e-tests"]
+
+
+def test_irregular_forms_at_least_four_letters() -> None:
+    assert forms_of("went") == ("went", "goes", "going", "gone")
+    assert forms_of("go") == ("go", "went")
+    assert forms_of("children") == ("children", "child")
+    assert forms_of("ran") == ("ran", "running")  # "run" would be found inside "brunch"
+    assert forms_of("painted") == ("paint",)
+
+
+def test_a_month_or_a_year_is_also_looked_for_in_the_time() -> None:
+    (june,) = terms("in June", ["june"])
+    assert june == Term("june", ("june",), "-06-")
+    assert [t.time for t in terms("camping 2023", ["camping", "2023"])] == ["", "2023"]
+    # "may" is a month only beside a number.
+    assert [t.time for t in terms("what may help", ["help"])] == [""]
+    assert [t.time for t in terms("on 8 May", ["may"])] == ["-05-"]
+    assert [t.time for t in terms("room 2023", ["room", "1066"])] == ["", ""]
+
+
+def test_an_irregular_form_finds_the_memory() -> None:
+    entries = [
+        entry("20250302-0001", "Melanie went camping with her kids."),
+        entry("20250302-0002", "Melanie likes camping gear reviews."),
+    ]
+    assert ids("When did Melanie go camping?", entries)[0] == "20250302-0001"
+
+
+def test_the_month_asked_ranks_the_memory_of_that_month_first() -> None:
+    entries = [
+        entry("20250302-0001", "Lake camping trip.", time="2025-03-02 10:00:00"),
+        entry("20250302-0002", "Hills camping trip.", time="2024-06-14 10:00:00"),
+    ]
+    assert ids("camping in June", entries)[0] == "20250302-0002"
+    # A date alone is no topic: the other memory of June does not match.
+    entries.append(entry("20250302-0003", "Bought a bike.", time="2025-06-20 10:00:00"))
+    assert ids("camping in June", entries) == ["20250302-0002", "20250302-0001"]
+
+
+def test_scaffolding_does_not_outweigh_the_topic() -> None:
+    entries = [
+        entry("20250302-0001", "Melanie has painted for seven years."),
+        entry("20250302-0002", "Melanie took the long road home."),
+    ]
+    assert ids("How long has Melanie painted?", entries)[0] == "20250302-0001"
