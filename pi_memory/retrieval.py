@@ -284,16 +284,21 @@ def _score_entries(
     matched: list[tuple[int, list[int], tuple[bool, ...] | None, float, str]] = []
     unmatched: list[int] = []
     total_length = 0
-    single = all(len(term.forms) == 1 for term in asked)
+    # Each term's first form, then the others: one C loop counts them all, and
+    # the few other forms are added to their term's count.
     patterns = [term.forms[0] for term in asked]
+    others = [(at, form) for at, term in enumerate(asked) for form in term.forms[1:]]
+    patterns += [form for _, form in others]
+    extra = list(enumerate((at for at, _ in others), count))
     dated = [(position, term.time) for position, term in enumerate(asked) if term.time]
     for index, entry in enumerate(entries):
         body = entry.body.lower()
         total_length += len(body)
-        if single:
-            counts = list(map(body.count, patterns))
-        else:
-            counts = [sum(map(body.count, term.forms)) for term in asked]
+        counts = list(map(body.count, patterns))
+        if extra:
+            for source, position in extra:
+                counts[position] += counts[source]
+            del counts[count:]
         keyword = per_keyword.get(entry.keyword)
         if keyword is None:
             keyword = per_keyword[entry.keyword] = _keyword_facts(entry.keyword, names, forms)
