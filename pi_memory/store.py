@@ -424,19 +424,24 @@ class Store:
         found = anchors.find(root, body, directory)
         return lambda memory_id: anchors.keep(directory, memory_id, found, stamp)
 
-    def anchor(self, memory_id: str, now: datetime) -> Found | None:
+    def anchor(self, memory_id: str, now: datetime, *, held: bool = False) -> Found | None:
         """Anchor a project memory (again) to the code as it is now: after the ``files``
         layout's memory tool wrote it, or once a person or an agent confirmed it still
-        holds (``verify``). Returns what it is anchored to (``None``: nothing)."""
+        holds (``verify``); ``held``: the caller holds the layer's lock. Returns what it
+        is anchored to (``None``: nothing)."""
+        from contextlib import nullcontext
+
         from pi_memory import anchors
         from pi_memory.entry import format_time
 
-        entry = next((e for e in self.read(PROJECT) if e.id == memory_id), None)
+        directory = self.directory(PROJECT)
+        held_lock = nullcontext() if held else None
+        entries = self.layer(PROJECT).read() if directory.is_dir() else []
+        entry = next((e for e in entries if e.id == memory_id), None)
         if entry is None or self.settings.project_root is None:
             raise UsageError(f"no project memory has the id {memory_id}")
-        directory = self.directory(PROJECT)
         found = anchors.find(self.settings.project_root, entry.body, directory)
-        with self.lock(PROJECT, "anchor"):
+        with held_lock or self.lock(PROJECT, "anchor"):
             anchors.keep(directory, memory_id, found, format_time(now))
         return found
 

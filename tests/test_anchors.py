@@ -13,8 +13,8 @@ import pytest
 
 from pi_memory import anchors
 from pi_memory.anchors import cache, record
-from pi_memory.anchors.check import FRESH, SUSPECT, UNKNOWN, verdict_of
 from pi_memory.anchors.mentions import MAX_PATHS, mentions
+from pi_memory.anchors.verdict import FRESH, SUSPECT, UNKNOWN, verdict_of
 from pi_memory.entry import PROJECT
 from pi_memory.open_store import open_store
 from pi_memory.store import Store

@@ -198,3 +198,20 @@ def test_the_files_layouts_memory_tool_anchors_and_its_index_says_suspect(
     assert store.injection().endswith(
         f"- [{memory.id}] Deploy retries: src/deploy.py changed since\n</suspect_memories>\n"
     )
+
+
+def test_the_extract_agent_and_the_dream_anchor_what_they_write(project: Path) -> None:
+    from pi_memory.jobs.staging import Staging
+    from pi_memory.model.types import ToolCall
+    from tests.conftest import files_store
+
+    store = files_store(project / "memory", project_root=project)
+    staging = Staging([], ("add", "replace"), NOW)
+    args = {"action": "add", "name": "Deploy retries", "content": "src/deploy.py retries thrice."}
+    staging.answer(ToolCall("t1", "memory", args))
+    with store.lock(PROJECT, "dream"):
+        done, refused = staging.commit(store, PROJECT)
+    assert (len(done), refused) == (1, [])
+    commit_file(project, "src/deploy.py", "changed\n")
+    [memory] = store.layer(PROJECT).read()
+    assert cache.refresh(project / "memory", project, time.time())[memory.id].state == "suspect"

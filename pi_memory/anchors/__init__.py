@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_memory.anchors.check import Verdict
+from pi_memory.anchors.verdict import Verdict
 
 if TYPE_CHECKING:
     from pi_memory.anchors.project import Found
@@ -37,7 +37,7 @@ def verdicts(directory: Path) -> dict[str, Verdict]:
 
 def suspects(directory: Path) -> dict[str, str]:
     """The suspect memories of the layer at ``directory``: id → what changed."""
-    from pi_memory.anchors.check import SUSPECT
+    from pi_memory.anchors.verdict import SUSPECT
 
     return {k: v.reason for k, v in verdicts(directory).items() if v.state == SUSPECT}
 

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Final
 
-from pi_memory.anchors.check import Verdict
+from pi_memory.anchors.verdict import Verdict
 
 VERSION: Final = 1
 DIRECTORY: Final = "anchors"

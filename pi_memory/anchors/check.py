@@ -20,18 +20,12 @@ from typing import Final, NamedTuple
 
 from pi_memory.anchors.project import GIT
 from pi_memory.anchors.record import Anchor
+from pi_memory.anchors.verdict import FRESH, SUSPECT, UNKNOWN, Verdict
 
-FRESH: Final = "fresh"
-SUSPECT: Final = "suspect"
-UNKNOWN: Final = "unknown"
+__all__ = ["FRESH", "SUSPECT", "UNKNOWN", "Now", "Verdict", "check", "judge"]
+
 #: What one verdict says at most: the first reasons, then how many more.
 MAX_REASONS: Final = 2
-
-
-class Verdict(NamedTuple):
-    state: str
-    #: What changed (``src/deploy.py changed since``), or why it is unknown; "" when fresh.
-    reason: str = ""
 
 
 class Now(NamedTuple):
@@ -45,11 +39,6 @@ class Now(NamedTuple):
     contents: Mapping[str, bytes]
     #: Why the project could not answer ("" when it could).
     problem: str = ""
-
-
-def verdict_of(verdicts: Mapping[str, Verdict], memory_id: str) -> Verdict:
-    """The verdict on one memory; one without anchors is ``unknown`` (time alone judges it)."""
-    return verdicts.get(memory_id) or Verdict(UNKNOWN, "no anchor")
 
 
 def judge(anchor: Anchor, now: Now) -> Verdict:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
-    from pi_memory.anchors.check import Verdict
     from pi_memory.anchors.project import Found
+    from pi_memory.anchors.verdict import Verdict
     from pi_memory.store import Store
 
 
@@ -62,7 +62,7 @@ def _say(
     verdicts: Mapping[str, Verdict],
     as_json: bool,
 ) -> None:
-    from pi_memory.anchors.check import SUSPECT
+    from pi_memory.anchors.verdict import SUSPECT
     from pi_memory.entry import PROJECT
     from pi_memory.output import write_line
 

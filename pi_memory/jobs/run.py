@@ -82,7 +82,7 @@ def check_anchors(store: Store) -> str:
     import time
 
     from pi_memory.anchors.cache import refresh
-    from pi_memory.anchors.check import SUSPECT
+    from pi_memory.anchors.verdict import SUSPECT
     from pi_memory.entry import PROJECT
 
     root = store.settings.project_root

@@ -202,6 +202,7 @@ class Staging:
         tool = store.layer(layer).memory_tool()
         done: list[str] = []
         refused: list[str] = []
+        written: list[str] = []
         for step in self.staged:
             a = dict(step.args)
             for key in ("content", "description"):  # no secret reaches a file (store.redact)
@@ -209,11 +210,15 @@ class Staging:
                     a[key] = store.redact(a[key])
             try:
                 if step.action == "add":
-                    tool.add(a["name"], a["content"], a.get("description"), a.get("type"), self.now)
+                    add = tool.add(
+                        a["name"], a["content"], a.get("description"), a.get("type"), self.now
+                    )
+                    written.append(add.file)
                 elif step.action == "replace":
-                    tool.replace(
+                    replaced = tool.replace(
                         a["name"], a.get("content"), a.get("description"), a.get("type"), self.now
                     )
+                    written.append(replaced.file)
                 elif step.action == "remove":
                     tool.remove_by_name(a["name"])
                 elif step.action == "rename":
@@ -225,7 +230,24 @@ class Staging:
                 refused.append(f"{step.action} {a.get('name', '')}: {err}".replace("  ", " "))
                 continue
             done.append(describe(step))
+        _anchor_written(store, layer, written, self.now)
         return done, refused
+
+
+def _anchor_written(store: Store, layer: str, files: Sequence[str], now: datetime) -> None:
+    """Anchor the project memories just written to the code they mention (see
+    :mod:`pi_memory.anchors`); under the caller's lock. They are stored whatever happens."""
+    from pi_memory.entry import PROJECT
+    from pi_memory.errors import PiMemoryError
+
+    if layer != PROJECT or not files:
+        return
+    try:
+        by_file = {e.file: e.id for e in store.layer(layer).read()}
+        for memory_id in dict.fromkeys(by_file[f] for f in files if f in by_file):
+            store.anchor(memory_id, now, held=True)
+    except (OSError, PiMemoryError):
+        return
 
 
 def describe(step: Staged) -> str:
