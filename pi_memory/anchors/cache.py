@@ -70,29 +70,11 @@ def _anchors_stat(directory: Path) -> list[int]:
 
 def head_of(root: Path) -> str:
     """``HEAD``'s commit read from the repository's files, without git ("" when it
-    cannot be read this way: no repository, no commit, an unusual ref)."""
-    from pi_memory.naming.git_repo import find_git_repo
+    cannot be read that way)."""
+    from pi_memory.naming.git_repo import find_git_repo, head_commit
 
     repo = find_git_repo(root)
-    if repo is None:
-        return ""
-    try:
-        text = (repo.git_dir / "HEAD").read_text("utf-8").strip()
-        if not text.startswith("ref: "):
-            return text
-        ref = text[5:].strip()
-        for base in (repo.git_dir, repo.common_dir):
-            loose = base / ref
-            if loose.is_file():
-                return loose.read_text("utf-8").strip()
-        packed = (repo.common_dir / "packed-refs").read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-    for line in packed.splitlines():
-        sha, _, name = line.partition(" ")
-        if name.strip() == ref:
-            return sha
-    return ""
+    return head_commit(repo) if repo is not None else ""
 
 
 def due(directory: Path, root: Path, now: float) -> bool:

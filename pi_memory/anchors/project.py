@@ -70,6 +70,16 @@ def head(root: Path) -> str | None:
     return text if re.fullmatch(r"[0-9a-f]{40,64}", text) else None
 
 
+def _head_read(root: Path) -> str | None:
+    """``HEAD``'s commit as git keeps it in its files (no process); ``None`` when it
+    cannot be read that way."""
+    from pi_memory.naming.git_repo import find_git_repo, head_commit
+
+    repo = find_git_repo(root)
+    text = head_commit(repo) if repo is not None else ""
+    return text if re.fullmatch(r"[0-9a-f]{40,64}", text) else None
+
+
 def in_work_tree(root: Path) -> bool:
     from pi_memory.naming.git_repo import find_git_repo
 
@@ -83,7 +93,7 @@ def find(root: Path, wanted: Mentions, exclude: str = "") -> Found | None:
     ``None`` when nothing does."""
     if not wanted.paths and not wanted.names:
         return None  # prose: no git to run
-    commit = head(root) if in_work_tree(root) else None
+    commit = (_head_read(root) or head(root)) if in_work_tree(root) else None
     if commit is not None:
         found = _in_git(root, commit, wanted, exclude)
     else:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["GitRepo", "find_git_repo", "project_root"]
+__all__ = ["GitRepo", "find_git_repo", "head_commit", "project_root"]
 
 
 class GitRepo(NamedTuple):
@@ -77,3 +77,25 @@ def project_root(cwd: Path) -> Path:
     """The git top level of ``cwd``, else ``cwd`` itself (resolved)."""
     repo = find_git_repo(cwd)
     return repo.toplevel if repo is not None else Path(os.path.realpath(cwd))
+
+
+def head_commit(repo: GitRepo) -> str:
+    """The commit ``HEAD`` names, read from the files git keeps it in (a detached id, a
+    loose ref, or ``packed-refs``); "" when it cannot be read that way (no commit yet)."""
+    try:
+        text = (repo.git_dir / "HEAD").read_text("utf-8").strip()
+        if not text.startswith("ref: "):
+            return text
+        ref = text[5:].strip()
+        for base in (repo.git_dir, repo.common_dir):
+            loose = base / ref
+            if loose.is_file():
+                return loose.read_text("utf-8").strip()
+        packed = (repo.common_dir / "packed-refs").read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    for line in packed.splitlines():
+        sha, _, name = line.partition(" ")
+        if name.strip() == ref:
+            return sha
+    return ""
