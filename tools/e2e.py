@@ -21,7 +21,7 @@ Scenario, each step one ``claude -p`` process:
 4. after ``/compact`` the index is injected again;
 5. within session 2 the injected index is byte-identical in every request;
 6. a memory anchored to ``src/deploy.py`` turns suspect: a commit changes the
-   file, a session's Stop starts the background check, and the next
+   file, a session's hooks (its start or its Stop) start the background check, and the next
    session's injected context says ``src/deploy.py changed since``;
 7. no worker process is left behind.
 
@@ -299,10 +299,10 @@ def suspect_scenario(
         )  # fmt: skip
         return json.loads(done.stdout)["results"] if done.returncode == 0 else []
 
-    check(not suspects(), "no memory is suspect before a session's end checked")
+    check(not suspects(), "no memory is suspect before a session's hooks checked")
     claude_p("I committed a change to the deploy script.")
     checked = wait_for(suspects, 60)
-    check(checked, "the session's end started the background check; it found the memory suspect")
+    check(checked, "that session's hooks started the background check; it found the memory suspect")
     third = claude_p("How does the deploy retry?", "--output-format", "json")
     sid = json.loads(third.stdout)["session_id"] if third.returncode == 0 else ""
     first = of_session(messages(fake), sid)[:1]
