@@ -161,6 +161,11 @@ class Page:
             raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def prefer_dark(self) -> None:
+        """Make the page see ``prefers-color-scheme: dark``."""
+        features = [{"name": "prefers-color-scheme", "value": "dark"}]
+        self.call("Emulation.setEmulatedMedia", features=features)
+
     def type_text(self, text: str) -> None:
         """Type into the focused element, as a keyboard would."""
         self.call("Input.insertText", text=text)
@@ -179,7 +184,7 @@ class Page:
 
 
 @contextmanager
-def chromium(executable: str, *, dark: bool = False) -> Iterator[Page]:
+def chromium(executable: str) -> Iterator[Page]:
     """A headless Chromium with a fresh profile, and its first tab."""
     profile = Path(tempfile.mkdtemp(prefix="pi_memory-chromium-"))
     argv = [
@@ -195,8 +200,6 @@ def chromium(executable: str, *, dark: bool = False) -> Iterator[Page]:
         "--window-size=1280,860",
         "about:blank",
     ]
-    if dark:
-        argv.insert(1, "--force-dark-mode")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         argv.insert(1, "--no-sandbox")  # root cannot use Chromium's sandbox
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

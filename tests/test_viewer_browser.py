@@ -26,6 +26,7 @@ SHOTS = Path(tempfile.gettempdir()) / "pi_memory-viewer-screenshots"
 def _prepare(project: Path) -> None:
     import json
 
+    from pi_memory import receipts
     from pi_memory.model import ledger
     from pi_memory.open_store import open_store
 
@@ -35,14 +36,19 @@ def _prepare(project: Path) -> None:
     opened = open_store(project, warn=False)
     assert opened.config.daily_token_cap == 80_000
     store, now = opened.store, datetime.now()
-    store.write(
+    deploy = store.write(
         "project", "Deploy with make deploy; staging listens on port 5433", ["deploy"], now=now
-    )
+    ).entry.id
     store.write(
         "project", "Tests run with pytest -q; the slow ones are marked", ["testing"], now=now
     )
     store.write("user", "Prefer small commits whose messages say why", ["style"], now=now)
     store.write("project", "Never <script>window.pwned=1</script> here", ["hostile"], now=now)
+    for event, ids in ((receipts.INJECT, ()), (receipts.SURFACE, (deploy,))):
+        given = receipts.made(
+            receipts.HOOK, event, host="claude-code", session="a1b2c3", text="…", ids=ids
+        )
+        assert receipts.append(given)
     directory = ledger.directory(opened.config)
     today = ledger.now_local()
     for back, job, tokens in ((0, "review", 41_000), (0, "compact", 9_000), (1, "review", 23_000)):
@@ -70,7 +76,9 @@ def test_the_main_flows_in_chromium(repo: Path) -> None:
 
 
 def _overview(page: Page, viewer: Viewer) -> None:
+    viewer.overview()  # the health is worked out: the page the browser gets is whole
     page.open(viewer.url)
+    assert page.evaluate("document.querySelectorAll('.working').length") == 0
     assert page.evaluate("document.title") == "Overview · pi_memory"
     assert page.evaluate("document.querySelectorAll('section[data-layer]').length") == 2
     _shot(page, "overview")
@@ -125,6 +133,8 @@ def _other_pages(page: Page, viewer: Viewer) -> None:
     _shot(page, "inbox")
     page.loads("document.querySelector('nav a[href^=\"/sessions\"]').click()")
     assert page.evaluate("document.querySelector('h1').innerText") == "Sessions"
+    timeline = page.evaluate("document.querySelector('section[data-host]').innerText")
+    assert "claude-code" in timeline and "1 surfaced" in timeline, timeline
     _shot(page, "sessions")
     page.loads("document.querySelector('nav a[href^=\"/spend\"]').click()")
     bars = page.evaluate("document.querySelectorAll('svg.chart rect').length")
@@ -132,3 +142,8 @@ def _other_pages(page: Page, viewer: Viewer) -> None:
     assert page.evaluate("document.querySelectorAll('svg.chart line.cap').length") == 1
     assert "review" in page.evaluate("document.querySelector('.legend').innerText")
     _shot(page, "spend")
+    page.prefer_dark()
+    page.open(viewer.url.replace("/?", "/memories?"))
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(22, 23, 26)", background  # the dark scheme's --bg
+    _shot(page, "memories-dark")

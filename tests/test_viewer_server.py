@@ -40,8 +40,9 @@ def viewer(project: Path):  # type: ignore[no-untyped-def]
 def test_the_first_line_is_a_loopback_url_with_a_token(viewer: Viewer) -> None:
     assert viewer.url.startswith("http://127.0.0.1:")
     assert len(viewer.token) >= 30
-    page = viewer.get("/")
+    page = viewer.overview()
     assert page.status == 200
+    assert "conflicts" in page.text
     assert 'data-layer="user"' in page.text and 'data-layer="project"' in page.text
     assert "Model spend today" in page.text and "Pending jobs" in page.text
 
@@ -177,7 +178,7 @@ def test_a_conflict_is_settled_by_superseding_one_side(project: Path) -> None:
     older = _write(project, "The staging database listens on port 5432", "database")
     newer = _write(project, "The staging database listens on port 6543", "database")
     with start(project) as viewer:
-        overview = viewer.get("/")
+        overview = viewer.overview()
         assert "Conflicts" in overview.text
         page = viewer.get("/pair", layer="project", kind="conflict", a=older, b=newer)
         assert viewer.post("/resolve", form_fields(page.text, "/resolve")).status == 303
@@ -256,3 +257,20 @@ def test_receipts_show_on_the_memory_and_in_the_timeline(project: Path) -> None:
         timeline = viewer.get("/sessions")
         assert 'data-host="claude-code"' in timeline.text
         assert "session-one" in timeline.text and "1 surfaced" in timeline.text
+
+
+def test_suspect_memories_are_marked_and_can_be_listed_alone(tmp_path: Path) -> None:
+    from tests.test_anchors import commit_file, git
+    from tests.test_suspect import made_suspect
+
+    root = tmp_path / "anchored"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    commit_file(root, "src/deploy.py", "def deploy_all():\n    return 3\n")
+    suspect, fresh = made_suspect(root)
+    with start(root) as viewer:
+        everything = viewer.get("/memories")
+        assert suspect in everything.text and fresh in everything.text
+        assert 'title="src/deploy.py changed since">suspect</span>' in everything.text
+        only = viewer.get("/memories", suspect="only")
+        assert _ids(only.text) == [suspect]

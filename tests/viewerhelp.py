@@ -55,6 +55,20 @@ class Viewer(NamedTuple):
     def get(self, path: str, **params: str) -> Answer:
         return self.request("GET", f"{path}?{urlencode({**params, 't': self.token})}")
 
+    def overview(self) -> Answer:
+        """The overview once its health is worked out (it draws the counts until then,
+        and asks the browser to load it again)."""
+        import time
+
+        deadline = time.monotonic() + 60
+        while True:
+            page = self.get("/")
+            working = "Working out the health" in page.text
+            assert working == ('http-equiv="refresh"' in page.text)
+            if not working or time.monotonic() > deadline:
+                return page
+            time.sleep(0.2)
+
     def post(self, path: str, fields: Mapping[str, str], **headers: str) -> Answer:
         body = urlencode(fields).encode("utf-8")
         sent = {

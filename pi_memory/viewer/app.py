@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from pi_memory.store import Store
 
 T = TypeVar("T")
+#: Answers remembered per state of the store (searches, pages of them, the health).
+MEMO_LIMIT = 256
 
 
 class App:
@@ -33,6 +35,8 @@ class App:
         self._opened: Opened | None = None
         self._generation: tuple[object, ...] = ()
         self._memo: dict[str, object] = {}
+        #: What :meth:`later` is working out now.
+        self._running: set[str] = set()
 
     def opened(self) -> Opened:
         """The store of the project, opened again when a layer changed on disk."""
@@ -59,8 +63,40 @@ class App:
         with self.busy:
             self.opened()
             if name not in self._memo:
+                if len(self._memo) >= MEMO_LIMIT:
+                    self._memo.clear()  # a person paging far: start again, never grow
                 self._memo[name] = compute()
             return self._memo[name]  # type: ignore[return-value]
+
+    def later(self, name: str, compute: Callable[[], T]) -> T | None:
+        """``compute()`` in a thread of its own, remembered until the store changes on
+        disk; None until it is done. ``compute`` must open what it reads itself.
+        A failure is raised to the page that asks next."""
+        with self.busy:
+            self.opened()
+            if name in self._memo:
+                found = self._memo[name]
+                if isinstance(found, Exception):
+                    del self._memo[name]
+                    raise found
+                return found  # type: ignore[return-value]
+            if name not in self._running:
+                self._running.add(name)
+                worker = threading.Thread(
+                    target=self._work, args=(name, compute, self._generation), daemon=True
+                )
+                worker.start()
+            return None
+
+    def _work(self, name: str, compute: Callable[[], object], generation: object) -> None:
+        try:
+            value: object = compute()
+        except Exception as exc:  # said on the page that asks next
+            value = exc
+        with self.busy:
+            self._running.discard(name)
+            if generation == self._generation:
+                self._memo[name] = value
 
     def _now(self) -> tuple[object, ...]:
         from pi_memory.entry import LAYERS

@@ -87,8 +87,11 @@ def notice(text: str, kind: str = "info") -> str:
     return f'<p class="notice {esc(kind)}" role="status">{esc(text)}</p>'
 
 
-def page(app: App, title: str, active: str, body: str, *, status: int = 200) -> Response:
-    """A whole page: head, navigation, ``body`` (HTML), the script that only improves it."""
+def page(
+    app: App, title: str, active: str, body: str, *, status: int = 200, refresh: int = 0
+) -> Response:
+    """A whole page: head, navigation, ``body`` (HTML), the script that only improves it;
+    ``refresh``: seconds after which the browser loads the page again (0: never)."""
     from pi_memory.viewer.routing import Response
 
     nav = "".join(
@@ -97,10 +100,11 @@ def page(app: App, title: str, active: str, body: str, *, status: int = 200) -> 
         + f">{esc(label)}</a>"
         for path, label in NAV
     )
+    again = f'\n<meta http-equiv="refresh" content="{refresh}">' if refresh else ""
     text = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
+<meta name="referrer" content="same-origin">{again}
 <title>{esc(title)} · pi_memory</title>
 <link rel="stylesheet" href="{esc(url(app, "/static/style.css"))}">
 </head><body>

@@ -24,6 +24,8 @@ STATUS_CHOICES: Final = (
     ("live", "live"),
     ("superseded", "superseded"),
 )
+#: Memories whose anchored code changed since (``search --suspect``).
+SUSPECT_CHOICES: Final = (("", "any code"), ("only", "suspect only"))
 
 
 class Filters(NamedTuple):
@@ -31,6 +33,7 @@ class Filters(NamedTuple):
     type: str
     stale: str
     status: str
+    suspect: str = ""
 
     @property
     def any(self) -> bool:
@@ -48,6 +51,7 @@ def filters_of(request: Request) -> Filters:
         request.arg("type"),
         stale if stale in ("only", "hide") else "",
         status if status in ("live", "superseded") else "",
+        "only" if request.arg("suspect") == "only" else "",
     )
 
 
@@ -59,9 +63,33 @@ def find(store: Store, query: str, mode: str, page: int, wanted: Filters) -> Sea
     if not wanted.any:
         return store.search(query, mode=mode, page=page, now=now, credit=False)
     months = store.settings.review_months
-    chosen = [e for e in store.read_all() if _passes(e, wanted, now, months)]
-    result = search(chosen, query, mode=mode, page=page, now=now, review_months=months)
+    suspects = store.suspects()
+    chosen = [
+        e
+        for e in store.read_all()
+        if _passes(e, wanted, now, months) and (not wanted.suspect or e.id in suspects)
+    ]
+    result = search(
+        chosen, query, mode=mode, page=page, now=now, review_months=months, suspect=suspects
+    )
     return result._replace(notes=store.notes(), foreign=store.foreign())
+
+
+def answer(app: App, query: str, mode: str, page: int, wanted: Filters) -> SearchResult:
+    """:func:`find`, remembered while the store does not change (paging back, reloading)."""
+    key = f"search:{(query, mode, page, tuple(wanted))!r}"
+    return app.memo(key, lambda: find(app.store(), query, mode, page, wanted))
+
+
+def warm(app: App) -> None:
+    """Work out the first page of the list in the background (the overview calls this),
+    so that opening the memories costs nothing on a large store."""
+
+    def first_page() -> SearchResult:
+        with app.busy:
+            return answer(app, "", "keyword", 1, Filters("", "", "", ""))
+
+    app.later("warm:memories", first_page)
 
 
 def _passes(entry: Entry, wanted: Filters, now: datetime, months: int) -> bool:
@@ -89,13 +117,13 @@ def render(request: Request) -> Response:
     number = request.arg("page", "1")
     page_no = int(number) if number.isdigit() and int(number) > 0 else 1
     wanted = filters_of(request)
-    store = app.store()
-    result = find(store, query, mode, page_no, wanted)
+    result = answer(app, query, mode, page_no, wanted)
     body = _search_form(app, query, mode, wanted, _types(app))
     body += "".join(notice(n, "warn") for n in result.notes)
     body += _summary(result)
     if result.hits:
-        body += '<ol class="memories">' + "".join(_item(app, hit) for hit in result.hits) + "</ol>"
+        items = "".join(_item(app, hit, result.suspect.get(hit.entry.id)) for hit in result.hits)
+        body += f'<ol class="memories">{items}</ol>'
     else:
         body += empty("No memories match." if query or wanted.any else "No memories yet.")
     body += _pager(app, result, query, mode, wanted)
@@ -131,6 +159,7 @@ def _search_form(app: App, query: str, mode: str, wanted: Filters, types: list[s
         + (_select("type", type_choices, wanted.type) if types else "")
         + _select("stale", STALE_CHOICES, wanted.stale, "age")
         + _select("status", STATUS_CHOICES, wanted.status)
+        + _select("suspect", SUSPECT_CHOICES, wanted.suspect, "anchors")
         + '<button class="primary" type="submit">Search</button></form>'
     )
 
@@ -158,7 +187,7 @@ def _summary(result: SearchResult) -> str:
     return f'<p class="summary" data-total="{result.total}">{esc(text)}</p>'
 
 
-def _item(app: App, hit: Hit) -> str:
+def _item(app: App, hit: Hit, suspect: str | None) -> str:
     entry = hit.entry
     body = " ".join(entry.body.split())
     if len(body) > BODY_CHARS:
@@ -173,6 +202,8 @@ def _item(app: App, hit: Hit) -> str:
         badges.append(f'<span class="badge old">superseded by {esc(entry.superseded_by)}</span>')
     elif hit.stale:
         badges.append('<span class="badge stale">stale</span>')
+    if suspect:
+        badges.append(f'<span class="badge stale" title="{esc(suspect)}">suspect</span>')
     title = entry.name or entry.id
     return (
         f'<li class="memory{"" if entry.live else " superseded"}" data-id="{esc(entry.id)}">'

@@ -18,26 +18,64 @@ if TYPE_CHECKING:
 SHOWN_PAIRS = 5
 
 
-def layer_views(app: App) -> list[LayerView]:
-    """``show``'s view of each layer, worked out once per state of the store."""
+#: Seconds before a page still working out the health asks again (without JavaScript).
+REFRESH_S = 3
+
+
+def layer_views(app: App) -> list[LayerView] | None:
+    """``show``'s view of each layer, worked out in the background once per state of the
+    store (the detectors take seconds on 100,000 memories); None until it is ready."""
     from pi_memory.commands.show import layer_view
     from pi_memory.entry import LAYERS
+    from pi_memory.open_store import open_store
 
-    store = app.store()
-    return app.memo("views", lambda: [layer_view(store, layer, datetime.now()) for layer in LAYERS])
+    def work() -> list[LayerView]:
+        store = open_store(app.project, warn=False).store  # a store of its own: a thread's
+        return [layer_view(store, layer, datetime.now()) for layer in LAYERS]
+
+    return app.later("views", work)
 
 
 def render(request: Request) -> Response:
+    from pi_memory.entry import LAYERS
+    from pi_memory.viewer.pages.memories import warm
+
     app = request.app
     views = layer_views(app)
-    cards = "".join(_layer_card(app, view) for view in views)
+    warm(app)
+    if views is None:
+        cards = "".join(_counts_card(app, layer) for layer in LAYERS)
+    else:
+        cards = "".join(_layer_card(app, view) for view in views)
     body = f'<div class="cards">{cards}</div>'
     body += _spend_card(app) + _jobs_card(app)
     notes = app.store().notes()
     if notes:
         body += "<section><h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes)
         body += "</ul></section>"
-    return page(app, "Overview", "/", body)
+    return page(app, "Overview", "/", body, refresh=REFRESH_S if views is None else 0)
+
+
+def _counts_card(app: App, layer: str) -> str:
+    """A layer's card while its health is worked out: what costs nothing to count."""
+    from pi_memory.fs.lock import describe_status, read_lock_status
+
+    store = app.store()
+    entries = store.read(layer)
+    live = sum(1 for e in entries if e.live)
+    directory = store.directory(layer)
+    facts = [
+        ("memories", link(app, f"{live:,}", "/memories", layer=layer)),
+        ("superseded", f"{len(entries) - live:,}"),
+        ("lock", esc(describe_status(read_lock_status(directory)))),
+    ]
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts)
+    return (
+        f'<section class="card" data-layer="{esc(layer)}"><h2>{esc(store.label(layer))}</h2>'
+        f'<p class="path">{esc(directory)}</p><dl class="facts">{rows}</dl>'
+        f'<p class="meta working">Working out the health of {len(entries):,} memories…</p>'
+        "</section>"
+    )
 
 
 def _layer_card(app: App, view: LayerView) -> str:
