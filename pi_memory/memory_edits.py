@@ -18,7 +18,6 @@ the other (``superseded-by``), as a write that supersedes does: both stay on dis
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
@@ -99,11 +98,9 @@ def _refresh(store: Store, layer: str) -> None:
         pass  # the next write or session start regenerates it
 
 
-def edit(
-    store: Store, layer: str, entry_id: str, body: str, expected: str, *, now: datetime
-) -> Entry:
-    """Give a memory a new text, in place; returns it as stored."""
-    from pi_memory.entry import format_time
+def edit(store: Store, layer: str, entry_id: str, body: str, expected: str) -> Entry:
+    """Give a memory a new text, in place (its id, keyword and times stay; the ``files``
+    layout stamps ``modified``); returns it as stored."""
     from pi_memory.store import validate_body
 
     text = store.redact(validate_body(body, max_bytes=store.settings.max_body_bytes))
@@ -113,7 +110,7 @@ def edit(
         raise EntryRejected(problem)
     with store.lock(layer, EDIT):
         current = _current(layer_store.read(), entry_id, expected)
-        changed = current._replace(body=text, last=format_time(now) if current.last else "")
+        changed = current._replace(body=text)
         _rollback_point(store, layer, EDIT, [current.file])
         layer_store.update([changed])
         _refresh(store, layer)

@@ -52,7 +52,7 @@ def written(project: Path, body: str, keyword: str = "deploy") -> Entry:
 def test_an_edit_changes_the_text_and_keeps_the_old_one(layout: str, project: Path) -> None:
     entry = written(project, "Deploy with make deploy")
     seen = memory_edits.version(one(project, entry.id))
-    memory_edits.edit(fresh(project), PROJECT, entry.id, "Deploy with make ship", seen, now=NOW)
+    memory_edits.edit(fresh(project), PROJECT, entry.id, "Deploy with make ship", seen)
     after = one(project, entry.id)
     assert after.body == "Deploy with make ship"
     assert (after.id, after.keyword) == (entry.id, entry.keyword)
@@ -69,7 +69,7 @@ def test_an_edit_of_a_memory_changed_meanwhile_is_refused(layout: str, project: 
         == 0
     )
     with pytest.raises(memory_edits.StaleEdit, match="changed on disk"):
-        memory_edits.edit(fresh(project), PROJECT, entry.id, "my old page's text", seen, now=NOW)
+        memory_edits.edit(fresh(project), PROJECT, entry.id, "my old page's text", seen)
     after = one(project, entry.id)
     assert (after.body, after.seen) == ("Deploy with make deploy", 2)
 
@@ -78,9 +78,9 @@ def test_an_edit_passes_the_write_checks(layout: str, project: Path) -> None:
     entry = written(project, "Deploy with make deploy")
     seen = memory_edits.version(entry)
     with pytest.raises(EntryRejected, match="HTML comment"):
-        memory_edits.edit(fresh(project), PROJECT, entry.id, "a --> b", seen, now=NOW)
+        memory_edits.edit(fresh(project), PROJECT, entry.id, "a --> b", seen)
     with pytest.raises(EntryRejected, match="control character"):
-        memory_edits.edit(fresh(project), PROJECT, entry.id, "bell \x07", seen, now=NOW)
+        memory_edits.edit(fresh(project), PROJECT, entry.id, "bell \x07", seen)
     assert one(project, entry.id).body == "Deploy with make deploy"
 
 

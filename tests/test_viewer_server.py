@@ -274,3 +274,24 @@ def test_suspect_memories_are_marked_and_can_be_listed_alone(tmp_path: Path) -> 
         assert 'title="src/deploy.py changed since">suspect</span>' in everything.text
         only = viewer.get("/memories", suspect="only")
         assert _ids(only.text) == [suspect]
+
+
+def test_the_actions_work_on_the_files_layout(project: Path, hermetic_home: Path) -> None:
+    import json
+
+    config = hermetic_home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"layout": "files"}), "utf-8")
+    entry_id = _write(project, "Deploy with make deploy; staging listens on port 5433", "deploy")
+    with start(project) as viewer:
+        page = viewer.get("/memory", layer="project", id=entry_id)
+        assert ".md</code>" in page.text  # the memory's own file
+        fields = {**form_fields(page.text, "/edit"), "body": "Deploy with make ship"}
+        assert viewer.post("/edit", fields).status == 303
+        assert "Deploy with make ship" in _all_bodies(project)
+        page = viewer.get("/memory", layer="project", id=entry_id)
+        assert viewer.post("/remove", form_fields(page.text, "/remove")).status == 303
+        assert "make ship" not in _all_bodies(project)
+        listing = viewer.get("/removed", layer="project")
+        assert viewer.post("/restore", form_fields(listing.text, "/restore")).status == 303
+        assert "Deploy with make ship" in _all_bodies(project)

@@ -193,7 +193,7 @@ def edit(request: Request) -> Response:
     layer, entry_id, seen = _args(request)
     text = request.form.get("body", "")
     try:
-        memory_edits.edit(app.store(), layer, entry_id, text, seen, now=datetime.now())
+        memory_edits.edit(app.store(), layer, entry_id, text, seen)
     except memory_edits.StaleEdit as exc:
         app.changed()
         return draw(app, layer, entry_id, str(exc), "error", draft=text, status=409)
