@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.staleness import sortable_time
@@ -336,21 +336,73 @@ class KeywordRow:
         return f"KeywordRow(keyword={self.keyword!r}, count={self.count}, recalls={self.recalls})"
 
 
-def _earliest_spellings(
-    entries: Sequence[Entry], groups: Mapping[str, list[str]]
-) -> dict[str, tuple[str, int]]:
-    """When each spelling of a keyword with several spellings was first written."""
-    rivals = {s for spellings in groups.values() if len(spellings) > 1 for s in spellings}
+class Tally(NamedTuple):
+    """What a keyword table is made of, without the recalls: a search changes none of it."""
+
+    #: Every entry (``MEMORY.md``'s stats line counts them all).
+    entries: int
+    #: The live entries.
+    live: int
+    #: Per keyword: its canonical key (what recalls are counted by), how many live
+    #: entries carry it, and the spelling it is shown in (its earliest written).
+    groups: tuple[tuple[str, int, str], ...]
+
+
+def grouped(
+    entries: int,
+    live: int,
+    counts: Mapping[str, int],
+    earliest: Callable[[str], object],
+    keys: Mapping[str, str] | None = None,
+) -> Tally:
+    """The tally of live counts per spelling (``earliest``: the sort key of a spelling's
+    earliest live entry, asked only of a keyword with several spellings; ``keys``:
+    canonical keys already known)."""
+    groups: dict[str, list[str]] = {}
+    for spelling, count in counts.items():
+        if count > 0:
+            key = keys.get(spelling) if keys is not None else None
+            if key is None:
+                key = canonical_key(spelling)
+            if key:
+                groups.setdefault(key, []).append(spelling)
+    rows = []
+    for key, spellings in groups.items():
+        if len(spellings) == 1:
+            rows.append((key, counts[spellings[0]], _display_form(spellings[0])))
+        else:
+            shown = min(spellings, key=earliest)  # type: ignore[arg-type]  # comparable keys
+            rows.append((key, sum(counts[s] for s in spellings), _display_form(shown)))
+    return Tally(entries, live, tuple(rows))
+
+
+def tally_of(entries: Sequence[Entry]) -> Tally:
+    """The tally of ``entries`` (a spelling's earliest: by time, then position)."""
+    counts: dict[str, int] = {}
+    live = 0
+    for entry in entries:
+        if not entry.superseded_by:
+            live += 1
+            counts[entry.keyword] = counts.get(entry.keyword, 0) + 1
     earliest: dict[str, tuple[str, int]] = {}
-    if not rivals:
-        return earliest
-    for index, entry in enumerate(entries):
-        if entry.keyword in rivals and not entry.superseded_by:
-            written = (sortable_time(entry.time), index)
-            if written < earliest.get(entry.keyword, written):
-                earliest[entry.keyword] = written
-            earliest.setdefault(entry.keyword, written)
-    return earliest
+    rivals = _rival_spellings(counts)
+    if rivals:
+        for index, entry in enumerate(entries):
+            if entry.keyword in rivals and not entry.superseded_by:
+                written = (sortable_time(entry.time), index)
+                if written < earliest.get(entry.keyword, written):
+                    earliest[entry.keyword] = written
+                earliest.setdefault(entry.keyword, written)
+    return grouped(len(entries), live, counts, earliest.__getitem__)
+
+
+def _rival_spellings(counts: Mapping[str, int]) -> set[str]:
+    """The spellings that share their canonical key with another (their earliest matters)."""
+    groups: dict[str, list[str]] = {}
+    for spelling, count in counts.items():
+        if count > 0:
+            groups.setdefault(canonical_key(spelling), []).append(spelling)
+    return {s for spellings in groups.values() if len(spellings) > 1 for s in spellings}
 
 
 def collect_keywords(
@@ -363,29 +415,23 @@ def collect_keywords(
     recalls (at most 4), then count, then alphabetically; the lowest-ranked
     rows beyond ``cap`` are left out (their memories stay searchable).
     """
-    entries = list(entries)
-    # Count by spelling first: a layer has far fewer spellings than memories,
-    # and a hook runs this on every session start.
-    per_spelling: dict[str, int] = {}
-    for entry in entries:
-        if not entry.superseded_by:
-            per_spelling[entry.keyword] = per_spelling.get(entry.keyword, 0) + 1
-    groups: dict[str, list[str]] = {}
-    for spelling in per_spelling:
-        key = canonical_key(spelling)
-        if key:
-            groups.setdefault(key, []).append(spelling)
-    earliest = _earliest_spellings(entries, groups)
-    rows = []
-    for key, spellings in groups.items():
-        shown = min(spellings, key=earliest.__getitem__) if len(spellings) > 1 else spellings[0]
-        rows.append(
-            KeywordRow(
-                keyword=_display_form(shown),
-                count=sum(per_spelling[s] for s in spellings),
-                recalls=max(0, recalls.get(key, 0)),
-            )
-        )
+    return rows_of(tally_of(list(entries)), recalls, cap)
+
+
+def rows_of(tally: Tally, recalls: Mapping[str, int], cap: int = TABLE_CAP) -> list[KeywordRow]:
+    """:func:`collect_keywords` from a tally: only the rows that can make the cap are made."""
+    scored = []
+    for key, count, shown in tally.groups:
+        recalled = recalls.get(key, 0) if recalls else 0
+        recalled = recalled if recalled > 0 else 0
+        bonus = recalled if recalled < RECALL_BONUS_CAP else RECALL_BONUS_CAP
+        scored.append((count + bonus, count, recalled, shown))
+    if len(scored) > cap > 0:
+        import heapq
+
+        last = heapq.nlargest(cap, [(score, count) for score, count, _, _ in scored])[-1]
+        scored = [row for row in scored if (row[0], row[1]) >= last]
+    rows = [KeywordRow(shown, count, recalled) for _, count, recalled, shown in scored]
     rows.sort(
         key=lambda row: (
             -(row.count + min(row.recalls, RECALL_BONUS_CAP)),
@@ -400,16 +446,23 @@ def collect_keywords(
 #: The last table built, with the very objects it was built from. A session
 #: start builds the same layer's table twice (``MEMORY.md``, then the injected
 #: block) from one read; entries are immutable and a layer's list is never
-#: mutated once read, so the same list object and equal recalls mean the same table.
-_LAST_TABLE: list[tuple[Sequence[Entry], dict[str, int], list[KeywordRow]]] = []
+#: mutated once read, so the same list object (or an equal tally) and equal
+#: recalls mean the same table.
+_LAST_TABLE: list[tuple[Sequence[Entry] | Tally, dict[str, int], list[KeywordRow]]] = []
 
 
-def keyword_rows(entries: Sequence[Entry], recalls: Mapping[str, int]) -> list[KeywordRow]:
+def keyword_rows(entries: Sequence[Entry] | Tally, recalls: Mapping[str, int]) -> list[KeywordRow]:
+    """The keyword table of ``entries``, or of their tally."""
+    tallied = isinstance(entries, Tally)
     for seen, seen_recalls, rows in _LAST_TABLE:
-        if seen is entries and seen_recalls == recalls:
+        same = seen == entries if tallied and isinstance(seen, Tally) else seen is entries
+        if same and seen_recalls == recalls:
             return list(rows)
-    rows = collect_keywords(entries, recalls, cap=TABLE_CAP)
-    _LAST_TABLE[:] = [*_LAST_TABLE[-1:], (entries, dict(recalls), rows)]
+    if isinstance(entries, Tally):
+        rows = rows_of(entries, recalls, cap=TABLE_CAP)
+    else:
+        rows = collect_keywords(entries, recalls, cap=TABLE_CAP)
+    _LAST_TABLE[:] = [*_LAST_TABLE[-5:], (entries, dict(recalls), rows)]
     return list(rows)
 
 

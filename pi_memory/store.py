@@ -22,9 +22,10 @@ from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageErr
 if TYPE_CHECKING:
     from pi_memory.anchors.project import Found
     from pi_memory.fs.lock import StoreLock
+    from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import IndexChange, LayerStore
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
-    from pi_memory.provenance import Provenance
+    from pi_memory.provenance import Provenance, TrustRecord
     from pi_memory.retrieval import SearchResult
 
 #: The recall log's file name, as pi-memory-auto names it.
@@ -112,6 +113,18 @@ class Store:
         self._rollback_paused = False
         #: Which project memories came from the repository (see :mod:`pi_memory.provenance`).
         self._provenance: Provenance | None = None
+        #: What decides it per file: this user's own ids, and the files git tracks
+        #: (``None``: every file counts as tracked).
+        self._own: tuple[frozenset[str], frozenset[str] | None] = (frozenset(), None)
+        #: Keyword tallies worked out since the last write, per (layer, part).
+        self._tallies: dict[tuple[str, str], Tally | None] = {}
+
+    def renewed(self) -> Store:
+        """A store of the same settings that reads afresh, sharing this one's layer objects
+        (whose caches are checked against each file's identity on every read)."""
+        fresh = Store(self.settings)
+        fresh._layers = self._layers
+        return fresh
 
     # -- reading ------------------------------------------------------------
 
@@ -157,7 +170,7 @@ class Store:
     def provenance(self) -> Provenance:
         """Which project memories came from the repository, and whether they are trusted."""
         if self._provenance is None:
-            from pi_memory.provenance import Provenance, provenance, read_record, tracked_files
+            from pi_memory.provenance import Provenance, read_record, tracked_files
 
             s = self.settings
             if s.repository is None or s.home is None or PROJECT in s.unavailable:
@@ -166,10 +179,30 @@ class Store:
             directory = self.directory(PROJECT)
             record = read_record(s.home, directory)
             tracked = tracked_files(s.repository, directory)
-            pairs = [(e.id, e.file) for e in store.read()] if tracked != frozenset() else []
             trusted = record.trusted or s.trusted_project
-            self._provenance = provenance(record, trusted, tracked, pairs)
+            self._own = (record.own, tracked)
+            self._provenance = self._provenance_of(store, record, trusted, tracked)
         return self._provenance
+
+    @staticmethod
+    def _provenance_of(
+        store: LayerStore,
+        record: TrustRecord,
+        trusted: bool,
+        tracked: frozenset[str] | None,
+    ) -> Provenance:
+        """:func:`~pi_memory.provenance.provenance` of the layer ``store``, from its keyword
+        facts when it keeps them (no entry is read then)."""
+        from pi_memory.provenance import Provenance, provenance
+
+        if tracked == frozenset():
+            return provenance(record, trusted, tracked, [])
+        facts = store.facts()
+        if facts is None:
+            return provenance(record, trusted, tracked, [(e.id, e.file) for e in store.read()])
+        committed = [f.ids for file, f in facts if tracked is None or file in tracked]
+        foreign = frozenset().union(*committed) - record.own
+        return Provenance(trusted, foreign, record.declined)
 
     def suspects(self) -> dict[str, str]:
         """The project memories whose anchored code changed since (id → what changed),
@@ -220,6 +253,32 @@ class Store:
                 f"the {layer} memory directory {directory} is a file, not a directory: "
                 "move it away or configure another directory"
             )
+
+    def tally(self, layer: str, part: str = "read") -> Tally | None:
+        """The keyword tally of :meth:`read` (``part`` ``"own"`` / ``"theirs"``: of the
+        project memories not from / from the repository), summed from each file's facts
+        without reading an entry of an unchanged file; ``None`` when the layout keeps no
+        facts (its index is not a keyword table)."""
+        key = (layer, part)
+        if key not in self._tallies:
+            self._tallies[key] = self._tally(layer, part)
+        return self._tallies[key]
+
+    def _tally(self, layer: str, part: str) -> Tally | None:
+        from pi_memory.keyword_tally import layer_tally, split_tally
+
+        if layer in self.settings.unavailable:
+            return layer_tally([])
+        self._check_directory(layer)
+        facts = self.layer(layer).facts()
+        if facts is None:
+            return None
+        known = self.provenance() if layer == PROJECT else None
+        if part == "read" and (known is None or known.trusted or not known.foreign):
+            return layer_tally([f for _, f in facts])
+        own, tracked = self._own
+        mine = [None if tracked is not None and file not in tracked else own for file, _ in facts]
+        return split_tally([f for _, f in facts], mine, foreign=part == "theirs")
 
     def read_all(self) -> list[Entry]:
         return [entry for layer in LAYERS for entry in self.read(layer)]
@@ -282,6 +341,7 @@ class Store:
 
             ensure_gitignore(directory)
         self._read_cache.pop(layer, None)  # whatever happens under the lock, read afresh
+        self._tallies = {key: kept for key, kept in self._tallies.items() if key[0] != layer}
         return StoreLock(directory, op, self.settings.lock_timeout_ms)
 
     def _rollback_point_of(self, directory: Path) -> Callable[[str, Sequence[str]], None]:
@@ -595,7 +655,11 @@ class Store:
             if not lock.acquire(blocking=wait):
                 continue
             try:
-                store.refresh_index(self.read(layer), self.recalls(layer))
+                tally = self.tally(layer)
+                if tally is None:
+                    store.refresh_index(self.read(layer), self.recalls(layer))
+                else:
+                    store.refresh_tally(tally, self.recalls(layer))
             finally:
                 lock.release()
 
@@ -617,6 +681,7 @@ class Store:
                 self.directory(layer),
                 partial(self.read, layer),
                 partial(self.recalls, layer),
+                partial(self.tally, layer),
             )
             for layer in LAYERS
         ]
@@ -624,11 +689,14 @@ class Store:
         if foreign:
             # The repository's memories in a block of their own, said to be others' notes.
             own, theirs = self._split(PROJECT, foreign)
-            sources[-1] = sources[-1]._replace(entries=own)
+            sources[-1] = sources[-1]._replace(
+                entries=own, tally=partial(self.tally, PROJECT, "own")
+            )
             from pi_memory.provenance import REPOSITORY_MARK
 
             label = f"{self.label(PROJECT)} ({REPOSITORY_MARK})"
-            sources.append(sources[-1]._replace(label=label, entries=theirs))
+            mark = partial(self.tally, PROJECT, "theirs")
+            sources.append(sources[-1]._replace(label=label, entries=theirs, tally=mark))
         suspect = self._suspect_block()
         if max_chars is not None and suspect:
             max_chars = max(200, max_chars - len(suspect) - 1)

@@ -61,6 +61,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "detect",
             "inject",
             "keywords",
+            "keyword_tally",
             "staleness",
             "recalls",
             "truncation",

@@ -173,7 +173,6 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     from pi_memory.config.models import background_ready, task_model
     from pi_memory.entry import LAYERS
     from pi_memory.hosts import fastpath
-    from pi_memory.store import Store
     from pi_memory.surfacing import corpus, limits, model_available
 
     opened = _open(event.cwd)
@@ -197,7 +196,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     verdicts = [cache_file(Path(anchored[0]))] if anchored[0] else []
     paths = fastpath.watched(directories, [*_inputs(event.cwd), *_trust_inputs(store), *verdicts])
     fingerprint = fastpath.stats(paths) if paths is not None else None
-    fresh = Store(store.settings)  # read after the fingerprint: a change between is a miss
+    fresh = store.renewed()  # read after the fingerprint: a change between is a miss
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     caps = limits(config)
     note = Note(

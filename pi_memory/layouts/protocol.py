@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
+    from pi_memory.keyword_tally import FileFacts
+    from pi_memory.keywords import Tally
 
 
 class Kept(NamedTuple):
@@ -53,6 +55,8 @@ class Injected(NamedTuple):
     directory: Path
     entries: Callable[[], list[Entry]]
     recalls: Callable[[], Mapping[str, int]]
+    #: The keyword tally of ``entries`` (``None``: work it out from them).
+    tally: Callable[[], Tally | None] = lambda: None
 
 
 #: The toolkits a model job can give its agent over a layer (:mod:`pi_memory.jobs.toolkits`):
@@ -198,6 +202,14 @@ class LayerStore(Protocol):
 
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
+
+    def facts(self) -> list[tuple[str, FileFacts]] | None:
+        """Each entry file and its keyword facts (:mod:`pi_memory.keyword_tally`), in :meth:`read`'s
+        order; ``None`` when the layout's index is not a keyword table."""
+
+    def refresh_tally(self, tally: Tally, recalls: Mapping[str, int]) -> None:
+        """:meth:`refresh_index` from the tally of the entries (a layout whose :meth:`facts`
+        is not ``None``)."""
 
     def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
         """:meth:`refresh_index` in two steps: the work of it now, without the lock, and

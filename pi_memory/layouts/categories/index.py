@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from pi_memory.keywords import counted_line, keyword_rows
+from pi_memory.keywords import Tally, counted_line, keyword_rows
 from pi_memory.naming.layer_files import INDEX_FILE
 
 if TYPE_CHECKING:
@@ -156,16 +156,17 @@ def _truncated_table(
 
 
 def layer_block(
-    label: str, entries: Sequence[Entry], recalls: Mapping[str, int], budget: int
+    label: str, entries: Sequence[Entry] | Tally, recalls: Mapping[str, int], budget: int
 ) -> str:
-    """``global — 7 memories, 24 keywords`` and the table, or ``""`` for an empty layer."""
-    live = [e for e in entries if e.live]
+    """``global — 7 memories, 24 keywords`` and the table, or ``""`` for an empty layer
+    (``entries``: the layer's, or their tally)."""
+    live = entries.live if isinstance(entries, Tally) else sum(1 for e in entries if e.live)
     if not live:
         return ""
     rows = keyword_rows(entries, recalls)
-    memories = "memory" if len(live) == 1 else "memories"
+    memories = "memory" if live == 1 else "memories"
     keywords = "keyword" if len(rows) == 1 else "keywords"
-    head = f"{label} — {len(live)} {memories}, {len(rows)} {keywords}"
+    head = f"{label} — {live} {memories}, {len(rows)} {keywords}"
     return "\n".join([head, *render_keyword_table(rows, budget)])
 
 
@@ -180,13 +181,14 @@ def render_injection(blocks: Sequence[str], search: str) -> str:
 
 def refresh_memory_md(
     directory: Path,
-    entries: Sequence[Entry],
+    entries: Sequence[Entry] | Tally,
     recalls: Mapping[str, int],
     *,
     reset: bool = False,
     rows: Sequence[KeywordRow] | None = None,
 ) -> None:
-    """Rewrite ``directory/MEMORY.md`` from ``entries`` (only when its bytes change).
+    """Rewrite ``directory/MEMORY.md`` from ``entries`` or their tally (only when its
+    bytes change).
 
     ``reset`` marks a completed consolidation pass (``compact``): the watermark
     goes back to 0 and ``lastConsolidated`` to now. A layer with no entries
@@ -198,11 +200,12 @@ def refresh_memory_md(
         old = path.read_text("utf-8", "surrogateescape")
     except FileNotFoundError:
         old = None
-    if not entries:
+    count = entries.entries if isinstance(entries, Tally) else len(entries)
+    if not count:
         if old is not None:
             path.unlink()
         return
-    stats = advance_watermark(parse_stats(old) if old is not None else None, len(entries))
+    stats = advance_watermark(parse_stats(old) if old is not None else None, count)
     if reset:
         from datetime import datetime, timezone
 

@@ -37,6 +37,8 @@ from pi_memory.layouts.protocol import (
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.keyword_tally import FileFacts
+    from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import MemoryTool
 
 GITATTRIBUTES: Final = ".gitattributes"
@@ -76,6 +78,8 @@ class CategoriesLayer:
         #: Each file's entries as last read or written by this process, with the
         #: identity they belong to: an unchanged file costs a stat, not a cache lookup.
         self._known: dict[str, tuple[tuple[int, int, int], list[Entry]]] = {}
+        #: Each file's keyword facts as last read or written, with the identity they belong to.
+        self._facts: dict[str, tuple[tuple[int, int, int], FileFacts]] = {}
         #: Disk-cache records held back by :meth:`hold_caching` (None: not holding).
         self._held: list[tuple[Path, bytes, list[Entry]]] | None = None
 
@@ -176,6 +180,36 @@ class CategoriesLayer:
         )
         self._known[file] = (identity, entries)
         return entries
+
+    def facts(self) -> list[tuple[str, FileFacts]]:
+        """Each category file and its keyword facts (:mod:`pi_memory.keyword_tally`), in
+        file order: an unchanged file's from the cache, a changed one's from its entries."""
+        return [(file, self._facts_of(file)) for file in self.files]
+
+    def _facts_of(self, file: str) -> FileFacts:
+        from pi_memory.fs.parse_cache import identity_of, keep, lookup, racy
+        from pi_memory.keyword_tally import KIND, RULES, facts_of, is_facts
+
+        path = self.directory / file
+        try:
+            identity = identity_of(os.stat(path))
+        except OSError:
+            return facts_of(fold_merged(self.read_file(file)))
+        known = self._facts.get(file)
+        if known is not None and known[0] == identity:
+            return known[1]
+        cached = lookup(path, identity, is_facts, KIND, RULES)
+        if cached:
+            self._facts[file] = (identity, cached[0])
+            return cached[0]
+        facts = facts_of(fold_merged(self.read_file(file)))
+        read = self._known.get(file)
+        if read is not None and file not in self.skipped:
+            # Under the identity of the bytes the entries came from.
+            self._facts[file] = (read[0], facts)
+            if not racy(read[0][0]):
+                keep(path, read[0], [facts], KIND, RULES)
+        return facts
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []
@@ -335,6 +369,11 @@ class CategoriesLayer:
 
         refresh_memory_md(self.directory, entries, recalls)
 
+    def refresh_tally(self, tally: Tally, recalls: Mapping[str, int]) -> None:
+        from pi_memory.layouts.categories.index import refresh_memory_md
+
+        refresh_memory_md(self.directory, tally, recalls)
+
     def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
         """The keyword table now (the costly part); the watermark and the write later."""
         from pi_memory.keywords import keyword_rows
@@ -361,7 +400,7 @@ class CategoriesLayer:
         from pi_memory.layouts.categories.index import SEARCH_ARGS, layer_block, render_injection
 
         search = sanitize_for_injection(this_package().command(*SEARCH_ARGS))
-        read = [(source.label, source.entries(), source.recalls()) for source in layers]
+        read = [(source.label, _tally(source), source.recalls()) for source in layers]
         budget = self.index_budget
         while True:
             blocks = [
@@ -418,6 +457,13 @@ class CategoriesLayer:
         )
 
 
+def _tally(source: Injected) -> Tally:
+    from pi_memory.keywords import tally_of
+
+    kept = source.tally()
+    return kept if kept is not None else tally_of(source.entries())
+
+
 def _read_text_or_empty(path: Path) -> str:
     try:
         return path.read_text("utf-8", "surrogateescape")
@@ -436,10 +482,13 @@ def _unread_row(row: Sequence[Any]) -> tuple[int]:
 
 
 def _remember(path: Path, data: bytes, entries: list[Entry]) -> None:
-    """Tell the disk caches what ``path`` holds, if it still holds ``data``."""
+    """Tell the disk caches what ``path`` holds, if it still holds ``data``: its entries,
+    their keyword facts (what the next session start sums) and its search index."""
     from pi_memory import search_index
-    from pi_memory.fs.parse_cache import remember
+    from pi_memory.fs.parse_cache import keep, remember
+    from pi_memory.keyword_tally import KIND, RULES, facts_of
 
     identity = remember(path, data, entries)
     if identity is not None:
+        keep(path, identity, [facts_of(fold_merged(entries))], KIND, RULES)
         search_index.remember(path, identity, entries)

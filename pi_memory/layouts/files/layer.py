@@ -79,6 +79,7 @@ from pi_memory.text import iso_timestamp, js_trim
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.keywords import Tally
 
 #: The result of a ``memory`` tool write.
 WriteResult = ToolWrite
@@ -419,6 +420,14 @@ class FilesLayer:
 
     def settle(self) -> None:
         """Nothing held (see :meth:`hold_caching`)."""
+
+    def facts(self) -> None:
+        """None: this layout's index is its memories' lines, not a keyword table."""
+        return None
+
+    def refresh_tally(self, tally: Tally, recalls: Mapping[str, int]) -> None:
+        """Never asked (:meth:`facts` is ``None``)."""
+        raise NotImplementedError("the files layout keeps no keyword tally")
 
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Create ``MEMORY.md`` when missing; an existing one belongs to its editor and stays."""

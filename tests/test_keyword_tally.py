@@ -1,0 +1,89 @@
+"""The keyword tally summed from each file's facts is the tally of the entries themselves.
+
+A session start renders the keyword table from the facts each category file
+left in the cache (:mod:`pi_memory.keyword_tally`) instead of reading the
+layer; the table must be the one the entries give, byte for byte, for every
+part a project layer is split into (the user's own memories, those from the
+repository). Checked over many random layers with rival spellings of one
+keyword, superseded memories and equal times.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from pi_memory.entry import Entry
+from pi_memory.keyword_tally import facts_of, is_facts, layer_tally, split_tally
+from pi_memory.keywords import Tally, collect_keywords, rows_of, tally_of
+
+SPELLINGS = ("deploy", "Deploy", "de-ploy", "redis", "Redis cache", "redis_cache", "端口", "c#")
+FILES = ("A.md", "B.md", "C.md")
+
+
+def random_layer(rng: random.Random) -> dict[str, list[Entry]]:
+    files: dict[str, list[Entry]] = {file: [] for file in FILES}
+    for n in range(rng.randrange(0, 60)):
+        file = rng.choice(FILES)
+        files[file].append(
+            Entry(
+                id=f"20260101-{n:04x}",
+                time=f"2026-01-0{rng.randrange(1, 4)} 10:00:00",
+                project="p",
+                src="",
+                keyword=rng.choice(SPELLINGS),
+                body=f"body {n}",
+                layer="project",
+                file=file,
+                superseded_by=rng.choice(["", "", "", "20260101-ffff"]),
+            )
+        )
+    return files
+
+
+def same(a: Tally, b: Tally) -> bool:
+    """Equal tallies (the order of the keywords is the table's to decide)."""
+    return a._replace(groups=sorted(a.groups)) == b._replace(groups=sorted(b.groups))
+
+
+def rows(tally: Tally) -> list[tuple[str, int, int]]:
+    recalls = {"deploy": 3, "rediscache": 9}
+    return [(r.keyword, r.count, r.recalls) for r in rows_of(tally, recalls, cap=5)]
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_summed_facts_equal_the_entries_tally(seed: int) -> None:
+    rng = random.Random(seed)
+    files = random_layer(rng)
+    entries = [e for file in FILES for e in files[file]]
+    facts = [facts_of(files[file]) for file in FILES]
+    assert same(layer_tally(facts), tally_of(entries))
+    assert rows(layer_tally(facts)) == rows(tally_of(entries))
+    own = frozenset(e.id for e in entries if rng.random() < 0.3)
+    tracked = {file for file in FILES if rng.random() < 0.7}
+    mine = [own if file in tracked else None for file in FILES]
+    ours = [e for e in entries if e.file not in tracked or e.id in own]
+    theirs = [e for e in entries if e.file in tracked and e.id not in own]
+    assert same(split_tally(facts, mine, foreign=False), tally_of(ours))
+    assert same(split_tally(facts, mine, foreign=True), tally_of(theirs))
+
+
+def test_the_table_of_a_tally_is_the_table_of_the_entries() -> None:
+    rng = random.Random(7)
+    for _ in range(100):
+        entries = [e for es in random_layer(rng).values() for e in es]
+        recalls = {"deploy": rng.randrange(0, 12), "redis": rng.randrange(0, 3)}
+        for cap in (0, 1, 3, 200):
+            assert rows_of(tally_of(entries), recalls, cap) == collect_keywords(
+                entries, recalls, cap
+            )
+
+
+def test_facts_of_another_shape_are_refused() -> None:
+    facts = facts_of([])
+    assert is_facts(tuple(facts)) == facts
+    with pytest.raises((TypeError, ValueError)):
+        is_facts(tuple(facts)[:-1])
+    with pytest.raises(ValueError):
+        is_facts((*tuple(facts)[:5], (1,), (), ()))
