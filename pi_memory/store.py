@@ -18,18 +18,18 @@ from typing import TYPE_CHECKING, Callable, Final, NamedTuple
 from pi_memory.config import defaults
 from pi_memory.entry import LAYERS, PROJECT, USER, Entry
 from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageError
+from pi_memory.naming.layer_files import RECALLS_FILE
 
 if TYPE_CHECKING:
     from pi_memory.anchors.project import Found
     from pi_memory.fs.lock import StoreLock
+    from pi_memory.fs.parse_cache import Identity
     from pi_memory.keywords import Tally
-    from pi_memory.layouts.protocol import IndexChange, LayerStore
+    from pi_memory.layouts.protocol import IndexChange, Injected, LayerStore
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
     from pi_memory.provenance import Provenance, TrustRecord
     from pi_memory.retrieval import SearchResult
 
-#: The recall log's file name, as pi-memory-auto names it.
-RECALLS_FILE: Final = "usage.json"
 LAYER_ALIASES: Final = {
     "user": USER,
     "global": USER,
@@ -118,6 +118,9 @@ class Store:
         self._own: tuple[frozenset[str], frozenset[str] | None] = (frozenset(), None)
         #: Keyword tallies worked out since the last write, per (layer, part).
         self._tallies: dict[tuple[str, str], Tally | None] = {}
+        #: The identity of each file the tallies and the provenance were worked out
+        #: from (``None``: no such file), for :mod:`pi_memory.ready_index`.
+        self._sources: dict[Path, Identity | None] = {}
 
     def renewed(self) -> Store:
         """A store of the same settings that reads afresh, sharing this one's layer objects
@@ -177,6 +180,11 @@ class Store:
                 return Provenance(True, frozenset())
             store = self.layer(PROJECT)
             directory = self.directory(PROJECT)
+            from pi_memory.fs.parse_cache import identity_at
+            from pi_memory.provenance import record_path
+
+            trust_file = record_path(s.home, directory)
+            self._sources[trust_file] = identity_at(trust_file)  # before it is read
             record = read_record(s.home, directory)
             tracked = tracked_files(s.repository, directory)
             trusted = record.trusted or s.trusted_project
@@ -200,7 +208,7 @@ class Store:
         facts = store.facts()
         if facts is None:
             return provenance(record, trusted, tracked, [(e.id, e.file) for e in store.read()])
-        committed = [f.ids for file, f in facts if tracked is None or file in tracked]
+        committed = [f.ids for file, _, f in facts if tracked is None or file in tracked]
         foreign = frozenset().union(*committed) - record.own
         return Provenance(trusted, foreign, record.declined)
 
@@ -274,11 +282,60 @@ class Store:
         if facts is None:
             return None
         known = self.provenance() if layer == PROJECT else None
+        here = self.directory(layer)
+        self._sources.update((here / file, identity) for file, identity, _ in facts)
         if part == "read" and (known is None or known.trusted or not known.foreign):
-            return layer_tally([f for _, f in facts])
+            return layer_tally([f for _, _, f in facts])
         own, tracked = self._own
-        mine = [None if tracked is not None and file not in tracked else own for file, _ in facts]
-        return split_tally([f for _, f in facts], mine, foreign=part == "theirs")
+        mine = [None if tracked is not None and f not in tracked else own for f, _, _ in facts]
+        return split_tally([f for _, _, f in facts], mine, foreign=part == "theirs")
+
+    def sources(self) -> dict[Path, Identity | None]:
+        """The identity of each file the tallies and the provenance so far were worked out
+        from (``None``: no such file)."""
+        return dict(self._sources)
+
+    def keep_ready(self) -> str:
+        """Keep this store's tallies ready for the next session start
+        (:mod:`pi_memory.ready_index`); returns the signature they are kept under ("" when
+        not kept: a layout without tallies, or a start that has something to say)."""
+        from pi_memory import ready_index
+
+        try:
+            blocks = [(b.layer, b.label, str(b.directory), b.tally()) for b in self.injected()]
+            indexes = [
+                (layer, str(self.directory(layer)), self.tally(layer))
+                for layer in LAYERS
+                if layer not in self.settings.unavailable and self.directory(layer).is_dir()
+            ]
+            if self.read_problems() or (self.withheld() and not self.provenance().declined):
+                return ""
+            if self.suspects():
+                return ""  # their block is rendered from the entries: the full work
+        except (OSError, PiMemoryError):
+            return ""
+        s = self.settings
+        ready = ready_index.Ready(
+            self.ready_signature(),
+            tuple((str(path), identity) for path, identity in self._sources.items()),
+            s.layout,
+            s.index_budget,
+            s.lock_timeout_ms,
+            tuple((layer, d, t) for layer, d, t in indexes if t is not None),
+            tuple((layer, label, d, t) for layer, label, d, t in blocks if t is not None),
+        )
+        if len(ready.blocks) != len(blocks) or len(ready.indexes) != len(indexes):
+            return ""
+        return ready.signature if ready_index.save(ready) else ""
+
+    def ready_signature(self) -> str:
+        """What the ready tallies of this store depend on (:func:`ready_index.signature`)."""
+        from pi_memory.ready_index import signature
+
+        s = self.settings
+        dirs = {layer: str(path) for layer, path in sorted(s.dirs.items())}
+        where = [str(s.repository), str(s.home), s.trusted_project, sorted(s.unavailable)]
+        return signature([s.layout, dirs, s.project_name, s.index_budget, *where])
 
     def read_all(self) -> list[Entry]:
         return [entry for layer in LAYERS for entry in self.read(layer)]
@@ -315,16 +372,11 @@ class Store:
         ]
 
     def recalls(self, layer: str) -> dict[str, int]:
-        from pi_memory.recalls import parse_recalls
-
         if layer in self.settings.unavailable:
             return {}
-        try:
-            # surrogateescape: a keyword read from a damaged row is credited as it is stored.
-            text = (self.directory(layer) / RECALLS_FILE).read_text("utf-8", "surrogateescape")
-        except OSError:
-            return {}
-        return parse_recalls(text)
+        from pi_memory.ready_index import recalls_in
+
+        return recalls_in(self.directory(layer))
 
     # -- writing ------------------------------------------------------------
 
@@ -461,6 +513,7 @@ class Store:
             store.settle()
         if written is not None:
             note = self._refresh_after(store, after, layer, written)
+        self.keep_ready()  # the next session start reads the tallies, not the layer
         elsewhere = self._ids_in_other_layer(layer, plan.unknown)
         return WriteOutcome(
             entry=stored,
@@ -670,6 +723,16 @@ class Store:
 
     def injection(self, max_chars: int | None = None) -> str:
         """What the host puts in the prompt at session start ("" when nothing is stored)."""
+        sources = self.injected()
+        suspect = self._suspect_block()
+        if max_chars is not None and suspect:
+            max_chars = max(200, max_chars - len(suspect) - 1)
+        text = self.layer(USER).injection(sources, max_chars)
+        return f"{text}\n{suspect}" if text and suspect else text
+
+    def injected(self) -> list[Injected]:
+        """The blocks of the injection, in order: each layer, and the repository's
+        memories of the project layer in a block of their own."""
         from functools import partial
 
         from pi_memory.layouts.protocol import Injected
@@ -697,11 +760,7 @@ class Store:
             label = f"{self.label(PROJECT)} ({REPOSITORY_MARK})"
             mark = partial(self.tally, PROJECT, "theirs")
             sources.append(sources[-1]._replace(label=label, entries=theirs, tally=mark))
-        suspect = self._suspect_block()
-        if max_chars is not None and suspect:
-            max_chars = max(200, max_chars - len(suspect) - 1)
-        text = self.layer(USER).injection(sources, max_chars)
-        return f"{text}\n{suspect}" if text and suspect else text
+        return sources
 
     def _suspect_block(self) -> str:
         """The injected index's few words on suspect memories ("" when none)."""

@@ -85,5 +85,5 @@ def test_facts_of_another_shape_are_refused() -> None:
     assert is_facts(tuple(facts)) == facts
     with pytest.raises((TypeError, ValueError)):
         is_facts(tuple(facts)[:-1])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="another shape"):
         is_facts((*tuple(facts)[:5], (1,), (), ()))

@@ -40,7 +40,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The agent tools: what every adapter calls; a write may start a model job.
     ("agent_tools", ("agent_tools",)),
     ("jobs", ("jobs",)),
-    ("engine", ("store", "plan", "open_store", "doctor", "memory_edits", "inbox")),
+    (
+        "engine",
+        ("store", "plan", "open_store", "doctor", "memory_edits", "inbox", "ready_index"),
+    ),
     ("layouts", ("layouts",)),
     (
         "pure",

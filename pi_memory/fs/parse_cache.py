@@ -24,6 +24,9 @@ VERSION: Final = 3
 R = TypeVar("R", bound=tuple[Any, ...])
 
 
+#: What a cache entry is keyed by: a file's ``(mtime_ns, size, inode)``.
+Identity = tuple[int, int, int]
+
 #: The default kind of record: a file's parsed entries.
 ENTRIES: Final = "entries"
 
@@ -51,6 +54,14 @@ def _cache_file(path: Path, kind: str = ENTRIES) -> tuple[Path, str]:
 def identity_of(st: os.stat_result) -> tuple[int, int, int]:
     """What a cache entry is keyed by: the file's mtime (ns), size and inode."""
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def identity_at(path: Path | str) -> Identity | None:
+    """The identity of the file at ``path`` now (``None``: none there, or not to be stat'ed)."""
+    try:
+        return identity_of(os.stat(path))
+    except OSError:
+        return None
 
 
 def lookup(

@@ -108,7 +108,7 @@ def stats(paths: Iterable[str]) -> list[list[Any]]:
     return out
 
 
-def watched(directories: Sequence[Path], extra: Iterable[Path]) -> list[str] | None:
+def watched(directories: Sequence[Path], extra: Iterable[Path | str]) -> list[str] | None:
     """Every path the answers depend on; ``None`` when a layer is locked (no note then)."""
     paths = [str(p) for p in extra]
     for directory in directories:
@@ -123,12 +123,11 @@ def watched(directories: Sequence[Path], extra: Iterable[Path]) -> list[str] | N
     return paths
 
 
-def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | None] | None:
-    """The note for ``cwd`` and its corpus file (``None``: not built yet), if the
-    fingerprint still holds."""
+def _read(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, dict[str, Any]] | None:
+    """The note for ``cwd`` and its raw record, if written on ``day`` under ``env``."""
     import json
 
-    note_file, corpus_file = _files(cwd)
+    note_file, _ = _files(cwd)
     try:
         data = json.loads(note_file.read_text("utf-8"))
         if data["v"] != VERSION or data["cwd"] != str(cwd) or data["day"] != day:
@@ -152,6 +151,19 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
         )
         if data["env"] != environment(env, note.key_names):
             return None
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return note, data
+
+
+def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | None] | None:
+    """The note for ``cwd`` and its corpus file (``None``: not built yet), if the
+    fingerprint still holds."""
+    found = _read(cwd, env, day)
+    if found is None:
+        return None
+    note, data = found
+    try:
         recorded = data["stats"]
         if stats(p[0] for p in recorded) != recorded:
             return None
@@ -160,7 +172,53 @@ def lookup(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, Path | No
         with_corpus = data.get("corpus") is True
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
-    return note, corpus_file if with_corpus else None
+    return note, _files(cwd)[1] if with_corpus else None
+
+
+class Ready(NamedTuple):
+    """What a note says of the index kept ready for it (:mod:`pi_memory.ready_index`)."""
+
+    #: The ready index's signature.
+    signature: str
+    #: The layer directories.
+    directories: tuple[str, ...]
+    #: How many of the fingerprint's paths come before the directories' (the other inputs).
+    inputs: int
+    #: The paths whose change touches only the injection: the layer directories and
+    #: what is in them, and this user's trust record of the project layer.
+    soft: tuple[str, ...]
+
+
+class Stale(NamedTuple):
+    note: Note
+    ready: Ready
+    #: The fingerprint of the note's paths now.
+    fingerprint: list[list[Any]]
+
+
+def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
+    """The note for ``cwd`` when nothing it was worked out from changed but what only the
+    injection reads (the layer directories' files, the trust record): its other answers
+    still hold, and the injection can be rendered from the ready index. The directories
+    must hold the same names as then (a new file, or a ``.lock``, is a miss)."""
+    found = _read(cwd, env, day)
+    if found is None:
+        return None
+    note, data = found
+    try:
+        ready = Ready(data["ready"], tuple(data["dirs"]), data["inputs"], tuple(data["soft"]))
+        recorded = data["stats"]
+        paths = [p[0] for p in recorded]
+        now = watched([Path(d) for d in ready.directories], paths[: ready.inputs])
+        if not ready.signature or now != paths:
+            return None
+        fingerprint = stats(now)
+        soft = set(ready.soft)
+        if any(a != b and a[0] not in soft for a, b in zip(fingerprint, recorded)):
+            return None
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+    return Stale(note, ready, fingerprint)
 
 
 class _Items(Sequence["Item"]):
@@ -213,6 +271,7 @@ def save(
     note: Note,
     corpus: Corpus | None,
     fingerprint: list[list[Any]],
+    ready: Ready | None = None,
 ) -> None:
     """Write the note; ``fingerprint`` is :func:`stats` taken *before* the work it
     describes read anything, so a change during the work shows as a miss later.
@@ -245,6 +304,9 @@ def save(
         "notice": note.notice,
         "corpus": corpus is not None,
     }
+    if ready is not None:
+        data.update(ready=ready.signature, dirs=ready.directories, inputs=ready.inputs)
+        data["soft"] = ready.soft
     try:
         note_file.parent.mkdir(parents=True, exist_ok=True)
         if corpus is not None:

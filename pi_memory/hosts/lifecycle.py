@@ -31,10 +31,12 @@ Nothing here waits for a lock or a model beyond the prompt's side-query budget.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from pi_memory.hosts import fastpath
 from pi_memory.hosts.fastpath import Note
 
 if TYPE_CHECKING:
@@ -101,13 +103,13 @@ def _host(event: HookEvent) -> Host:
     return host(event.host)
 
 
-def _fitted(store: Store, max_chars: int, max_bytes: int) -> str:
+def _fitted(injection: Callable[[int], str], max_chars: int, max_bytes: int) -> str:
     """The injection within ``max_chars`` and, when given, ``max_bytes``."""
-    text = store.injection(max_chars=max_chars)
+    text = injection(max_chars)
     while max_bytes and len(text.encode("utf-8")) > max_bytes and max_chars > 200:
         # As many characters as the bytes allow at this text's bytes per character.
         max_chars = max(200, len(text) * max_bytes // len(text.encode("utf-8")) - 100)
-        shorter = store.injection(max_chars=max_chars)
+        shorter = injection(max_chars)
         if len(shorter) >= len(text):
             break  # the layout does not shrink any further
         text = shorter
@@ -159,7 +161,58 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
                 return known
 
             return Known(note, cached_corpus, lambda: _open(event.cwd).config)
-    return _full(event, day, refresh)
+    soft = _soft(event, day) if refresh else None
+    return soft if soft is not None else _full(event, day, refresh)
+
+
+def _soft(event: HookEvent, day: str) -> Known | None:
+    """A session start after a change that touched only what is injected (a search's
+    recall log, a write's category file): the note's other answers still hold, and the
+    injection and each ``MEMORY.md`` are rendered from the index kept ready
+    (:mod:`pi_memory.ready_index`) instead of the store. ``None``: the full work is due."""
+    from pi_memory import ready_index
+    from pi_memory.hosts import fastpath
+
+    found = fastpath.stale(event.cwd, os.environ, day)
+    if found is None or found.note.background:
+        return None  # a start that may schedule background work looks at the store
+    ready = ready_index.load(found.ready.signature, _identities(found.fingerprint))
+    if ready is None:
+        return None
+    ready_index.refresh_indexes(ready)
+    again = fastpath.stale(event.cwd, os.environ, day)  # after MEMORY.md, as the full path
+    if again is None:
+        return None
+    ready = ready_index.load(found.ready.signature, _identities(again.fingerprint))
+    if ready is None:
+        return None
+    limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
+    text = _fitted(partial(ready_index.injection, ready), limit, max_bytes)
+    note = again.note._replace(
+        injection=text, refreshed=True, max_context=limit, max_bytes=max_bytes
+    )
+    fastpath.save(
+        event.cwd,
+        os.environ,
+        day,
+        note=note,
+        corpus=None,
+        fingerprint=again.fingerprint,
+        ready=again.ready,
+    )
+
+    def built() -> Corpus:
+        from pi_memory.surfacing import corpus
+
+        store = _open(event.cwd).store
+        return corpus(store.read_all(), store.foreign())
+
+    return Known(note, built, lambda: _open(event.cwd).config)
+
+
+def _identities(fingerprint: list[list[Any]]) -> dict[str, tuple[int, int, int] | None]:
+    """The fingerprint as path → identity (``None``: absent)."""
+    return {p[0]: (p[1], p[2], p[3]) if len(p) == 4 else None for p in fingerprint}
 
 
 def _open(cwd: Path) -> Opened:
@@ -194,13 +247,14 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
             log_exception("hook session-start: refresh", exc)
     anchored = _anchored(store)
     verdicts = [cache_file(Path(anchored[0]))] if anchored[0] else []
-    paths = fastpath.watched(directories, [*_inputs(event.cwd), *_trust_inputs(store), *verdicts])
+    inputs = [*_inputs(event.cwd), *_trust_inputs(store), *verdicts]
+    paths = fastpath.watched(directories, inputs)
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = store.renewed()  # read after the fingerprint: a change between is a miss
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     caps = limits(config)
     note = Note(
-        injection=_fitted(fresh, limit, max_bytes),
+        injection=_fitted(fresh.injection, limit, max_bytes),
         max_context=limit,
         max_bytes=max_bytes,
         refreshed=refresh,
@@ -232,9 +286,16 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         problems.append(f"pi_memory: {fresh.withheld_note()}")
     said = _said(warning, [*notes, *problems])
     # Only a quiet start is remembered: a warning must be said again next time.
-    if not said and fingerprint is not None:
+    if not said and paths is not None and fingerprint is not None:
+        ready = _ready(fresh, directories, paths, len(inputs))
         fastpath.save(
-            event.cwd, os.environ, day, note=note, corpus=memories, fingerprint=fingerprint
+            event.cwd,
+            os.environ,
+            day,
+            note=note,
+            corpus=memories,
+            fingerprint=fingerprint,
+            ready=ready,
         )
 
     def built() -> Corpus:
@@ -253,6 +314,21 @@ def _anchored(store: Store) -> tuple[str, str]:
     if root is None or PROJECT in store.settings.unavailable:
         return ("", "")
     return (str(store.directory(PROJECT)), str(root))
+
+
+def _ready(
+    store: Store, directories: Sequence[Path], paths: Sequence[str], inputs: int
+) -> fastpath.Ready | None:
+    """Keep the store's tallies ready (:mod:`pi_memory.ready_index`) and say which of the
+    note's paths feed only the injection; ``None`` when none is kept."""
+    from pi_memory.hosts import fastpath
+
+    signature = store.keep_ready()
+    if not signature:
+        return None
+    trust = [str(p) for p in _trust_inputs(store)[:1]]
+    soft = (*paths[inputs:], *trust)
+    return fastpath.Ready(signature, tuple(str(d) for d in directories), inputs, soft)
 
 
 def _model_command(config: Config) -> tuple[str, str]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
+    from pi_memory.fs.parse_cache import Identity
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
 
@@ -203,9 +204,10 @@ class LayerStore(Protocol):
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 
-    def facts(self) -> list[tuple[str, FileFacts]] | None:
-        """Each entry file and its keyword facts (:mod:`pi_memory.keyword_tally`), in :meth:`read`'s
-        order; ``None`` when the layout's index is not a keyword table."""
+    def facts(self) -> list[tuple[str, Identity | None, FileFacts]] | None:
+        """Each entry file, the identity its keyword facts belong to (``None``: no such
+        file) and the facts (:mod:`pi_memory.keyword_tally`), in :meth:`read`'s order;
+        ``None`` when the layout's index is not a keyword table."""
 
     def refresh_tally(self, tally: Tally, recalls: Mapping[str, int]) -> None:
         """:meth:`refresh_index` from the tally of the entries (a layout whose :meth:`facts`

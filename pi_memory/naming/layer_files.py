@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["INDEX_FILE"]
+__all__ = ["INDEX_FILE", "RECALLS_FILE"]
 
 #: The layer's index: derived in the categories layout, hand-editable in the files layout.
 INDEX_FILE: Final = "MEMORY.md"
+#: The recall log (how often a search credited each keyword), as pi-memory-auto names it.
+RECALLS_FILE: Final = "usage.json"

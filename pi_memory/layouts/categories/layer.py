@@ -37,6 +37,7 @@ from pi_memory.layouts.protocol import (
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.fs.parse_cache import Identity
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import MemoryTool
@@ -79,7 +80,7 @@ class CategoriesLayer:
         #: identity they belong to: an unchanged file costs a stat, not a cache lookup.
         self._known: dict[str, tuple[tuple[int, int, int], list[Entry]]] = {}
         #: Each file's keyword facts as last read or written, with the identity they belong to.
-        self._facts: dict[str, tuple[tuple[int, int, int], FileFacts]] = {}
+        self._facts: dict[str, tuple[Identity, FileFacts]] = {}
         #: Disk-cache records held back by :meth:`hold_caching` (None: not holding).
         self._held: list[tuple[Path, bytes, list[Entry]]] | None = None
 
@@ -181,12 +182,13 @@ class CategoriesLayer:
         self._known[file] = (identity, entries)
         return entries
 
-    def facts(self) -> list[tuple[str, FileFacts]]:
-        """Each category file and its keyword facts (:mod:`pi_memory.keyword_tally`), in
-        file order: an unchanged file's from the cache, a changed one's from its entries."""
-        return [(file, self._facts_of(file)) for file in self.files]
+    def facts(self) -> list[tuple[str, Identity | None, FileFacts]]:
+        """Each category file, the identity its keyword facts (:mod:`pi_memory.keyword_tally`)
+        belong to (``None``: no such file), and the facts, in file order: an unchanged
+        file's from the cache, a changed one's from its entries."""
+        return [(file, *self._facts_of(file)) for file in self.files]
 
-    def _facts_of(self, file: str) -> FileFacts:
+    def _facts_of(self, file: str) -> tuple[Identity | None, FileFacts]:
         from pi_memory.fs.parse_cache import identity_of, keep, lookup, racy
         from pi_memory.keyword_tally import KIND, RULES, facts_of, is_facts
 
@@ -194,22 +196,23 @@ class CategoriesLayer:
         try:
             identity = identity_of(os.stat(path))
         except OSError:
-            return facts_of(fold_merged(self.read_file(file)))
+            return None, facts_of(fold_merged(self.read_file(file)))
         known = self._facts.get(file)
         if known is not None and known[0] == identity:
-            return known[1]
+            return known
         cached = lookup(path, identity, is_facts, KIND, RULES)
         if cached:
             self._facts[file] = (identity, cached[0])
-            return cached[0]
+            return identity, cached[0]
         facts = facts_of(fold_merged(self.read_file(file)))
         read = self._known.get(file)
-        if read is not None and file not in self.skipped:
-            # Under the identity of the bytes the entries came from.
-            self._facts[file] = (read[0], facts)
-            if not racy(read[0][0]):
-                keep(path, read[0], [facts], KIND, RULES)
-        return facts
+        if read is None or file in self.skipped:
+            return None, facts
+        # Under the identity of the bytes the entries came from.
+        self._facts[file] = (read[0], facts)
+        if not racy(read[0][0]):
+            keep(path, read[0], [facts], KIND, RULES)
+        return read[0], facts
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []
