@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from pi_memory.keywords import Tally, canonical_key, grouped
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pi_memory.entry import Entry
 
 #: The version of the rules that make facts from entries (the parse cache's ``rules``).
-RULES: Final = 1
+RULES: Final = 2
 #: The parse cache's kind for facts.
 KIND: Final = "tally"
 #: Orders of different files never meet: file ``n``'s entry ``i`` is ``n * _FILE_STRIDE + i``.
@@ -55,10 +55,14 @@ class FileFacts(NamedTuple):
     earliest: tuple[int, ...]
     #: Per spelling, its canonical key.
     keys: tuple[str, ...]
+    #: The file's rows before a git union merge's repeats were folded (as many as
+    #: ``ids`` when none were: then position ``n`` here is the file's ``n``-th row).
+    rows: int
 
 
-def facts_of(entries: Sequence[Entry]) -> FileFacts:
-    """The facts of one file's ``entries`` (as read: folded, in file order)."""
+def facts_of(entries: Sequence[Entry], rows: int | None = None) -> FileFacts:
+    """The facts of one file's ``entries`` (as read: folded, in file order; ``rows``: how
+    many rows they were folded from, when not one each)."""
     number: dict[str, int] = {}
     spelling_of = array("I")
     live = bytearray()
@@ -91,6 +95,78 @@ def facts_of(entries: Sequence[Entry]) -> FileFacts:
         tuple(counts),
         tuple(earliest),
         tuple(canonical_key(spelling) for spelling in number),
+        len(entries) if rows is None else rows,
+    )
+
+
+def appended(facts: FileFacts, entries: Sequence[Entry]) -> FileFacts:
+    """``facts`` with ``entries`` appended to the file (a write's new row)."""
+    number = {spelling: n for n, spelling in enumerate(facts.spellings)}
+    spellings, keys = list(facts.spellings), list(facts.keys)
+    counts, earliest = list(facts.counts), list(facts.earliest)
+    spelling_of = array("I")
+    spelling_of.frombytes(facts.spelling_of)
+    live, times = bytearray(facts.live), list(facts.times)
+    for entry in entries:
+        position = len(times)
+        n = number.get(entry.keyword)
+        if n is None:
+            n = number[entry.keyword] = len(spellings)
+            spellings.append(entry.keyword)
+            keys.append(canonical_key(entry.keyword))
+            counts.append(0)
+            earliest.append(-1)
+        spelling_of.append(n)
+        times.append(sortable_time(entry.time))
+        live.append(0 if entry.superseded_by else 1)
+        if not entry.superseded_by:
+            counts[n] += 1
+            first = earliest[n]
+            if first < 0 or times[position] < times[first]:
+                earliest[n] = position
+    return FileFacts(
+        (*facts.ids, *(entry.id for entry in entries)),
+        tuple(spellings),
+        spelling_of.tobytes(),
+        bytes(live),
+        tuple(times),
+        tuple(counts),
+        tuple(earliest),
+        tuple(keys),
+        facts.rows + len(entries),
+    )
+
+
+def replaced(facts: FileFacts, changes: Mapping[int, Entry]) -> FileFacts | None:
+    """``facts`` with the entries at these positions rewritten in place (a repeat's
+    ``seen``, a superseded mark); ``None`` when folded rows make positions uncertain or
+    an id or keyword changed (the facts are worked out again then)."""
+    if facts.rows != len(facts.ids):
+        return None
+    spelling_of = array("I")
+    spelling_of.frombytes(facts.spelling_of)
+    live, times = bytearray(facts.live), list(facts.times)
+    touched: set[int] = set()
+    for position, entry in changes.items():
+        if not 0 <= position < len(times) or facts.ids[position] != entry.id:
+            return None
+        n = spelling_of[position]
+        if facts.spellings[n] != entry.keyword:
+            return None
+        live[position] = 0 if entry.superseded_by else 1
+        times[position] = sortable_time(entry.time)
+        touched.add(n)
+    counts, earliest = list(facts.counts), list(facts.earliest)
+    for n in touched:
+        counts[n], earliest[n] = 0, -1
+    for position, n in enumerate(spelling_of):
+        if n in touched and live[position]:
+            counts[n] += 1
+            first = earliest[n]
+            if first < 0 or times[position] < times[first]:
+                earliest[n] = position
+    return facts._replace(
+        live=bytes(live), times=tuple(times), counts=tuple(counts), earliest=tuple(earliest)
     )
 
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 import marshal
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from pi_memory.entry import Entry
 
-VERSION: Final = 2
+VERSION: Final = 3
 _FIELDS: Final = len(Entry._fields)
 #: Positions are stored as unsigned 32-bit integers.
 _TYPECODE: Final = "I"
@@ -54,6 +54,11 @@ class SearchIndex(NamedTuple):
     keywords: dict[str, bytes]
     #: Where each entry's row starts in ``rows`` (one more offset marks the end).
     offsets: bytes
+    #: How many entries, from the first, the chunks cover; the others were appended
+    #: since (by a write) and are looked through one by one (see :func:`appended`).
+    indexed: int
+    #: The lowercased bodies of the entries after ``indexed``.
+    tail: tuple[str, ...]
     #: The entries, each a marshalled tuple, one after the other.
     rows: bytes | memoryview
 
@@ -90,6 +95,8 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
         posting_starts=posting_starts.tobytes(),
         keywords={keyword: _packed(found) for keyword, found in keywords.items()},
         offsets=offsets.tobytes(),
+        indexed=len(entries),
+        tail=(),
         rows=bytes(rows),
     )
 
@@ -122,6 +129,9 @@ def matching(index: SearchIndex, patterns: Iterable[str], tokens: Iterable[str])
                 at = vocabulary.find(pattern, starts[chunk + 1])
         for chunk in hit:
             found.update(postings[posting_starts[chunk] : posting_starts[chunk + 1]])
+    for n, body in enumerate(index.tail):
+        if any(pattern in body for pattern in wanted):
+            found.add(index.indexed + n)
     named = [token for token in tokens if token]
     if named:
         for keyword, positions in index.keywords.items():
@@ -138,6 +148,62 @@ def entries_at(index: SearchIndex, positions: Iterable[int]) -> list[Entry]:
         Entry._make(marshal.loads(rows[offsets[i] : offsets[i + 1]]))  # noqa: S302 - our cache
         for i in positions
     ]
+
+
+#: Appended entries looked through one by one before the index is built again.
+TAIL_MAX: Final = 1000
+
+
+def appended(index: SearchIndex, entries: Sequence[Entry]) -> SearchIndex:
+    """``index`` with ``entries`` appended to its file (a write's new row): their rows,
+    keywords and lowercased bodies are added; no other row is decoded."""
+    if len(index.tail) + len(entries) > TAIL_MAX:
+        return build([*entries_at(index, range(index.size)), *entries])
+    offsets = _unpacked(index.offsets)
+    rows = [bytes(index.rows)]
+    keywords = dict(index.keywords)
+    end = offsets[-1]
+    for n, entry in enumerate(entries, start=index.size):
+        row = marshal.dumps(tuple(entry))
+        rows.append(row)
+        end += len(row)
+        offsets.append(end)
+        keyword = entry.keyword.lower()
+        keywords[keyword] = keywords.get(keyword, b"") + _packed([n])
+    bodies = tuple(entry.body.lower() for entry in entries)
+    return index._replace(
+        size=index.size + len(entries),
+        total_length=index.total_length + sum(map(len, bodies)),
+        keywords=keywords,
+        offsets=offsets.tobytes(),
+        tail=(*index.tail, *bodies),
+        rows=b"".join(rows),
+    )
+
+
+def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | None:
+    """``index`` with the entries at these positions rewritten in place (a repeat's
+    ``seen``, a superseded mark); ``None`` when one's body or keyword changed (the index
+    is built again then)."""
+    offsets = _unpacked(index.offsets)
+    rows = bytes(index.rows)
+    for position in sorted(changes, reverse=True):
+        if not 0 <= position < index.size:
+            return None
+        entry = changes[position]
+        old = entries_at(index, [position])[0]
+        if old.body != entry.body or old.keyword.lower() != entry.keyword.lower():
+            return None
+        start, end = offsets[position], offsets[position + 1]
+        row = marshal.dumps(tuple(entry))
+        rows = rows[:start] + row + rows[end:]
+        shift = len(row) - (end - start)
+        if shift:
+            after = offsets[position + 1 :]
+            offsets = offsets[: position + 1]
+            offsets.extend(at + shift for at in after)
+        index = index._replace(offsets=offsets.tobytes(), rows=rows)
+    return index
 
 
 # -- the cache file ------------------------------------------------------------
@@ -166,6 +232,8 @@ def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
         facts = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302 - our cache
         index = SearchIndex._make((*facts, data[start + 4 + size :]))
         if len(_unpacked(index.offsets)) != index.size + 1:
+            return None
+        if index.indexed + len(index.tail) != index.size:
             return None
         return index
     except Exception:  # a damaged or foreign index is a miss
@@ -206,6 +274,24 @@ def remember(path: Path, identity: tuple[int, int, int], entries: Sequence[Entry
     if not target.exists() or any(len(entry) != _FIELDS for entry in entries):
         return
     store(path, identity, build(entries))
+
+
+def follow(
+    path: Path,
+    before: tuple[int, int, int],
+    identity: tuple[int, int, int],
+    change: Callable[[SearchIndex], SearchIndex | None],
+) -> None:
+    """After a write changed ``path`` from identity ``before`` to ``identity``: the index
+    stored for ``before``, changed as the file was (:func:`appended`, :func:`replaced`),
+    is kept for the new bytes, so the next search need not build it. Nothing when none
+    was stored (a store never searched) or the change cannot be followed."""
+    index = load(path, before)
+    if index is None:
+        return
+    changed = change(index)
+    if changed is not None:
+        store(path, identity, changed)
 
 
 def for_file(path: Path, entries_of: Callable[[], list[Entry] | None]) -> SearchIndex | None:

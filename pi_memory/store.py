@@ -264,7 +264,8 @@ class Store:
 
     def tally(self, layer: str, part: str = "read") -> Tally | None:
         """The keyword tally of :meth:`read` (``part`` ``"own"`` / ``"theirs"``: of the
-        project memories not from / from the repository), summed from each file's facts
+        project memories not from / from the repository; ``"all"``: of the layer as
+        stored, trusted or not), summed from each file's facts
         without reading an entry of an unchanged file; ``None`` when the layout keeps no
         facts (its index is not a keyword table)."""
         key = (layer, part)
@@ -284,7 +285,9 @@ class Store:
         known = self.provenance() if layer == PROJECT else None
         here = self.directory(layer)
         self._sources.update((here / file, identity) for file, identity, _ in facts)
-        if part == "read" and (known is None or known.trusted or not known.foreign):
+        if part == "all" or (
+            part == "read" and (known is None or known.trusted or not known.foreign)
+        ):
             return layer_tally([f for _, _, f in facts])
         own, tracked = self._own
         mine = [None if tracked is not None and f not in tracked else own for f, _, _ in facts]
@@ -606,7 +609,7 @@ class Store:
         from pi_memory.errors import LockError
 
         try:
-            write_index = store.prepare_index(after, self.recalls(layer))
+            write_index = self._prepared_index(store, after, layer)
             with self.lock(layer, "add"):
                 if store.change_token() == written:
                     write_index()
@@ -615,6 +618,23 @@ class Store:
         except LockError as exc:
             return f"MEMORY.md was not rewritten ({exc}); the next write redoes it"
         return ""
+
+    def _prepared_index(
+        self, store: LayerStore, after: list[Entry], layer: str
+    ) -> Callable[[], None]:
+        """The write of ``MEMORY.md`` after a write, worked out now: from the layer's tally
+        (the facts the write kept for the file it changed), or from ``after``, the
+        layer's entries, when the layout keeps no tallies."""
+        tally = self.tally(layer, "all")
+        if tally is None:
+            return store.prepare_index(after, self.recalls(layer))
+        from functools import partial
+
+        from pi_memory.keywords import keyword_rows
+
+        recalls = self.recalls(layer)
+        keyword_rows(tally, recalls)  # the costly part, before the lock
+        return partial(store.refresh_tally, tally, recalls)
 
     def _refresh_or_note(self, store: LayerStore, after: list[Entry], layer: str) -> str:
         """Bring the index file up to date; the memory is stored whatever happens here, so a
@@ -882,12 +902,17 @@ class Store:
 def _planned(
     store: LayerStore, request: WriteRequest, now: datetime
 ) -> tuple[list[Entry], WritePlan]:
-    """The layer as it is now, and what the write would do to it."""
+    """What the write decides on (the layer as it is now, or only the entries it may
+    touch, when the layout can find them), and what the write would do."""
     from pi_memory.entry import new_id
     from pi_memory.plan import plan_write
 
-    entries = store.read()
-    return entries, plan_write(entries, request, new_id(now, {e.id for e in entries}))
+    found = store.candidates(request.body, request.supersedes)
+    if found is None:
+        entries = store.read()
+        return entries, plan_write(entries, request, new_id(now, {e.id for e in entries}))
+    entries, taken = found
+    return entries, plan_write(entries, request, new_id(now, taken))
 
 
 _BOUNDARY_HINT: Final = "<!-- mid:"

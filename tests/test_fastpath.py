@@ -105,7 +105,7 @@ def test_a_damaged_note_is_a_miss(tmp_path: Path, hook: Hook, hermetic_home: Pat
     ask = payload("claude-code", "UserPromptSubmit", root, prompt="how do we deploy with rsync?")
     assert "Deploy with rsync." in hook("hook", "UserPromptSubmit", stdin=ask, cwd=root)[1]
     notes = list((hermetic_home / ".cache/pi_memory/hooks").iterdir())
-    assert {p.suffix for p in notes} == {".json", ".corpus"}
+    assert {p.suffix for p in notes} == {".json", ".corpus", ".ready"}
     for note in notes:
         note.write_bytes(b"\x00garbage")
     assert start_text(hook, root) == first

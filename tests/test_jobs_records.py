@@ -78,9 +78,9 @@ def test_notes_of_directories_no_hook_visited_are_pruned(
     start = payload("claude-code", "SessionStart.startup", root)
     assert hook("hook", "SessionStart", stdin=start, cwd=root)[0] == 0
     notes = hermetic_home / ".cache/pi_memory/hooks"
-    assert len(list(notes.iterdir())) == 1
+    assert {p.suffix for p in notes.iterdir()} == {".json", ".ready"}  # the note, the index
     assert fastpath.prune(14, time.time()) == 0
-    assert fastpath.prune(14, time.time() + 15 * 86_400) == 1
+    assert fastpath.prune(14, time.time() + 15 * 86_400) == 2
     assert list(notes.iterdir()) == []
 
 

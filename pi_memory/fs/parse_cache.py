@@ -119,6 +119,19 @@ def racy(mtime_ns: int) -> bool:
     return time.time_ns() - mtime_ns < 2_000_000_000
 
 
+def written(path: Path, data: bytes) -> Identity | None:
+    """The identity of ``path`` if it holds ``data`` (read back and compared: only bytes
+    seen on disk, with the identity of that very file, ever get a cache entry)."""
+    try:
+        with path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            if handle.read() != data:
+                return None
+    except OSError:
+        return None
+    return identity_of(st)
+
+
 def remember(
     path: Path, data: bytes, entries: Sequence[tuple[Any, ...]]
 ) -> tuple[int, int, int] | None:
@@ -129,15 +142,9 @@ def remember(
     (``None`` when the file no longer holds ``data``), for other caches of the
     same bytes.
     """
-    try:
-        with path.open("rb") as handle:
-            st = os.fstat(handle.fileno())
-            if handle.read() != data:
-                return None
-    except OSError:
-        return None
-    identity = identity_of(st)
-    keep(path, identity, entries)
+    identity = written(path, data)
+    if identity is not None:
+        keep(path, identity, entries)
     return identity
 
 

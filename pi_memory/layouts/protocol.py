@@ -204,6 +204,12 @@ class LayerStore(Protocol):
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 
+    def candidates(self, body: str, ids: Collection[str]) -> tuple[list[Entry], set[str]] | None:
+        """What a write of ``body`` superseding ``ids`` must decide on, without reading the
+        layer: every entry whose body may normalise the same and every entry with one of
+        ``ids`` (in :meth:`read`'s order), and every id the layer holds; ``None`` when the
+        layout cannot say (the write reads the layer then)."""
+
     def facts(self) -> list[tuple[str, Identity | None, FileFacts]] | None:
         """Each entry file, the identity its keyword facts belong to (``None``: no such
         file) and the facts (:mod:`pi_memory.keyword_tally`), in :meth:`read`'s order;

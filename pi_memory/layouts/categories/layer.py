@@ -10,7 +10,7 @@ import functools
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final
+from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import MemoryTool
+    from pi_memory.search_index import SearchIndex
 
 GITATTRIBUTES: Final = ".gitattributes"
 GITATTRIBUTES_TEXT: Final = (
@@ -81,8 +82,8 @@ class CategoriesLayer:
         self._known: dict[str, tuple[tuple[int, int, int], list[Entry]]] = {}
         #: Each file's keyword facts as last read or written, with the identity they belong to.
         self._facts: dict[str, tuple[Identity, FileFacts]] = {}
-        #: Disk-cache records held back by :meth:`hold_caching` (None: not holding).
-        self._held: list[tuple[Path, bytes, list[Entry]]] | None = None
+        #: Disk-cache updates held back by :meth:`hold_caching` (None: not holding).
+        self._held: list[Callable[[], None]] | None = None
 
     def _read_text(self, file: str) -> str:
         try:
@@ -90,8 +91,27 @@ class CategoriesLayer:
         except FileNotFoundError:
             return ""
 
-    def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
-        """Write ``file``; with ``entries`` (what it now holds), the next read skips the parse."""
+    def _read_with_identity(self, file: str) -> tuple[str, Identity | None]:
+        """The text of ``file`` and the identity of the bytes read (``None``: no file)."""
+        from pi_memory.fs.parse_cache import identity_of
+
+        try:
+            with (self.directory / file).open("rb") as handle:
+                identity = identity_of(os.fstat(handle.fileno()))
+                return decode(handle.read()), identity
+        except FileNotFoundError:
+            return "", None
+
+    def _write_text(
+        self,
+        file: str,
+        text: str,
+        entries: list[Entry] | None = None,
+        change: Change | None = None,
+    ) -> None:
+        """Write ``file``; with ``entries`` (what it now holds), the next read skips the
+        parse; with ``change`` (what the write did to the bytes of an identity), the caches
+        of those bytes are changed the same way instead of being worked out again."""
         from pi_memory.fs.atomic import atomic_write_bytes
         from pi_memory.fs.parse_cache import identity_of
 
@@ -99,23 +119,29 @@ class CategoriesLayer:
         data = encode(text)
         path = self.directory / file
         atomic_write_bytes(path, data)
+        self._known.pop(file, None)
         if entries is not None:
             try:
                 self._known[file] = (identity_of(os.stat(path)), entries)
             except OSError:
-                self._known.pop(file, None)
-            if self._held is not None:
-                self._held.append((path, data, entries))
-            else:
-                _remember(path, data, entries)
+                pass
+            self._later(functools.partial(_remember, path, data, entries))
+        elif change is not None:
+            self._later(functools.partial(_follow, path, data, change))
+
+    def _later(self, caching: Callable[[], None]) -> None:
+        if self._held is not None:
+            self._held.append(caching)
+        else:
+            caching()
 
     def hold_caching(self) -> None:
         self._held = []
 
     def settle(self) -> None:
         held, self._held = self._held or [], None
-        for path, data, entries in held:
-            _remember(path, data, entries)
+        for caching in held:
+            caching()
 
     def change_token(self) -> tuple[tuple[int, int, int] | None, ...]:
         """The identity of each category file (a write replaces a file: a new inode)."""
@@ -142,6 +168,8 @@ class CategoriesLayer:
                 if known is not None and known[0] == identity:
                     return known[1]
                 cached = lookup(path, identity, Entry._make)
+                if cached is None:
+                    cached = _from_search_index(path, identity)
                 if cached is not None:
                     self._known[file] = (identity, cached)
                     return cached
@@ -190,13 +218,13 @@ class CategoriesLayer:
 
     def _facts_of(self, file: str) -> tuple[Identity | None, FileFacts]:
         from pi_memory.fs.parse_cache import identity_of, keep, lookup, racy
-        from pi_memory.keyword_tally import KIND, RULES, facts_of, is_facts
+        from pi_memory.keyword_tally import KIND, RULES, is_facts
 
         path = self.directory / file
         try:
             identity = identity_of(os.stat(path))
         except OSError:
-            return None, facts_of(fold_merged(self.read_file(file)))
+            return None, self._fresh_facts(file)
         known = self._facts.get(file)
         if known is not None and known[0] == identity:
             return known
@@ -204,7 +232,7 @@ class CategoriesLayer:
         if cached:
             self._facts[file] = (identity, cached[0])
             return identity, cached[0]
-        facts = facts_of(fold_merged(self.read_file(file)))
+        facts = self._fresh_facts(file)
         read = self._known.get(file)
         if read is None or file in self.skipped:
             return None, facts
@@ -213,6 +241,12 @@ class CategoriesLayer:
         if not racy(read[0][0]):
             keep(path, read[0], [facts], KIND, RULES)
         return read[0], facts
+
+    def _fresh_facts(self, file: str) -> FileFacts:
+        from pi_memory.keyword_tally import facts_of
+
+        rows = self.read_file(file)
+        return facts_of(fold_merged(rows), len(rows))
 
     def read(self) -> list[Entry]:
         out: list[Entry] = []
@@ -258,9 +292,9 @@ class CategoriesLayer:
     def _repair_merged(self) -> None:
         """Rewrite each file a git union merge left rows to fold in (before any write)."""
         for file in self.files:
-            entries = self.read_file(file)
-            if len({e.id for e in entries}) == len(entries):
-                continue
+            _, facts = self._facts_of(file)
+            if facts.rows == len(facts.ids):
+                continue  # no row was folded into another
             text = self._read_text(file)
             new = fold_text(text, self.layer, file)
             if new != text:
@@ -294,6 +328,40 @@ class CategoriesLayer:
         entries = self.read_file(file)
         return None if file in self.skipped else entries
 
+    def candidates(self, body: str, ids: Collection[str]) -> tuple[list[Entry], set[str]] | None:
+        """The entries a write of ``body`` may repeat (every entry whose body holds each
+        of the longest words of its normalised form) and those with one of ``ids``, in
+        :meth:`read`'s order, with the ids the layer holds: found through each file's
+        search index and keyword facts, no other entry decoded. ``None`` when they cannot
+        say (a body of no word, a file that cannot be read, folded rows)."""
+        from pi_memory import search_index
+        from pi_memory.entry import normalize_memory_text
+
+        words = sorted(set(normalize_memory_text(body).split()), key=len, reverse=True)[:4]
+        if not words:
+            return None
+        found: list[Entry] = []
+        taken: set[str] = set()
+        for file in self.files:
+            _, facts = self._facts_of(file)
+            if facts.rows != len(facts.ids) or file in self.skipped:
+                return None
+            taken.update(facts.ids)
+            path = self.directory / file
+            index = search_index.for_file(path, functools.partial(self._searchable, file))
+            if index is None:
+                if path.exists() or path.is_symlink():
+                    return None
+                continue
+            if index.size != len(facts.ids):
+                return None  # the two caches are of different bytes: decide from the layer
+            hits = set(search_index.matching(index, words[:1], ()))
+            for word in words[1:]:
+                hits &= set(search_index.matching(index, [word], ()))
+            hits.update(n for n, entry_id in enumerate(facts.ids) if entry_id in ids)
+            found.extend(search_index.entries_at(index, sorted(hits)))
+        return found, taken
+
     def append(self, entry: Entry) -> Entry:
         """Store a new row; a memory from the files layout goes to its category's file."""
         if entry.name and entry.file and entry.file not in self.files:
@@ -308,28 +376,43 @@ class CategoriesLayer:
             raise EntryRejected(problem)
         stored = entry._replace(layer=self.layer, file=file)
         self._before_write()
-        text, before = self._load(file)
-        row = format_entry(stored)
-        self._write_text(
-            file, append_row(text, stored), [*before, *parse_entries(row, self.layer, file)]
-        )
+        text, before = self._read_with_identity(file)
+        rows = parse_entries(format_entry(stored), self.layer, file)
+        change = Change(before, rows, {}) if before is not None else None
+        self._write_text(file, append_row(text, stored), change=change)
         return stored
 
     def update(self, entries: Collection[Entry]) -> None:
         self._before_write()
         for file in self.files:
             mine = {e.id: e for e in entries if e.file == file}
-            if mine:
-                text, before = self._load(file)
-                new, rewritten = rewrite_rows(text, mine, self.layer, file)
-                if new != text:
-                    places: dict[str, list[int]] = {}
-                    for i, entry in enumerate(before):
-                        places.setdefault(entry.id, []).append(i)
-                    now_holds = list(before)
-                    for (entry_id, nth), entry in rewritten.items():
-                        now_holds[places[entry_id][nth]] = entry
-                    self._write_text(file, new, now_holds)
+            if not mine:
+                continue
+            text, identity = self._read_with_identity(file)
+            new, rewritten = rewrite_rows(text, mine, self.layer, file)
+            if new == text:
+                continue
+            ids = self._row_ids(file, identity)
+            if identity is None or ids is None:
+                before = self.read_file(file)  # the rows' places, from the entries
+                ids = tuple(entry.id for entry in before)
+            places: dict[str, list[int]] = {}
+            for i, entry_id in enumerate(ids):
+                if entry_id in mine:
+                    places.setdefault(entry_id, []).append(i)
+            changes = {places[entry_id][nth]: e for (entry_id, nth), e in rewritten.items()}
+            if identity is None:
+                self._write_text(file, new)
+            else:
+                self._write_text(file, new, change=Change(identity, [], changes))
+
+    def _row_ids(self, file: str, identity: Identity | None) -> tuple[str, ...] | None:
+        """The id of each row of ``file`` as it was at ``identity``, from its facts (no
+        entry read); ``None`` when folded rows make the facts' positions not the rows'."""
+        found = self._facts_of(file)
+        if found[0] != identity or found[1].rows != len(found[1].ids):
+            return None
+        return found[1].ids
 
     def remove(self, ids: Collection[str]) -> None:
         self._before_write()
@@ -493,5 +576,68 @@ def _remember(path: Path, data: bytes, entries: list[Entry]) -> None:
 
     identity = remember(path, data, entries)
     if identity is not None:
-        keep(path, identity, [facts_of(fold_merged(entries))], KIND, RULES)
+        keep(path, identity, [facts_of(fold_merged(entries), len(entries))], KIND, RULES)
         search_index.remember(path, identity, entries)
+
+
+def _from_search_index(path: Path, identity: Identity) -> list[Entry] | None:
+    """The entries of ``path`` decoded from its search index, when one is kept for these
+    very bytes (a write follows the index, not the parse cache), kept for the next reader."""
+    from pi_memory import search_index
+    from pi_memory.fs.parse_cache import keep, racy
+
+    index = search_index.load(path, identity)
+    if index is None:
+        return None
+    entries = search_index.entries_at(index, range(index.size))
+    if not racy(identity[0]):
+        keep(path, identity, entries)
+    return entries
+
+
+class Change(NamedTuple):
+    """What a write did to a category file, for the caches of its old bytes to follow."""
+
+    #: The identity of the bytes it changed.
+    before: Identity
+    #: Entries appended at the end.
+    appended: list[Entry]
+    #: Position of a row rewritten in place -> its entry now.
+    replaced: dict[int, Entry]
+
+
+def _follow(path: Path, data: bytes, change: Change) -> None:
+    """The caches of the bytes ``change`` started from, changed as the file was, kept for
+    the bytes written (if ``path`` still holds them): the keyword facts and the search
+    index; no entry of the file is read. The parse cache is left to the next reader,
+    which decodes the search index's rows rather than parse the file."""
+    from functools import partial
+
+    from pi_memory import keyword_tally, search_index
+    from pi_memory.fs.parse_cache import keep, lookup, written
+
+    identity = written(path, data)
+    if identity is None:
+        return
+    kind, rules = keyword_tally.KIND, keyword_tally.RULES
+    old = lookup(path, change.before, keyword_tally.is_facts, kind, rules)
+    if old:
+        facts: FileFacts | None = old[0]
+        if change.replaced:
+            facts = keyword_tally.replaced(old[0], change.replaced)
+        if facts is not None and change.appended:
+            facts = keyword_tally.appended(facts, change.appended)
+        if facts is not None:
+            keep(path, identity, [facts], kind, rules)
+    search_index.follow(path, change.before, identity, partial(_indexed, change))
+
+
+def _indexed(change: Change, index: SearchIndex) -> SearchIndex | None:
+    from pi_memory import search_index
+
+    changed: SearchIndex | None = index
+    if change.replaced:
+        changed = search_index.replaced(index, change.replaced)
+    if changed is not None and change.appended:
+        changed = search_index.appended(changed, change.appended)
+    return changed

@@ -421,6 +421,10 @@ class FilesLayer:
     def settle(self) -> None:
         """Nothing held (see :meth:`hold_caching`)."""
 
+    def candidates(self, body: str, ids: Collection[str]) -> None:
+        """None: a write reads every entry file (see :meth:`change_token`)."""
+        del body, ids
+
     def facts(self) -> None:
         """None: this layout's index is its memories' lines, not a keyword table."""
         return None
