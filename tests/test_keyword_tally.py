@@ -86,4 +86,4 @@ def test_facts_of_another_shape_are_refused() -> None:
     with pytest.raises((TypeError, ValueError)):
         is_facts(tuple(facts)[:-1])
     with pytest.raises(ValueError, match="another shape"):
-        is_facts((*tuple(facts)[:5], (1,), (), ()))
+        is_facts((*tuple(facts)[:5], (1,), (), (), 0))

@@ -282,11 +282,144 @@ def read_only_copy() -> Iterator[Path]:
             subprocess.run(["umount", str(mount)], check=False)
 
 
+#: One round of the states a user lives in, in the order the issue's table times them:
+#: each search is the first command after the previous round's writes (cold), then again
+#: (warm); each hook follows what changed just before it.
+STATES: tuple[tuple[str, str], ...] = (
+    ("search (cold: first after a write)", "search"),
+    ("search (warm)", "search"),
+    ("hook session-start after a search", "hook"),
+    ("write", "write"),
+    ("hook session-start after a write", "hook"),
+    ("hook session-start unchanged", "hook"),
+    ("write to the other layer", "write user"),
+    ("hook session-start after a write to the other layer", "hook"),
+)
+
+
+def state_commands(py: list[str], project: Path) -> dict[str, tuple[list[str], str]]:
+    """The commands of :data:`STATES` run as ``py`` (the interpreter and the package)."""
+    fact = ["--keyword", "bench", "The benchmark writes this same fact on every run."]
+    return {
+        "search": ([*py, "search", "deploy", "staging", "port"], ""),
+        "hook": (
+            [*py, "hook", "session-start"],
+            hook_event(project, "SessionStart", source="startup"),
+        ),
+        "write": ([*py, "write", *fact], ""),
+        "write user": ([*py, "write", "--layer", "user", *fact], ""),
+    }
+
+
+def bench_states(n: int, runs: int, *, pyz: Path | None = None) -> dict[str, float]:
+    """Median seconds of each of :data:`STATES` on a store of ``n`` memories, in rounds
+    that run the floor and then the states in order (``pyz``: run the zipapp with ``-S``,
+    as a vendored copy is run, instead of the package directory)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp, "home"), Path(tmp, "proj")
+        project.mkdir(parents=True)
+        build_store(home, project, n)
+        env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(Path(tmp, "cache")))
+        env.pop("PI_MEMORY_AUTO_DIR", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if pyz is None:
+            env["PYTHONPATH"] = str(ROOT)
+            py = [sys.executable, "-m", "pi_memory"]
+        else:
+            env.pop("PYTHONPATH", None)
+            py = [sys.executable, "-S", str(pyz)]
+        commands = state_commands(py, project)
+        floor = [sys.executable, "-c", "pass"]
+        for _ in range(2):  # warm-up: bytecode, caches, the first note and ready index
+            for _, key in STATES:
+                run_once(commands[key][0], project, env, commands[key][1])
+        samples: dict[str, list[float]] = {name: [] for name in (FLOOR, *dict(STATES))}
+        for _ in range(runs):
+            samples[FLOOR].append(run_once(floor, project, env, ""))
+            for name, key in STATES:
+                samples[name].append(run_once(commands[key][0], project, env, commands[key][1]))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+@contextlib.contextmanager
+def read_only_zipapp() -> Iterator[Path]:
+    """The zipapp of ``tools/build_pyz.py`` on a read-only bind mount, as a vendored copy
+    in a read-only location is run."""
+    from tools.build_pyz import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source, mount = Path(tmp, "src"), Path(tmp, "vendor")
+        build(source / "pi_memory.pyz")
+        mount.mkdir()
+        subprocess.run(["mount", "--bind", str(source), str(mount)], check=True)
+        try:
+            subprocess.run(["mount", "-o", "remount,bind,ro", str(mount)], check=True)
+            yield mount / "pi_memory.pyz"
+        finally:
+            subprocess.run(["umount", str(mount)], check=False)
+
+
+def bench_rg(n: int, runs: int) -> dict[str, float] | None:
+    """``search`` (warm) against ``rg`` over the same bodies kept as one file per memory,
+    on ``n`` memories; ``None`` when ``rg`` is not installed."""
+    rg = shutil.which("rg")
+    if rg is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project, flat = Path(tmp, "home"), Path(tmp, "proj"), Path(tmp, "flat")
+        project.mkdir(parents=True)
+        build_store(home, project, n)
+        flat.mkdir()
+        for i, entry in enumerate(make_store(n, seed=n)):
+            Path(flat, f"{i:06d}.md").write_text(entry.body + "\n", "utf-8")
+        env = dict(os.environ, HOME=str(home), PYTHONPATH=str(ROOT))
+        env["XDG_CACHE_HOME"] = str(Path(tmp, "cache"))
+        env.pop("PI_MEMORY_AUTO_DIR", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        words = ["deploy", "staging", "port"]
+        cases = {
+            FLOOR: ([sys.executable, "-c", "pass"], ""),
+            "search (warm)": ([sys.executable, "-m", "pi_memory", "search", *words], ""),
+            "rg, one file per memory": (
+                [rg, "-i", "-l", *(f"-e{w}" for w in words), str(flat)],
+                "",
+            ),
+        }
+        return time_commands(cases, project, env, runs)
+
+
 def print_rows(n: int, times: dict[str, float], label: str = "") -> None:
     floor = times[FLOOR]
     for name, seconds in times.items():
         shown = f"{name} {label}".strip()
-        print(f"{n:>9,} {shown:<34} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
+        print(f"{n:>9,} {shown:<60} {seconds * 1000:>7.1f}ms {seconds / floor:>16.2f}×")
+
+
+def report_states(sizes: list[int], runs: int, read_only: int) -> None:
+    """The states of :data:`STATES` at each size, and from the read-only zipapp."""
+    for n in sizes:
+        print_rows(n, bench_states(n, runs if n < 100_000 else max(5, runs // 2)))
+    if not read_only:
+        return
+    try:
+        with read_only_zipapp() as pyz:
+            times = bench_states(read_only, runs, pyz=pyz)
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"read-only zipapp not measured: no read-only mount here ({error})")
+    else:
+        print_rows(read_only, times, "(read-only zipapp)")
+
+
+def report_rg(n: int, runs: int) -> None:
+    if not n:
+        return
+    times = bench_rg(n, runs)
+    if times is None:
+        print(f"{n:>9,} rg is not installed: search not compared with it (apt-get install ripgrep)")
+        return
+    print_rows(n, times, "(against rg)")
+    ratio = times["search (warm)"] / times["rg, one file per memory"]
+    print(f"{n:>9,} search / rg: {ratio:.2f}×")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,6 +446,19 @@ def main(argv: list[str] | None = None) -> int:
         help="size of the store for the read-only vendored run (0 to skip; needs mount)",
     )
     parser.add_argument(
+        "--states",
+        type=int,
+        nargs="*",
+        default=[10_000, 100_000],
+        help="store sizes for the states a user lives in (after a search, a write, ...)",
+    )
+    parser.add_argument(
+        "--rg",
+        type=int,
+        default=10_000,
+        help="store size for search against rg over one file per memory (0 to skip)",
+    )
+    parser.add_argument(
         "--model-down",
         type=int,
         default=1_000,
@@ -320,10 +466,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     print(f"Python {sys.version.split()[0]} · {os.cpu_count()} cores · median of {args.runs} runs")
-    print(f"{'memories':>9} {'command':<34} {'median':>9} {'× python -c pass':>17}")
+    print(f"{'memories':>9} {'command':<60} {'median':>9} {'× python -c pass':>17}")
     for n in args.sizes:
         runs = args.runs if n < 100_000 else max(3, args.runs // 3)
         print_rows(n, bench_size(n, runs))
+    report_states(args.states, args.runs, args.read_only)
+    report_rg(args.rg, args.runs)
     if args.narrow:
         only = ("hook session-start", "hook user-prompt-submit", "search", "show --json")
         print_rows(

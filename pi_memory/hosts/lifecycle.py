@@ -36,7 +36,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pi_memory.hosts import fastpath
 from pi_memory.hosts.fastpath import Note
 
 if TYPE_CHECKING:
@@ -287,16 +286,8 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     said = _said(warning, [*notes, *problems])
     # Only a quiet start is remembered: a warning must be said again next time.
     if not said and paths is not None and fingerprint is not None:
-        ready = _ready(fresh, directories, paths, len(inputs))
-        fastpath.save(
-            event.cwd,
-            os.environ,
-            day,
-            note=note,
-            corpus=memories,
-            fingerprint=fingerprint,
-            ready=ready,
-        )
+        saved = _ready(fresh, directories, paths, inputs, fingerprint)
+        fastpath.save(event.cwd, os.environ, day, note=note, corpus=memories, **saved)
 
     def built() -> Corpus:
         if memories is not None:
@@ -317,18 +308,23 @@ def _anchored(store: Store) -> tuple[str, str]:
 
 
 def _ready(
-    store: Store, directories: Sequence[Path], paths: Sequence[str], inputs: int
-) -> fastpath.Ready | None:
-    """Keep the store's tallies ready (:mod:`pi_memory.ready_index`) and say which of the
-    note's paths feed only the injection; ``None`` when none is kept."""
+    store: Store,
+    directories: Sequence[Path],
+    paths: Sequence[str],
+    inputs: Sequence[Path],
+    fingerprint: list[list[Any]],
+) -> dict[str, Any]:
+    """What the note is saved with: its fingerprint and, when the store's tallies were kept
+    ready (:mod:`pi_memory.ready_index`), which of its paths feed only the injection."""
     from pi_memory.hosts import fastpath
 
     signature = store.keep_ready()
     if not signature:
-        return None
+        return {"fingerprint": fingerprint}
     trust = [str(p) for p in _trust_inputs(store)[:1]]
-    soft = (*paths[inputs:], *trust)
-    return fastpath.Ready(signature, tuple(str(d) for d in directories), inputs, soft)
+    soft = (*paths[len(inputs) :], *trust)
+    ready = fastpath.Ready(signature, tuple(str(d) for d in directories), len(inputs), soft)
+    return {"fingerprint": fingerprint, "ready": ready}
 
 
 def _model_command(config: Config) -> tuple[str, str]:
