@@ -52,7 +52,21 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "let a model tidy one layer with the memory tools (needs a model)",
         "pi_memory.commands.dream",
     ),
-    ("import", "copy a layer from one layout to the other", "pi_memory.commands.import_layer"),
+    (
+        "import",
+        "copy a layer from one layout to the other, or what an agent remembered natively",
+        "pi_memory.commands.import_layer",
+    ),
+    (
+        "promote",
+        "copy a memory into the project's AGENTS.md/CLAUDE.md/GEMINI.md, in a marked section",
+        "pi_memory.commands.promote",
+    ),
+    (
+        "export",
+        "write the memory index into the instruction files of agents without hooks",
+        "pi_memory.commands.export",
+    ),
     (
         "inbox",
         "list, accept or reject what the background review proposed",

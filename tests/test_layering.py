@@ -80,6 +80,8 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "provenance",
             "receipts",
             "anchors",
+            "instruction_files",
+            "promoted",
         ),
     ),
     ("fs", ("fs",)),
