@@ -170,3 +170,31 @@ def _merged(old: Entry, new: Entry) -> Entry:
         # The source's times, as a first import would have written them.
         modified=new.modified,
     )
+
+
+def plan_native_import(
+    existing: Sequence[Entry], found: Sequence[Entry]
+) -> tuple[list[Entry], list[Entry]]:
+    """Which of ``found`` (notes another agent kept, as entries of their layer) are new
+    and which repeat a memory: the same fact as a live memory of their layer or as an
+    earlier note of ``found``, by the near-duplicate rule of
+    :mod:`pi_memory.detect.duplicates` (an identical body counts, a rewording may).
+
+    Importing what was just imported thus finds nothing new. ``found`` entries need
+    ids of their own that no memory has.
+    """
+    from pi_memory.detect.duplicates import find_duplicates
+
+    order = {entry.id: index for index, entry in enumerate(found)}
+    live = [entry for entry in existing if entry.live]
+    repeats: set[str] = set()
+    for pair in find_duplicates([*live, *found]):
+        rank_a, rank_b = order.get(pair.a), order.get(pair.b)
+        if rank_a is None and rank_b is None:
+            continue  # two memories the layer already has
+        if rank_a is None or rank_b is None:
+            repeats.add(pair.b if rank_a is None else pair.a)
+        else:
+            repeats.add(pair.a if rank_a > rank_b else pair.b)
+    new = [entry for entry in found if entry.id not in repeats]
+    return new, [entry for entry in found if entry.id in repeats]

@@ -82,6 +82,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "anchors",
             "instruction_files",
             "promoted",
+            "native",
         ),
     ),
     ("fs", ("fs",)),

@@ -1,4 +1,5 @@
-"""``import --from A --to B <layer>``: copy one layer from one layout to the other.
+"""``import --from A --to B <layer>``: copy one layer from one layout to the other;
+``import HOST``: what an agent remembered natively (:mod:`pi_memory.commands.import_native`).
 
 Everything the engine knows survives: ids, keyword, times, ``seen``/``last``,
 supersede links (superseded memories are copied too), ``p:``/``src:``, and
@@ -44,22 +45,21 @@ ON_CONFLICT: Final = (KEEP, REPLACE)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pi_memory.commands.import_native import native_hosts
     from pi_memory.config.schema import LAYOUTS
 
     layouts = "categories (category files) or files (one file per memory)"
     parser.add_argument(
         "--from",
         dest="source",
-        required=True,
         choices=LAYOUTS,
-        help=f"the layout the layer is stored in now: {layouts}",
+        help=f"copying a layer: the layout it is stored in now: {layouts}",
     )
     parser.add_argument(
         "--to",
         dest="target",
-        required=True,
         choices=LAYOUTS,
-        help="the layout to copy it into (the source is left as it is)",
+        help="copying a layer: the layout to copy it into (the source is left as it is)",
     )
     parser.add_argument(
         "--on-conflict",
@@ -68,22 +68,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="an id already in the destination with different content: keep the "
         "destination's copy (default) or replace it with the source's",
     )
-    parser.add_argument("layer", metavar="LAYER", help="user|project")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="importing from an agent: list what would be imported, store nothing",
+    )
+    hosts = native_hosts()
+    names = "|".join(host.name for host in hosts)
+    titles = ", ".join(host.title for host in hosts)
+    parser.add_argument(
+        "layer",
+        metavar="LAYER|AGENT",
+        help=f"user|project: the layer to copy (with --from and --to); or {names}: what "
+        f"that agent remembered in its own files ({titles}), each note into the layer "
+        "it belongs to, skipping what is already there",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from datetime import datetime
+
+    from pi_memory.commands.import_native import native_hosts, run_native
     from pi_memory.errors import UsageError
     from pi_memory.output import write_line
     from pi_memory.store import parse_layer
 
-    source: str = args.source
-    target: str = args.target
+    agents = [host.name for host in native_hosts()]
+    if args.layer in agents:
+        if args.source or args.target:
+            raise UsageError("--from and --to copy a layer; an agent's memory needs neither")
+        return run_native(args.layer, dry_run=args.dry_run, now=datetime.now())
+    try:
+        name = parse_layer(args.layer)
+    except UsageError:
+        raise UsageError(
+            f"{args.layer!r} is neither a layer (user, project) nor an agent whose memory "
+            f"import reads ({', '.join(agents)})"
+        ) from None
+    source: str | None = args.source
+    target: str | None = args.target
     on_conflict: str = args.on_conflict
+    if source is None or target is None:
+        raise UsageError(
+            "copying a layer needs --from and --to (see: python -m pi_memory import --help)"
+        )
+    if args.dry_run:
+        raise UsageError("--dry-run is for importing from an agent")
     if source == target:
         raise UsageError(f"--from and --to are both {source}: import converts between layouts")
     if on_conflict not in ON_CONFLICT:
         raise UsageError(f"--on-conflict is {KEEP} or {REPLACE}, not {on_conflict!r}")
-    name = parse_layer(args.layer)
     src_store, dst_store = _store_pair(source, target)
     src_dir, dst_dir = src_store.directory(name), dst_store.directory(name)
     # The layer's memories in the source's order, each carrying what only its layout has.

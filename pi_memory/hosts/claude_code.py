@@ -15,7 +15,10 @@ from typing import TYPE_CHECKING, Any, Final
 from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pi_memory.hosts.install_plan import Edit, Plan
+    from pi_memory.native import NativeFile
     from pi_memory.transcripts import Reader
 
 
@@ -83,6 +86,23 @@ def _our_rule(rule: object) -> bool:
     return rule == f"mcp__{SERVER}" or (rule.startswith("Bash(") and is_ours_tool(rule[5:-1]))
 
 
+def memory_folder_name(directory: Path) -> str:
+    """The folder under ``projects/`` of a project: its absolute path with every
+    character but an ASCII letter or digit turned into ``-``."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9]", "-", str(directory))
+
+
+def native_memory(config_dir: Path, root: Path, cwd: Path) -> list[NativeFile]:
+    """Auto memory: ``projects/<project>/memory/`` (``MEMORY.md`` and one file per fact),
+    for the repository's top level and, when it differs, the working directory."""
+    from pi_memory.native.topic_files import folder
+
+    names = dict.fromkeys(memory_folder_name(d) for d in (root, cwd))
+    return [f for name in names for f in folder(config_dir / "projects" / name / "memory")]
+
+
 HOST: Final = Host(
     name="claude-code",
     title="Claude Code",
@@ -100,6 +120,7 @@ HOST: Final = Host(
     prompt_budget=4.0,
     config_variable="CLAUDE_CONFIG_DIR",
     config_default=(".claude",),
+    native_memory=native_memory,
     sessions=("projects/*/*.jsonl",),
     transcript=transcript,
     install=install,

@@ -19,6 +19,7 @@ from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install_plan import Edit, Plan
+    from pi_memory.native import NativeFile
     from pi_memory.transcripts import Reader
 
 
@@ -59,6 +60,14 @@ def install(plan: Plan) -> list[Edit]:
     ]
 
 
+def native_memory(config_dir: Path, root: Path, cwd: Path) -> list[NativeFile]:
+    """Its memories folder (off by default): ``memories/MEMORY.md`` and
+    ``memory_summary.md``, one folder for every project."""
+    from pi_memory.native.handbook import folder
+
+    return folder(config_dir / "memories", root)
+
+
 HOST: Final = Host(
     name="codex",
     title="Codex CLI",
@@ -80,6 +89,7 @@ HOST: Final = Host(
     prompt_budget=4.0,
     config_variable="CODEX_HOME",
     config_default=(".codex",),
+    native_memory=native_memory,
     sessions=("sessions/**/rollout-*.jsonl",),
     transcript=transcript,
     install=install,

@@ -28,7 +28,10 @@ from typing import TYPE_CHECKING, Any, Final
 from pi_memory.hosts.host import Host
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pi_memory.hosts.install_plan import Edit, Plan
+    from pi_memory.native import NativeFile
     from pi_memory.transcripts import Reader
 
 
@@ -64,6 +67,21 @@ def install(plan: Plan) -> list[Edit]:
     return [Edit(folder / "settings.json", "jsonc", settings, unsettings)]
 
 
+def native_memory(config_dir: Path, root: Path, cwd: Path) -> list[NativeFile]:
+    """The ``## Gemini Added Memories`` sections of the user's ``GEMINI.md`` (the user
+    layer) and the project root's (the project layer)."""
+    from functools import partial
+
+    from pi_memory.entry import PROJECT, USER
+    from pi_memory.native import NativeFile
+    from pi_memory.native.added_memories import read_section
+
+    found = [(config_dir / "GEMINI.md", USER), (root / "GEMINI.md", PROJECT)]
+    return [
+        NativeFile(path, partial(read_section, layer)) for path, layer in found if path.is_file()
+    ]
+
+
 HOST: Final = Host(
     name="gemini",
     title="Gemini CLI",
@@ -79,6 +97,7 @@ HOST: Final = Host(
     prompt_budget=4.0,
     config_variable="",
     config_default=(".gemini",),
+    native_memory=native_memory,
     sessions=(
         # One JSON document before 0.61, appended records (.jsonl) since.
         "tmp/*/chats/*.json",

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from pi_memory.hosts.install_plan import Edit, Plan
+    from pi_memory.native import NativeFile
     from pi_memory.transcripts import Reader
 
 #: No per-event cap on a hook's timeout.
@@ -55,6 +56,9 @@ class Host:
       always name it, so it is never guessed.
     - ``install_note``: one line ``install`` prints after installing (a step the host
       asks of the user).
+    - ``native_memory``: the files of the host's own memory for a project, each with
+      the reader of its format, from ``(configuration directory, project root, working
+      directory)``; ``None``: the host keeps none (``import`` offers the others).
 
     Quirks, each ``False`` unless the host has it:
 
@@ -90,6 +94,7 @@ class Host:
         sends: Callable[[Mapping[str, object]], bool] | None = None,
         named_only: bool = False,
         install_note: str = "",
+        native_memory: Callable[[Path, Path, Path], list[NativeFile]] | None = None,
         plain_text: bool = False,
         injected_index_at_prompt: bool = False,
         resume_replays_context: bool = False,
@@ -114,6 +119,7 @@ class Host:
         self.sends = sends
         self.named_only = named_only
         self.install_note = install_note
+        self.native_memory = native_memory
         self.plain_text = plain_text
         self.injected_index_at_prompt = injected_index_at_prompt
         self.resume_replays_context = resume_replays_context
