@@ -11,6 +11,9 @@ store does the read-modify-write under its lock. The log is derived state: a
 missing or damaged file reads as "no data" and costs ranking bias only.
 
 The file is one JSON object, ``{"<canonical key>": <recalls>, ...}``.
+
+The use verdicts (below) are this module's second record: per memory, how
+often the agent used or ignored it and how often the user had to say it again.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import TYPE_CHECKING, Final
 from pi_memory.keywords import canonical_key
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pi_memory.retrieval import Hit, SearchResult
 
 #: Recalls per keyword: one noisy session cannot dominate the table.
@@ -140,3 +145,160 @@ def _trim(counts: dict[str, int], fresh: frozenset[str]) -> dict[str, int]:
         return counts
     ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0] not in fresh, item[0]))
     return dict(ranked[:MAX_KEYS])
+
+
+# -- use verdicts: what the agent did with the memories it was given ----------------------
+#
+# The background review judges each session's transcript (:mod:`pi_memory.memory_use`):
+# which surfaced memories the agent used and which it ignored, and which memories the
+# user had to say again. Each reviewed session keeps its verdicts in one small file of
+# the cache (``memory-use/<session>.json``, rewritten whole by that session's next
+# review, so a verdict is never counted twice and two sessions never write one file);
+# ``show`` adds them up. Derived state like the recall log: a missing or damaged file
+# costs a candidate line, nothing else. Prompt hooks never read or write it.
+
+#: The cache directory's folder of use verdicts.
+USE_DIRECTORY: Final = "memory-use"
+#: Verdicts a memory gets in a session.
+SURFACED: Final = "surfaced"
+USED: Final = "used"
+REPEATED: Final = "repeated"
+VERDICTS: Final = (SURFACED, USED, REPEATED)
+#: Sessions whose verdicts are kept; beyond it the oldest files go first.
+MAX_USE_SESSIONS: Final = 500
+#: A memory surfaced in this many sessions and never used is a candidate to retire.
+RETIRE_AFTER: Final = 3
+#: A memory used in this many sessions is a candidate to promote (one repetition is enough).
+PROMOTE_AFTER: Final = 3
+
+
+class Use:
+    """One memory's verdicts over the sessions judged: in how many it was surfaced, used,
+    and said again by the user. A plain class: the session start imports this module,
+    and building a named tuple's class would cost it time."""
+
+    __slots__ = ("repeated", "surfaced", "used")
+
+    def __init__(self, surfaced: int = 0, used: int = 0, repeated: int = 0) -> None:
+        self.surfaced = surfaced
+        self.used = used
+        self.repeated = repeated
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Use) and self.as_tuple() == other.as_tuple()
+
+    def __hash__(self) -> int:
+        return hash(self.as_tuple())
+
+    def __repr__(self) -> str:
+        return f"Use(surfaced={self.surfaced}, used={self.used}, repeated={self.repeated})"
+
+    def as_tuple(self) -> tuple[int, int, int]:
+        return (self.surfaced, self.used, self.repeated)
+
+    @property
+    def ignored(self) -> int:
+        return max(0, self.surfaced - self.used)
+
+
+def render_session_use(verdicts: Mapping[str, Iterable[str]]) -> str:
+    """One session's file, ``{"<id>": ["surfaced", "used"], …}``: sorted, equal is equal."""
+    import json
+
+    data = {
+        key: [v for v in VERDICTS if v in set(flags)] for key, flags in sorted(verdicts.items())
+    }
+    return json.dumps({k: v for k, v in data.items() if v}, sort_keys=True) + "\n"
+
+
+def parse_session_use(text: str) -> dict[str, frozenset[str]]:
+    """One session's verdicts; whatever is unusable is left out."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found: dict[str, frozenset[str]] = {}
+    for key, flags in data.items():
+        if isinstance(flags, list):
+            kept = frozenset(f for f in flags if f in VERDICTS)
+            if kept:
+                found[str(key)] = kept
+    return found
+
+
+def tally(sessions: Iterable[Mapping[str, frozenset[str]]]) -> dict[str, Use]:
+    """Each memory's verdicts summed over ``sessions``."""
+    totals: dict[str, list[int]] = {}
+    for verdicts in sessions:
+        for key, flags in verdicts.items():
+            row = totals.setdefault(key, [0, 0, 0])
+            for at, verdict in enumerate(VERDICTS):
+                row[at] += verdict in flags
+    return {key: Use(*row) for key, row in totals.items()}
+
+
+def to_retire(uses: Mapping[str, Use], ids: Iterable[str]) -> list[tuple[str, Use]]:
+    """Memories among ``ids`` surfaced in :data:`RETIRE_AFTER` sessions or more and never
+    used nor repeated, the most often surfaced first."""
+    found = [
+        (key, uses[key])
+        for key in ids
+        if key in uses
+        and uses[key].surfaced >= RETIRE_AFTER
+        and not uses[key].used
+        and not uses[key].repeated
+    ]
+    return sorted(found, key=lambda pair: (-pair[1].surfaced, pair[0]))
+
+
+def to_promote(uses: Mapping[str, Use], ids: Iterable[str]) -> list[tuple[str, Use]]:
+    """Memories among ``ids`` the user had to say again, or the agent used in
+    :data:`PROMOTE_AFTER` sessions or more; repeated ones first."""
+    found = [
+        (key, uses[key])
+        for key in ids
+        if key in uses and (uses[key].repeated or uses[key].used >= PROMOTE_AFTER)
+    ]
+    return sorted(found, key=lambda pair: (-pair[1].repeated, -pair[1].used, pair[0]))
+
+
+def _use_dir(cache: Path) -> Path:
+    return cache / USE_DIRECTORY
+
+
+def save_session_use(cache: Path, session_id: str, verdicts: Mapping[str, Iterable[str]]) -> None:
+    """Replace the session's verdicts (atomically); the oldest files past the cap go."""
+    import zlib
+
+    from pi_memory.fs.atomic import atomic_write_text
+
+    directory = _use_dir(cache)
+    directory.mkdir(parents=True, exist_ok=True)
+    raw = session_id.encode("utf-8", "surrogatepass")
+    name = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.json"
+    atomic_write_text(directory / name, render_session_use(verdicts), durable=False)
+    files = sorted(directory.glob("*.json"), key=_mtime)
+    for old in files[: max(0, len(files) - MAX_USE_SESSIONS)]:
+        old.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def load_uses(cache: Path) -> dict[str, Use]:
+    """Every kept session's verdicts, summed; an unreadable file counts as none."""
+    sessions = []
+    for path in sorted(_use_dir(cache).glob("*.json")):
+        try:
+            sessions.append(parse_session_use(path.read_text("utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return tally(sessions)

@@ -83,6 +83,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "instruction_files",
             "promoted",
             "native",
+            "memory_use",
         ),
     ),
     ("fs", ("fs",)),

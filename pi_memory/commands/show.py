@@ -269,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
             lines += render_view(view, loaded.config.consolidate_every)
     lines += suspect_lines(store, data)
     lines += inbox_lines(store, data)
+    lines += use_candidates([e for view in views for e in view.entries if e.live], data)
     lines += model_usage(loaded.config, data)
     lines += today_receipts(data)
     lines += [f"note: {problem}" for problem in loaded.problems]
@@ -313,6 +314,41 @@ def inbox_lines(store: Store, data: dict[str, Any]) -> list[str]:
         return []
     many = "1 proposal waits" if waiting == 1 else f"{waiting} proposals wait"
     return ["", f"inbox: {many} for you to accept or reject ({this_package().command('inbox')})"]
+def use_candidates(entries: Sequence[Entry], data: dict[str, Any]) -> list[str]:
+    """What the reviews saw the agent do with the memories: the ones to promote into the
+    instruction files, the ones surfaced again and again and never used (to retire)."""
+    from pathlib import Path
+
+    from pi_memory.fs.cache_home import cache_home
+    from pi_memory.recalls import load_uses, to_promote, to_retire
+
+    uses = load_uses(Path(cache_home()))
+    by_id = {entry.id: entry for entry in entries}
+    promote, retire = to_promote(uses, by_id), to_retire(uses, by_id)
+    data["candidates"] = {
+        "promote": [{"id": key, **_use_json(use)} for key, use in promote],
+        "retire": [{"id": key, **_use_json(use)} for key, use in retire],
+    }
+    lines: list[str] = []
+    for key, use in promote:
+        why = (
+            f"the user said it again in {counted(use.repeated, 'session')}" if use.repeated else ""
+        )
+        why = why or f"used in {counted(use.used, 'session')}"
+        lines.append(f"  promote? {key} #{by_id[key].keyword}: {why}")
+    for key, use in retire:
+        lines.append(
+            f"  retire?  {key} #{by_id[key].keyword}: surfaced in "
+            f"{counted(use.surfaced, 'session')}, never used"
+        )
+    if not lines:
+        return []
+    return ["", "Candidates (from the reviewed sessions; python -m pi_memory promote ID):", *lines]
+
+
+def _use_json(use: Any) -> dict[str, int]:
+    return {"surfaced": use.surfaced, "used": use.used, "ignored": use.ignored,
+            "repeated": use.repeated}  # fmt: skip
 
 
 def model_usage(config: Any, data: dict[str, Any]) -> list[str]:

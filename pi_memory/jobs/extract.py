@@ -64,6 +64,8 @@ def extract(
     decision = gate.decide(loaded.gate, turns, handoff=handoff, check_turn=check_turn)
     if decision.skip:
         return JobOutcome(job, SKIPPED, decision.skip, dry_run=dry_run)
+    if not dry_run:
+        judge_use(store, sid, turns, loaded.surfaced)
     now_state = loaded
     if not handoff and not dry_run:
         # pi-memory-auto: the turn is marked before the model is asked, so a repeated
@@ -99,6 +101,17 @@ def _inbox_source(config: Config, job: str, session: str, transcript: Path) -> S
     from pi_memory.inbox import Source
 
     return Source(job, session, str(transcript))
+def judge_use(store: Store, session: str, turns: Sequence[Turn], surfaced: Sequence[str]) -> None:
+    """Keep what the agent did with the memories this session (:mod:`pi_memory.memory_use`)
+    as the session's use verdicts; the review goes on whatever happens to them."""
+    from pi_memory.fs.cache_home import cache_home
+    from pi_memory.memory_use import judge
+    from pi_memory.recalls import save_session_use
+
+    try:
+        save_session_use(Path(cache_home()), session, judge(turns, store.read_all(), surfaced))
+    except OSError:
+        pass  # derived state: a cache that cannot be written costs a candidate line
 
 
 def _review(
