@@ -32,7 +32,10 @@ Scenario, each step one ``codex exec`` process:
    ``codex exec`` against the same fake, whose own session runs none of the
    hooks (its request carries no index);
 8. an index in Chinese, three bytes a character, still arrives whole;
-9. Codex warned about no hook setting (its ``--json`` output shows such
+9. a memory Claude Code kept in its auto-memory folder, brought over with
+   ``import claude-code``, is in the next Codex session's index, and its text
+   is surfaced when a prompt needs it;
+10. Codex warned about no hook setting (its ``--json`` output shows such
    warnings as ``error`` items), and no worker process is left behind.
 
 An answer Codex's schema refuses (an unknown key) is dropped without a word
@@ -310,6 +313,57 @@ def review_through_codex(
     )
 
 
+#: A fact Claude Code remembered in its auto memory, imported into the store Codex reads.
+CLAUDE_FACT = "Before a release run `make release-check`; the changelog must name the ticket."
+
+
+def claude_memory_reaches_codex(
+    checks: Checks, codex: Codex, fakes: tuple[Fake, Fake], env: dict[str, str], project: Path
+) -> None:
+    """Claude Code's auto memory of this project (``~/.claude/projects/<project>/memory/``)
+    goes through ``import claude-code`` into the project layer; Codex's next session
+    carries its keyword in the index and gets its text surfaced. ``fakes``: Codex's
+    model and the memory's own."""
+    model, memory_model = fakes
+    name = re.sub(r"[^A-Za-z0-9]", "-", os.path.realpath(project))
+    folder = Path(env["HOME"]) / ".claude" / "projects" / name / "memory"
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text(
+        "- [Release checklist](release.md) — what a release needs\n", "utf-8"
+    )
+    (folder / "release.md").write_text(
+        "---\nname: release-checklist\ndescription: what a release needs\ntype: project\n"
+        f"---\n\n{CLAUDE_FACT}\n",
+        "utf-8",
+    )
+    out = package("import", "claude-code", cwd=project, env=env)
+    again = package("import", "claude-code", cwd=project, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "pi_memory", "search", "--json", "release", "changelog"],
+        cwd=project, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    results = json.loads(done.stdout)["results"] if done.returncode == 0 else []
+    imported = [m for m in results if "release-check" in m["body"]]
+    checks.check(
+        "import claude-code stored the auto memory once (a second run imports nothing)",
+        len(imported) == 1 and "imported 0 new memories" in again,
+        out + again,
+    )
+    memory_id = imported[0]["id"] if imported else "none"
+    memory_model.script(
+        [{"match": "=== Memory Files ===", "text": json.dumps({"selected_files": [memory_id]})}]
+    )
+    sid = codex.exec("What does a release need in this project?")
+    asked = of_session(responses(model), sid)
+    texts = [t for r in asked for t in input_texts(r)]
+    checks.check(
+        "the imported memory is in the Codex session's index and surfaced to the model",
+        any("<memory-auto>" in t and "#release-checklist" in t for t in texts)
+        and any("<relevant_memories>" in t and "make release-check" in t for t in texts),
+        f"{len(asked)} requests",
+    )
+
+
 def chinese_index_arrives_whole(
     checks: Checks, codex: Codex, model: Fake, env: dict[str, str], project: Path
 ) -> None:
@@ -436,6 +490,7 @@ def main() -> int:
         )
         if args.measure:  # before session 3 makes every quit flush run a codex exec
             print(f"e2e: {measure(codex, args.measure)}")
+        claude_memory_reaches_codex(checks, codex, (model, memory_model), env, project)
         review_through_codex(checks, codex, model, env, project)
         chinese_index_arrives_whole(checks, codex, model, env, project)
         checks.check(
