@@ -314,6 +314,8 @@ def inbox_lines(store: Store, data: dict[str, Any]) -> list[str]:
         return []
     many = "1 proposal waits" if waiting == 1 else f"{waiting} proposals wait"
     return ["", f"inbox: {many} for you to accept or reject ({this_package().command('inbox')})"]
+
+
 def use_candidates(entries: Sequence[Entry], data: dict[str, Any]) -> list[str]:
     """What the reviews saw the agent do with the memories: the ones to promote into the
     instruction files, the ones surfaced again and again and never used (to retire)."""

@@ -101,6 +101,8 @@ def _inbox_source(config: Config, job: str, session: str, transcript: Path) -> S
     from pi_memory.inbox import Source
 
     return Source(job, session, str(transcript))
+
+
 def judge_use(store: Store, session: str, turns: Sequence[Turn], surfaced: Sequence[str]) -> None:
     """Keep what the agent did with the memories this session (:mod:`pi_memory.memory_use`)
     as the session's use verdicts; the review goes on whatever happens to them."""
