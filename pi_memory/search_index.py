@@ -23,6 +23,7 @@ import marshal
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -133,10 +134,20 @@ def matching(index: SearchIndex, patterns: Iterable[str], tokens: Iterable[str])
         if any(pattern in body for pattern in wanted):
             found.add(index.indexed + n)
     named = [token for token in tokens if token]
-    if named:
-        for keyword, positions in index.keywords.items():
-            if any(token in keyword for token in named):
-                found.update(_unpacked(positions))
+    if named and index.keywords:
+        # Every keyword in one text, looked through by str.find (as the chunks are).
+        keywords = list(index.keywords)
+        text = "\n".join(keywords)
+        ends = list(accumulate(len(keyword) + 1 for keyword in keywords))
+        hit = set()
+        for token in named:
+            at = text.find(token)
+            while at != -1:
+                n = bisect_right(ends, at)
+                hit.add(n)
+                at = text.find(token, ends[n])
+        for n in hit:
+            found.update(_unpacked(index.keywords[keywords[n]]))
     return sorted(found)
 
 
@@ -223,7 +234,7 @@ def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
     """The stored search index of ``path`` if it was built from the file as it is now."""
     target, name = _cache_file(path)
     try:
-        data = memoryview(target.read_bytes())
+        data = _mapped(target)
         head = int.from_bytes(data[:4], "little")
         if marshal.loads(data[4 : 4 + head]) != (VERSION, name, *identity):  # noqa: S302
             return None
@@ -238,6 +249,16 @@ def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
         return index
     except Exception:  # a damaged or foreign index is a miss
         return None
+
+
+def _mapped(target: Path) -> memoryview:
+    """The bytes of ``target``, mapped rather than read: a search decodes only the rows it
+    needs, so the rest of them are never copied. A writer replaces the file (a new
+    inode), so the mapping stays the bytes it was."""
+    import mmap
+
+    with target.open("rb") as handle:
+        return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
 
 
 def store(path: Path, identity: tuple[int, int, int], index: SearchIndex) -> None:

@@ -9,7 +9,7 @@ log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -230,13 +230,44 @@ class Store:
             return entries
         return [e for e in entries if e.id not in known.foreign]
 
+    def foreign_among(self, entries: Iterable[Entry]) -> frozenset[str]:
+        """Which of ``entries`` are :meth:`foreign` (used memories from the repository),
+        decided for them alone: no other entry's id is looked at."""
+        s = self.settings
+        if s.repository is None or s.home is None or PROJECT in s.unavailable:
+            return frozenset()
+        project = [e for e in entries if e.layer == PROJECT]
+        if not project:
+            return frozenset()
+        if self._provenance is not None:
+            return self.foreign() & {e.id for e in project}
+        from pi_memory.provenance import read_record, tracked_files
+
+        directory = self.directory(PROJECT)
+        record = read_record(s.home, directory)
+        if not (record.trusted or s.trusted_project):
+            return frozenset()
+        tracked = tracked_files(s.repository, directory)
+        return frozenset(
+            e.id
+            for e in project
+            if (tracked is None or e.file in tracked) and e.id not in record.own
+        )
+
     def foreign(self) -> frozenset[str]:
         """Ids of the memories that came from the repository and are used (trusted)."""
         known = self.provenance()
         return known.foreign if known.trusted else frozenset()
 
     def withheld(self) -> int:
-        """How many memories from the repository are left out until ``trust``."""
+        """How many memories from the repository are left out until ``trust`` (none in a
+        trusted layer: which they are is not worked out then)."""
+        s = self.settings
+        if self._provenance is None and s.home is not None and s.repository is not None:
+            from pi_memory.provenance import read_record
+
+            if s.trusted_project or read_record(s.home, self.directory(PROJECT)).trusted:
+                return 0
         known = self.provenance()
         return 0 if known.trusted else len(known.foreign)
 
@@ -832,7 +863,8 @@ class Store:
             )
         if credit:
             self._credit(query, result)
-        return result._replace(notes=self.notes(), foreign=self.foreign())
+        marked = self.foreign_among(hit.entry for hit in result.hits)
+        return result._replace(notes=self.notes(), foreign=marked)
 
     def _indexed_search(
         self, query: str, page: int, now: datetime, suspect: Mapping[str, str]
