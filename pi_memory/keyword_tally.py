@@ -264,8 +264,8 @@ def _whole(facts: FileFacts) -> _Part:
 def _part(facts: FileFacts, mine: Collection[str], foreign: bool) -> _Part:
     """Entries, live entries, counts and earliest positions of the file's own entries
     (``foreign``: of the others). Own entries are few: the others are the whole less them."""
-    where = {entry_id: position for position, entry_id in enumerate(facts.ids)}
-    own = sorted({where[i] for i in mine if i in where})
+    wanted = mine if isinstance(mine, (set, frozenset)) else frozenset(mine)
+    own = [position for position, entry_id in enumerate(facts.ids) if entry_id in wanted]
     spelling_of = array("I")
     spelling_of.frombytes(facts.spelling_of)
     counts = [0] * len(facts.spellings)

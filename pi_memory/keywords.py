@@ -344,7 +344,7 @@ class Tally(NamedTuple):
     #: The live entries.
     live: int
     #: Per keyword: its canonical key (what recalls are counted by), how many live
-    #: entries carry it, and the spelling it is shown in (its earliest written).
+    #: entries carry it, and the spelling it is shown in (its earliest written), as stored.
     groups: tuple[tuple[str, int, str], ...]
 
 
@@ -369,10 +369,10 @@ def grouped(
     rows = []
     for key, spellings in groups.items():
         if len(spellings) == 1:
-            rows.append((key, counts[spellings[0]], _display_form(spellings[0])))
+            rows.append((key, counts[spellings[0]], spellings[0]))
         else:
             shown = min(spellings, key=earliest)  # type: ignore[arg-type]  # comparable keys
-            rows.append((key, sum(counts[s] for s in spellings), _display_form(shown)))
+            rows.append((key, sum(counts[s] for s in spellings), shown))
     return Tally(entries, live, tuple(rows))
 
 
@@ -418,10 +418,22 @@ def collect_keywords(
     return rows_of(tally_of(list(entries)), recalls, cap)
 
 
+def within_reach(tally: Tally, cap: int = TABLE_CAP) -> Tally:
+    """``tally`` less the keywords that cannot make a table of ``cap`` rows whatever their
+    recalls: a keyword's recalls add at most :data:`RECALL_BONUS_CAP` to its count, so
+    one with that much fewer memories than the ``cap``-th most shared stays below at
+    least ``cap`` others (the table's header counts the rows it shows, not these)."""
+    if len(tally.groups) <= cap or cap <= 0:
+        return tally
+    counts = sorted((count for _, count, _ in tally.groups), reverse=True)
+    floor = counts[cap - 1] - RECALL_BONUS_CAP
+    return tally._replace(groups=tuple(g for g in tally.groups if g[1] >= floor))
+
+
 def rows_of(tally: Tally, recalls: Mapping[str, int], cap: int = TABLE_CAP) -> list[KeywordRow]:
     """:func:`collect_keywords` from a tally: only the rows that can make the cap are made."""
     scored = []
-    for key, count, shown in tally.groups:
+    for key, count, shown in within_reach(tally, cap).groups:
         recalled = recalls.get(key, 0) if recalls else 0
         recalled = recalled if recalled > 0 else 0
         bonus = recalled if recalled < RECALL_BONUS_CAP else RECALL_BONUS_CAP
@@ -431,7 +443,9 @@ def rows_of(tally: Tally, recalls: Mapping[str, int], cap: int = TABLE_CAP) -> l
 
         last = heapq.nlargest(cap, [(score, count) for score, count, _, _ in scored])[-1]
         scored = [row for row in scored if (row[0], row[1]) >= last]
-    rows = [KeywordRow(shown, count, recalled) for _, count, recalled, shown in scored]
+    rows = [
+        KeywordRow(_display_form(shown), count, recalled) for _, count, recalled, shown in scored
+    ]
     rows.sort(
         key=lambda row: (
             -(row.count + min(row.recalls, RECALL_BONUS_CAP)),

@@ -28,7 +28,7 @@ import marshal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from pi_memory.keywords import Tally
+from pi_memory.keywords import Tally, within_reach
 from pi_memory.naming.layer_files import RECALLS_FILE
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from pi_memory.fs.parse_cache import Identity
 
-VERSION: Final = 1
+VERSION: Final = 2
 DIRECTORY: Final = "hooks"
 
 
@@ -75,10 +75,11 @@ def save(ready: Ready) -> bool:
     from pi_memory.fs.atomic import atomic_write_bytes
 
     target = _file(ready.signature)
-    plain: tuple[Any, ...] = (  # marshal keeps plain tuples only
+    # Only the keywords that can make a table are kept (marshal keeps plain tuples only).
+    plain: tuple[Any, ...] = (
         *ready[:5],
-        tuple((layer, d, tuple(t)) for layer, d, t in ready.indexes),
-        tuple((layer, label, d, tuple(t)) for layer, label, d, t in ready.blocks),
+        tuple((layer, d, tuple(within_reach(t))) for layer, d, t in ready.indexes),
+        tuple((layer, label, d, tuple(within_reach(t))) for layer, label, d, t in ready.blocks),
     )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

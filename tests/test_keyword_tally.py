@@ -87,3 +87,23 @@ def test_facts_of_another_shape_are_refused() -> None:
         is_facts(tuple(facts)[:-1])
     with pytest.raises(ValueError, match="another shape"):
         is_facts((*tuple(facts)[:5], (1,), (), (), 0))
+
+
+def test_keywords_out_of_reach_are_left_out_without_changing_the_table() -> None:
+    """Only keywords that cannot reach the cap, whatever their recalls, are skipped:
+    the table equals sorting every keyword (checked against that definition)."""
+    rng = random.Random(11)
+    for _ in range(200):
+        groups = tuple(
+            (f"k{n}", rng.choice([1, 1, 1, 2, 3, 5, 8, 9, 10]), f"k{n}")
+            for n in range(rng.randrange(1, 40))
+        )
+        tally = Tally(len(groups), len(groups), groups)
+        recalls = {key: rng.randrange(0, 12) for key, _, _ in groups if rng.random() < 0.4}
+        cap = rng.randrange(1, 12)
+        every = sorted(
+            groups,
+            key=lambda g: (-(g[1] + min(recalls.get(g[0], 0), 4)), -g[1], g[2].casefold(), g[2]),
+        )[:cap]
+        shown = [(r.keyword, r.count) for r in rows_of(tally, recalls, cap)]
+        assert shown == [(g[2], g[1]) for g in every]
