@@ -60,7 +60,7 @@ class Viewer(NamedTuple):
         and asks the browser to load it again)."""
         import time
 
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 600
         while True:
             page = self.get("/")
             working = "Working out the health" in page.text

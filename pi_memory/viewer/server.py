@@ -69,13 +69,14 @@ class Handler(BaseHTTPRequestHandler):
             self._send(_refusal(refused))
             return
         request = Request(self.app, method, parts.path, query, form)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             response = route(request)
         except Exception as exc:  # a page's bug must not stop the server
             response = plain(500, f"the viewer failed on this page: {type(exc).__name__}: {exc}")
         spent = (time.perf_counter() - started) * 1000
-        self._send(response, timing=f"page;dur={spent:.1f}")
+        used = (time.thread_time() - cpu) * 1000
+        self._send(response, timing=f"page;dur={spent:.1f}, cpu;dur={used:.1f}")
 
     def _form(self, headers: dict[str, str]) -> dict[str, str]:
         length = security.body_length(headers)

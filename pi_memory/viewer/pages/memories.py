@@ -81,15 +81,18 @@ def answer(app: App, query: str, mode: str, page: int, wanted: Filters) -> Searc
     return app.memo(key, lambda: find(app.store(), query, mode, page, wanted))
 
 
-def warm(app: App) -> None:
-    """Work out the first page of the list in the background (the overview calls this),
-    so that opening the memories costs nothing on a large store."""
+def warm(
+    app: App, query: str = "", mode: str = "keyword", page: int = 1, wanted: Filters | None = None
+) -> None:
+    """Work out a page of the list in the background, so that opening it costs nothing on
+    a large store: the overview warms the first page, each page the next."""
+    chosen = wanted or Filters("", "", "", "")
 
-    def first_page() -> SearchResult:
+    def work() -> SearchResult:
         with app.busy:
-            return answer(app, "", "keyword", 1, Filters("", "", "", ""))
+            return answer(app, query, mode, page, chosen)
 
-    app.later("warm:memories", first_page)
+    app.later(f"warm:{(query, mode, page, tuple(chosen))!r}", work)
 
 
 def _passes(entry: Entry, wanted: Filters, now: datetime, months: int) -> bool:
@@ -127,6 +130,8 @@ def render(request: Request) -> Response:
     else:
         body += empty("No memories match." if query or wanted.any else "No memories yet.")
     body += _pager(app, result, query, mode, wanted)
+    if result.page < result.pages:
+        warm(app, query, mode, result.page + 1, wanted)
     return page(app, "Memories", "/memories", body)
 
 
