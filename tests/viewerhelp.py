@@ -33,6 +33,8 @@ class Viewer(NamedTuple):
     port: int
     token: str
     project: Path
+    #: Seconds to wait for an answer (a benchmark on a busy machine waits longer).
+    timeout: float = 60
 
     def request(
         self,
@@ -43,7 +45,7 @@ class Viewer(NamedTuple):
         headers: Mapping[str, str] | None = None,
     ) -> Answer:
         sent = {"Host": f"{self.host}:{self.port}", **(headers or {})}
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
             connection.request(method, path, body=body, headers=sent)
             reply = connection.getresponse()

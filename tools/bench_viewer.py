@@ -47,7 +47,8 @@ def main(argv: list[str]) -> int:
         project.mkdir(parents=True)
         build_store(home, project, n)
         os.environ.update(HOME=str(home), XDG_CACHE_HOME=str(Path(tmp, "cache")))
-        with start(project) as viewer:
+        with start(project) as started:
+            viewer = started._replace(timeout=1800)
             began = time.monotonic()
             viewer.overview()  # as a person opens it; then the health is worked out
             print(

@@ -111,8 +111,8 @@ def _refusal(refused: security.Refused) -> Response:
     return plain(refused.status, refused.reason)
 
 
-def make_server(project: Path, host: str, port: int, token: str) -> ThreadingHTTPServer:
-    """A server bound to ``host:port`` (0: a free port), not yet serving."""
+def make_server(project: Path, host: str, port: int, token: str) -> tuple[ThreadingHTTPServer, App]:
+    """A server bound to ``host:port`` (0: a free port), not yet serving, and its state."""
 
     class Bound(Handler):
         pass
@@ -121,7 +121,7 @@ def make_server(project: Path, host: str, port: int, token: str) -> ThreadingHTT
     server.daemon_threads = True
     bound = int(server.server_address[1])
     Bound.app = App(project, token, security.allowed_hosts(host, bound))
-    return server
+    return server, Bound.app
 
 
 def address(server: ThreadingHTTPServer, token: str) -> str:
@@ -141,10 +141,13 @@ def serve(
     say: Callable[[str], None] = print,
 ) -> int:
     """Serve until interrupted; the URL is the first line said."""
+    from pi_memory.viewer.pages.overview import prepare
+
     token = security.new_token()
-    server = make_server(project, host, port, token)
+    server, app = make_server(project, host, port, token)
     where = address(server, token)
     say(where)
+    prepare(app)
     say(f"serving the memories of {project}; ^C stops")
     if open_browser:
         import webbrowser

@@ -36,13 +36,21 @@ def layer_views(app: App) -> list[LayerView] | None:
     return app.later("views", work)
 
 
+def prepare(app: App) -> None:
+    """Start what the first pages need, in the background: the health, and the first page
+    of the memories (the server calls this as it starts, before the browser asks)."""
+    from pi_memory.viewer.pages.memories import warm
+
+    layer_views(app)
+    warm(app)
+
+
 def render(request: Request) -> Response:
     from pi_memory.entry import LAYERS
-    from pi_memory.viewer.pages.memories import warm
 
     app = request.app
     views = layer_views(app)
-    warm(app)
+    prepare(app)
     if views is None:
         cards = "".join(_counts_card(app, layer) for layer in LAYERS)
     else:
