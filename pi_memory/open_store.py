@@ -62,7 +62,7 @@ def warn_once(loaded: LoadedConfig) -> None:
 
 
 def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) -> Settings:
-    from pi_memory.config.layout_setting import layer_dirs
+    from pi_memory.config.layout_setting import layer_dirs, worktree_layer_dirs
 
     where = layer_dirs(cfg, cwd)
     repository, home, trusted = _repository(cfg, cwd, where.project, env or os.environ)
@@ -86,6 +86,7 @@ def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) 
         home=home,
         trusted_project=trusted,
         project_root=_project_root(cwd),
+        worktree_dirs=worktree_layer_dirs(cfg, cwd, where.project),
     )
 
 

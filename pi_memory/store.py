@@ -9,7 +9,7 @@ log, and the derived ``MEMORY.md``. The layouts do the bytes; the pure modules
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
     from pi_memory.provenance import Provenance, TrustRecord
     from pi_memory.retrieval import SearchResult
+    from pi_memory.worktree_memories import WorktreeSource
 
 LAYER_ALIASES: Final = {
     "user": USER,
@@ -78,6 +79,9 @@ class Settings(NamedTuple):
     #: The project's top directory (git's top level, else the working directory): what
     #: a project memory is anchored to (:mod:`pi_memory.anchors`); ``None``: nothing.
     project_root: Path | None = None
+    #: The project layers of the repository's other worktrees (``worktrees: shared``):
+    #: read beside the project layer, never written (:meth:`Store.worktree_sources`).
+    worktree_dirs: tuple[Path, ...] = ()
 
 
 class WriteOutcome(NamedTuple):
@@ -121,6 +125,8 @@ class Store:
         #: The identity of each file the tallies and the provenance were worked out
         #: from (``None``: no such file), for :mod:`pi_memory.ready_index`.
         self._sources: dict[Path, Identity | None] = {}
+        #: The other worktrees' project layers and what this worktree reads of them.
+        self._worktrees: list[WorktreeSource] | None = None
 
     def renewed(self) -> Store:
         """A store of the same settings that reads afresh, sharing this one's layer objects
@@ -136,25 +142,28 @@ class Store:
 
     def layer(self, layer: str) -> LayerStore:
         if layer not in self._layers:
-            from pi_memory.layouts import open_layer
-
-            s = self.settings
-            opened = open_layer(
-                s.layout,
-                layer,
-                self.directory(layer),
-                index_max_lines=s.index_max_lines,
-                index_max_bytes=s.index_max_bytes,
-                index_budget=s.index_budget,
-                inject_max_lines=s.inject_max_lines,
-                inject_max_bytes=s.inject_max_bytes,
-                keep_removed_days=s.keep_removed_days,
-                max_body_bytes=s.max_body_bytes,
-            )
+            opened = self._open_layer(layer, self.directory(layer))
             if opened.snapshot_on_write:
                 opened.before_change = self._rollback_point_of(opened.directory)
             self._layers[layer] = opened
         return self._layers[layer]
+
+    def _open_layer(self, layer: str, directory: Path) -> LayerStore:
+        from pi_memory.layouts import open_layer
+
+        s = self.settings
+        return open_layer(
+            s.layout,
+            layer,
+            directory,
+            index_max_lines=s.index_max_lines,
+            index_max_bytes=s.index_max_bytes,
+            index_budget=s.index_budget,
+            inject_max_lines=s.inject_max_lines,
+            inject_max_bytes=s.inject_max_bytes,
+            keep_removed_days=s.keep_removed_days,
+            max_body_bytes=s.max_body_bytes,
+        )
 
     def read(self, layer: str) -> list[Entry]:
         """Every entry of ``layer``, read once per process until a write; do not mutate it."""
@@ -372,7 +381,33 @@ class Store:
         return signature([s.layout, dirs, s.project_name, s.index_budget, *where])
 
     def read_all(self) -> list[Entry]:
+        """Every entry of both layers (what a write or a review works on)."""
         return [entry for layer in LAYERS for entry in self.read(layer)]
+
+    def visible(self) -> list[Entry]:
+        """Every memory a model may be shown: both layers, then what the project layer
+        reads from the repository's other worktrees (:meth:`worktree_sources`)."""
+        shared = [entry for source in self.worktree_sources() for entry in source.entries]
+        return [*self.read_all(), *shared]
+
+    # -- other worktrees ----------------------------------------------------
+
+    def worktree_sources(self) -> list[WorktreeSource]:
+        """The project layers of the repository's other worktrees (``worktrees: shared``),
+        each with the memories this worktree reads from it: each id once, none the
+        project layer holds. Read only: no write, lock or index refresh reaches them."""
+        if self._worktrees is None:
+            from pi_memory.worktree_memories import read_worktrees
+
+            s = self.settings
+            if not s.worktree_dirs or PROJECT in s.unavailable:
+                self._worktrees = []
+            else:
+                own = {entry.id for entry in self.read(PROJECT)}
+                layers = [self._open_layer(PROJECT, d) for d in s.worktree_dirs]
+                in_repository = s.home if s.repository is not None else None
+                self._worktrees = read_worktrees(layers, own, in_repository)
+        return self._worktrees
 
     def notes(self) -> tuple[str, ...]:
         """What the reads so far left out, one line each: a layer refused here, with
@@ -811,6 +846,7 @@ class Store:
             label = f"{self.label(PROJECT)} ({REPOSITORY_MARK})"
             mark = partial(self.tally, PROJECT, "theirs")
             sources.append(sources[-1]._replace(label=label, entries=theirs, tally=mark))
+        sources.extend(self._worktree_injected())
         return sources
 
     def _suspect_block(self) -> str:
@@ -822,6 +858,19 @@ class Store:
         from pi_memory.launcher import this_package
 
         return block(self.read(PROJECT), suspects, this_package().command("verify", "ID"))
+
+    def _worktree_injected(self) -> list[Injected]:
+        """The other worktrees' memories, a block each, said to be from another checkout."""
+        from functools import partial
+
+        from pi_memory.layouts.protocol import Injected
+
+        label = f"{self.label(PROJECT)} (from another worktree of this repository)"
+        return [
+            Injected(PROJECT, label, source.directory, partial(list, source.entries), dict)
+            for source in self.worktree_sources()
+            if source.entries
+        ]
 
     def _split(
         self, layer: str, ids: frozenset[str]
@@ -853,7 +902,7 @@ class Store:
         result = self._indexed_search(query, page, now, suspect) if mode == "keyword" else None
         if result is None:
             result = search(
-                self.read_all(),
+                self.visible(),
                 query,
                 mode=mode,
                 page=page,
@@ -881,11 +930,15 @@ class Store:
         patterns, tokens = terms
         found: list[Entry] = []
         size = total_length = 0
-        for layer in LAYERS:
-            if layer in self.settings.unavailable:
-                continue
-            self._check_directory(layer)
-            sources = self.layer(layer).search_sources()
+        layers = [self.layer(layer) for layer in LAYERS if layer not in self.settings.unavailable]
+        allowed: list[Collection[str] | None] = [None] * len(layers)
+        for source in self.worktree_sources():
+            layers.append(source.layer)
+            allowed.append({entry.id for entry in source.entries})
+        for store, only in zip(layers, allowed):
+            if only is None:
+                self._check_directory(store.layer)
+            sources = store.search_sources()
             if sources is None:
                 return None
             for path, entries_of in sources:
@@ -895,7 +948,8 @@ class Store:
                 size += index.size
                 total_length += index.total_length
                 positions = search_index.matching(index, patterns, tokens)
-                found.extend(search_index.entries_at(index, positions))
+                hits = search_index.entries_at(index, positions)
+                found.extend(hits if only is None else [e for e in hits if e.id in only])
         if not found:
             return None
         return search(

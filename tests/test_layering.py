@@ -42,7 +42,16 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("jobs", ("jobs",)),
     (
         "engine",
-        ("store", "plan", "open_store", "doctor", "memory_edits", "inbox", "ready_index"),
+        (
+            "store",
+            "plan",
+            "open_store",
+            "doctor",
+            "memory_edits",
+            "inbox",
+            "ready_index",
+            "worktree_memories",
+        ),
     ),
     ("layouts", ("layouts",)),
     (

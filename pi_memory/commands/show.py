@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pi_memory.commands.unlock import unlock_command
-from pi_memory.entry import LAYERS, USER, Entry
+from pi_memory.entry import LAYERS, PROJECT, USER, Entry
 from pi_memory.text import counted
 
 if TYPE_CHECKING:
@@ -270,6 +270,7 @@ def run(args: argparse.Namespace) -> int:
     lines += suspect_lines(store, data)
     lines += inbox_lines(store, data)
     lines += use_candidates([e for view in views for e in view.entries if e.live], data)
+    lines += _worktrees(loaded.config, store, data)
     lines += model_usage(loaded.config, data)
     lines += today_receipts(data)
     lines += [f"note: {problem}" for problem in loaded.problems]
@@ -351,6 +352,17 @@ def use_candidates(entries: Sequence[Entry], data: dict[str, Any]) -> list[str]:
 def _use_json(use: Any) -> dict[str, int]:
     return {"surfaced": use.surfaced, "used": use.used, "ignored": use.ignored,
             "repeated": use.repeated}  # fmt: skip
+
+
+def _worktrees(config: Any, store: Store, data: dict[str, Any]) -> list[str]:
+    """How the repository's worktrees share the project layer (nothing with one)."""
+    from pi_memory.naming.workdir import working_dir
+    from pi_memory.worktree_memories import worktrees_line
+
+    s = store.settings
+    line = worktrees_line(config, store.directory(PROJECT), len(s.worktree_dirs), working_dir())
+    data["worktrees"] = line
+    return ["", line] if line else []
 
 
 def model_usage(config: Any, data: dict[str, Any]) -> list[str]:

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     config, store, _, _ = open_store(warn=False)
     loaded = state.load(session) if session else state.SessionState()
     found = surface(
-        corpus(store.read_all(), store.foreign(), store.suspects()),
+        corpus(store.visible(), store.foreign(), store.suspects()),
         text,
         limits(config),
         config=config,

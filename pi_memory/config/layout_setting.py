@@ -30,3 +30,33 @@ def user_layer_dir(config: Config) -> Path:
 def extraction_enabled(config: Config) -> bool:
     """Whether extraction runs: always in the categories layout, when enabled in files."""
     return config.layout == CATEGORIES or config.extract_memories.enabled
+
+
+def worktree_layer_dirs(config: Config, cwd: Path, project: Path) -> tuple[Path, ...]:
+    """The project layers of the other worktrees of ``cwd``'s repository, read beside
+    ``project`` (this worktree's) when ``worktrees`` is ``shared``.
+
+    Each directory once, this worktree's left out: a layer kept outside the
+    repository and named after its remote is one directory for every worktree,
+    so it adds nothing. A layer a link leads out of its worktree is left out.
+    """
+    from pi_memory.config.schema import SHARED
+
+    if config.worktrees != SHARED or not cwd.is_dir():
+        return ()
+    from pi_memory.errors import ConfigError
+    from pi_memory.fs.containment import escape_problem
+    from pi_memory.naming.worktrees import other_worktrees
+
+    found: list[Path] = []
+    for root in other_worktrees(cwd):
+        try:
+            directory = layer_dirs(config, root).project
+        except ConfigError:
+            continue
+        if directory == project or directory in found:
+            continue
+        if root in directory.parents and escape_problem(root, directory):
+            continue
+        found.append(directory)
+    return tuple(found)

@@ -22,8 +22,10 @@ from pi_memory.config.schema import (
     LAYOUTS,
     NOTICES,
     SECTIONS,
+    SHARED,
     TASKS,
     THINK_LEVELS,
+    WORKTREE_MODES,
     AutoSurfacingConfig,
     Config,
     DefaultsConfig,
@@ -164,6 +166,7 @@ def parse_config(
         redact_patterns=_redact_patterns(r),
         keep_removed_days=r.integer("keepRemovedDays", d.KEEP_REMOVED_DAYS),
         memory_max_bytes=r.integer("memoryMaxBytes", d.MEMORY_MAX_BYTES, d.MEMORY_MAX_BYTES_LOW),
+        worktrees=r.choice("worktrees", SHARED, WORKTREE_MODES),
     )
     knobs: dict[str, Any] = {
         KNOB_FIELDS[key]: r.integer(key, default, low, high)

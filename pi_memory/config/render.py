@@ -90,6 +90,7 @@ def config_dict(config: Config) -> dict[str, Any]:
             "redactPatterns": dict(config.redact_patterns),
             "keepRemovedDays": config.keep_removed_days,
             "memoryMaxBytes": config.memory_max_bytes,
+            "worktrees": config.worktrees,
         }
     )
     out["extractMemories"]["approval"] = config.extract_memories.approval

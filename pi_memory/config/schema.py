@@ -20,6 +20,11 @@ LAYOUTS: Final = (CATEGORIES, FILES)
 APPROVE_AUTO: Final = "auto"
 APPROVE_INBOX: Final = "inbox"
 APPROVALS: Final = (APPROVE_AUTO, APPROVE_INBOX)
+#: ``worktrees``: every worktree of a repository reads the others' project layers
+#: (``shared``), or each keeps to its own (``separate``).
+SHARED: Final = "shared"
+SEPARATE: Final = "separate"
+WORKTREE_MODES: Final = (SHARED, SEPARATE)
 THINK_LEVELS: Final = ("off", "minimal", "low", "medium", "high", "xhigh")
 APIS: Final = ("openai", "anthropic", "claude-cli", "codex-cli", "gemini-cli")
 #: The providers that run a host's own CLI instead of speaking HTTP (no ``baseUrl``).
@@ -156,6 +161,9 @@ class Config(NamedTuple):
     keep_removed_days: int = d.KEEP_REMOVED_DAYS
     #: The largest memory body a write accepts, in UTF-8 bytes.
     memory_max_bytes: int = d.MEMORY_MAX_BYTES
+    #: ``shared``: a project layer kept in the repository also reads the project layers
+    #: of the repository's other worktrees; ``separate``: each worktree only its own.
+    worktrees: str = SHARED
 
 
 class LoadedConfig(NamedTuple):

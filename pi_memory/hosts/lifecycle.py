@@ -155,7 +155,7 @@ def know(event: HookEvent, *, refresh: bool = False) -> Known:
                     from pi_memory.surfacing import corpus
 
                     store = _open(event.cwd).store
-                    known = corpus(store.read_all(), store.foreign(), store.suspects())
+                    known = corpus(store.visible(), store.foreign(), store.suspects())
                     fastpath.add_corpus(event.cwd, known)
                 return known
 
@@ -246,8 +246,13 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
             log_exception("hook session-start: refresh", exc)
     anchored = _anchored(store)
     verdicts = [cache_file(Path(anchored[0]))] if anchored[0] else []
-    inputs = [*_inputs(event.cwd), *_trust_inputs(store), *verdicts]
-    paths = fastpath.watched(directories, inputs)
+    inputs = [
+        *_inputs(event.cwd),
+        *_trust_inputs(store),
+        *verdicts,
+        *_worktree_inputs(config, store, event.cwd),
+    ]
+    paths = fastpath.watched([*directories, *store.settings.worktree_dirs], inputs)
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = store.renewed()  # read after the fingerprint: a change between is a miss
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
@@ -271,7 +276,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     )
     # The corpus costs a pass over every memory: only a prompt builds it.
     memories = (
-        corpus(fresh.read_all(), fresh.foreign(), fresh.suspects())
+        corpus(fresh.visible(), fresh.foreign(), fresh.suspects())
         if event.moment == "prompt"
         else None
     )
@@ -292,7 +297,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     def built() -> Corpus:
         if memories is not None:
             return memories
-        return corpus(fresh.read_all(), fresh.foreign(), fresh.suspects())
+        return corpus(fresh.visible(), fresh.foreign(), fresh.suspects())
 
     return Known(note, built, lambda: config, said)
 
@@ -382,6 +387,26 @@ def _trust_inputs(store: Store) -> list[Path]:
     if s.repository is None or s.home is None:
         return []
     return [record_path(s.home, store.directory(PROJECT)), s.repository / ".git" / "index"]
+
+
+def _worktree_inputs(config: Config, store: Store, cwd: Path) -> list[Path]:
+    """What decides what is read of the other worktrees (``worktrees: shared``): git's
+    list of them, and this user's record of each of their layers."""
+    from pi_memory.config.schema import SHARED
+
+    if config.worktrees != SHARED:
+        return []
+    from pi_memory.naming.git_repo import find_git_repo
+    from pi_memory.naming.worktrees import WORKTREES_DIR
+    from pi_memory.provenance import record_path
+
+    repo = find_git_repo(cwd)
+    if repo is None:
+        return []
+    s = store.settings
+    home = s.home if s.repository is not None else None
+    records = [record_path(home, d) for d in s.worktree_dirs] if home else []
+    return [repo.common_dir / WORKTREES_DIR, *records]
 
 
 # -- start -----------------------------------------------------------------------------------
