@@ -127,6 +127,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "pi_memory.commands.doctor",
     ),
     ("ui", "see, search and fix the memories in the browser", "pi_memory.commands.ui"),
+    (
+        "sync",
+        "keep the user layer in a git repository with a remote, on every machine",
+        "pi_memory.commands.sync",
+    ),
 )
 #: Commands that take their raw arguments (this function of their module), not argparse.
 OWN_ARGV: dict[str, str] = {"tool": "run_tool", "hook": "run_hook", "mcp": "run_mcp"}

@@ -51,6 +51,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "inbox",
             "ready_index",
             "worktree_memories",
+            "sync",
         ),
     ),
     ("layouts", ("layouts",)),

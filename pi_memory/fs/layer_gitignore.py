@@ -44,3 +44,20 @@ def ensure_gitignore(directory: Path, text: str = TEXT) -> None:
         os.write(fd, text.encode("ascii"))
     finally:
         os.close(fd)
+
+
+#: The user layer's ``.gitignore`` when ``sync`` keeps it in a git repository: only its
+#: Markdown files and its git rules travel (not the recall log, the logs, the spend
+#: ledger, snapshots or kept copies, which are this machine's).
+SYNC_TEXT: Final = "\n".join(
+    [
+        "# Written by pi_memory sync: only the memory files and these rules travel.",
+        "/*",
+        "!/*.md",
+        "!/.gitignore",
+        "!/.gitattributes",
+        "",
+    ]
+)
+#: Never committed, whatever a layer's own ``.gitignore`` says (git's ``info/exclude``).
+NEVER_COMMITTED: Final = ".lock\n.lock.*\n.*.tmp\n"

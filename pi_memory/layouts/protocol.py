@@ -169,6 +169,11 @@ class LayerStore(Protocol):
     def default_src(self) -> str:
         """The ``src`` a memory without one is stored with (``""``: kept empty)."""
 
+    @property
+    def merge_rules(self) -> str:
+        """The ``.gitattributes`` text that lets git merge two copies of this layer's
+        directory without a conflict where the format allows (``sync``, a team's commits)."""
+
     def read(self) -> list[Entry]:
         """Every entry of the layer, superseded ones included, in file order.
 

@@ -66,6 +66,7 @@ class CategoriesLayer:
     jobs = JobNeeds(ENTRY_OPERATIONS, dream_reminder=False)
     status_block = False
     default_src = ""
+    merge_rules = GITATTRIBUTES_TEXT
 
     def __init__(
         self, layer: str, directory: Path, *, index_budget: int = DEFAULT_INDEX_BUDGET

@@ -129,6 +129,14 @@ class FilesLayer:
     jobs = JobNeeds(MEMORY_TOOL, dream_reminder=True)
     status_block = True
     default_src = DEFAULT_SRC
+    #: Each memory is a file of its own: two copies that add different memories merge
+    #: without a conflict, and so do their index lines. One memory changed on both
+    #: sides is a conflict the merge resolves by keeping both (``sync``).
+    merge_rules = (
+        "# Written by pi_memory. Each memory is a file of its own; the index lines of\n"
+        "# two copies merge by union.\n"
+        "MEMORY.md merge=union\n"
+    )
     entry_types = ENTRY_TYPES
 
     # ----------------------------------------------------------------- reading
