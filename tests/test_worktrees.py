@@ -100,6 +100,8 @@ def test_a_memory_learned_in_one_worktree_is_read_in_every_other_at_once(
     write(main, "ports", "The staging port is 2222.")
     assert (feature / LAYER / "CONVENTIONS.md").read_bytes() == before
     assert found(feature) == ["Deploy the feature branch with rsync.", "The staging port is 2222."]
+    shown = run_cli("show", cwd=main)
+    assert "worktrees: shared: the project layer also reads what you wrote in the 1" in shown.out
     # The fast path notices the other worktree's new memory.
     write(feature, "ci", "CI runs on every push.")
     assert "#ci" in injected(hook, main)
@@ -124,6 +126,8 @@ def test_separate_keeps_each_worktree_to_its_own_layer(tmp_path: Path, hermetic_
     write(feature, "deploy", "Deploy with rsync.")
     assert found(main) == []
     assert found(feature) == ["Deploy with rsync."]
+    shown = run_cli("show", cwd=main)
+    assert "worktrees: separate: each of the 2 worktrees reads only its own" in shown.out
 
 
 def test_only_this_users_own_memories_come_from_another_worktree(tmp_path: Path) -> None:
@@ -183,6 +187,8 @@ def test_files_layout_with_a_remote_is_one_store_for_every_worktree(
     assert found(main) == ["Deploy with rsync."]
     shown = run_cli("show", cwd=feature)
     assert "one store for every worktree" in shown.out, shown.out
+    checked = run_cli("doctor", "--offline", cwd=main)
+    assert "note: worktrees: the project layer lies outside the repository" in checked.out
 
 
 def test_files_layout_without_a_remote_reads_each_worktrees_directory(

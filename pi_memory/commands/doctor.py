@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
+    from pi_memory.config.schema import Config
     from pi_memory.doctor import Report
     from pi_memory.receipts import Receipt
     from pi_memory.store import Store
@@ -30,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
     _, store, _, loaded = open_store(cwd, warn=False)
     report = diagnose(loaded, store.settings.dirs, os.environ, offline=args.offline)
     report = with_inbox(with_background(with_hooks(report, cwd)), store)
+    report = with_worktrees(report, loaded.config, store, cwd)
     if args.json:
         import json
 
@@ -38,6 +40,16 @@ def run(args: argparse.Namespace) -> int:
         for line in render(report):
             write_line(line)
     return 1 if report.problems else 0
+
+
+def with_worktrees(report: Report, config: Config, store: Store, cwd: Path) -> Report:
+    """A note on how the repository's worktrees share the project layer (none with one)."""
+    from pi_memory.entry import PROJECT
+    from pi_memory.worktree_memories import worktrees_line
+
+    read = len(store.settings.worktree_dirs)
+    line = worktrees_line(config, store.directory(PROJECT), read, cwd)
+    return report._replace(notes=(*report.notes, line)) if line else report
 
 
 def with_hooks(report: Report, cwd: Path) -> Report:
