@@ -266,3 +266,20 @@ def test_plain_sync_before_any_remote_says_how_to_start(tmp_path: Path) -> None:
     done = a.sync()
     assert done.code == 1 and "sync --remote URL" in done.err
     assert not (a.layer / ".git").exists()
+
+
+def test_one_row_rewritten_on_both_machines_keeps_both_versions(tmp_path: Path) -> None:
+    remote = bare(tmp_path)
+    a, b = Machine(tmp_path / "a", "categories"), Machine(tmp_path / "b", "categories")
+    a.write("deploy", "Deploy with rsync.")
+    a.synced("--remote", str(remote))
+    b.synced("--remote", str(remote))
+    for machine, tool in ((a, "scp"), (b, "ftp")):  # a person edits the row on each
+        (path,) = [p for p in machine.layer.glob("*.md") if "rsync" in p.read_text("utf-8")]
+        path.write_text(path.read_text("utf-8").replace("rsync", tool), "utf-8")
+    a.synced()
+    out = b.synced()
+    assert "kept both:" in out and "changed on both machines" in out, out
+    a.synced()
+    both = ["Deploy with ftp.", "Deploy with scp."]
+    assert a.memories() == both and b.memories() == both

@@ -6,9 +6,11 @@ the categories layout's rows by union (a row twice folds into one on read), the
 files layout's memories file by file and its index lines by union. What git
 still cannot merge is settled here so that no memory is lost:
 
-- a memory changed on both machines: this machine's version stays where it
-  was and the other one is added beside it as a memory of its own, with a new
-  id (the files layout names it after the memory, with the id appended);
+- a memory changed on both machines (a conflict in the files layout; in the
+  categories layout, a text the union ran together from both versions): this
+  machine's version stays where it was and the other one is added beside it as
+  a memory of its own, with a new id (the files layout names it after the
+  memory, with the id appended);
 - changed on one machine and deleted on the other: the changed one stays.
 
 Each such memory is named in :attr:`Merged.kept_both`, to be said. The scratch
@@ -80,8 +82,11 @@ def merge_commits(
             check=False,
             extra=identity,
         )
-        kept = _settle(here, _Layer(layout, layer)) if merged.returncode != 0 else []
-        opened = _Layer(layout, layer).open(work)
+        kinds = _Layer(layout, layer)
+        kept = _settle(here, kinds) if merged.returncode != 0 else []
+        kept += _run_together(here, kinds, ours, theirs)
+        opened = kinds.open(work)
+        kept += _twice(opened.read())
         if kept:
             # Both sides' lines of one memory met in the index: it is written afresh.
             opened.rebuild_index(opened.read(), {})
@@ -94,6 +99,49 @@ def merge_commits(
         git.run("worktree", "remove", "--force", str(work), check=False)
         shutil.rmtree(scratch, ignore_errors=True)
         git.run("worktree", "prune", check=False)
+
+
+def _entries_at(git: Git, commit: str, layer: _Layer) -> dict[str, Entry]:
+    """The memories of the layer as ``commit`` has it, by id (read from a scratch copy)."""
+    scratch = Path(tempfile.mkdtemp(prefix="pi-memory-sync-"))
+    try:
+        index = {"GIT_INDEX_FILE": str(scratch / "index")}
+        git.run("read-tree", commit, extra=index)
+        git.run("checkout-index", "-a", f"--prefix={scratch / 'tree'}/", extra=index)
+        return {entry.id: entry for entry in layer.open(scratch / "tree").read()}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_together(git: Git, layer: _Layer, ours: str, theirs: str) -> list[str]:
+    """Memories whose text both machines changed, which a union merge ran together into
+    one text: this machine's text is put back, the other's added as a memory beside it."""
+    mine, other = _entries_at(git, ours, layer), _entries_at(git, theirs, layer)
+    target = layer.open(git.directory)
+    mixed = [
+        entry
+        for entry in target.read()
+        if entry.id in mine
+        and entry.id in other
+        and entry.body not in (mine[entry.id].body, other[entry.id].body)
+    ]
+    if not mixed:
+        return []
+    target.update([entry._replace(body=mine[entry.id].body) for entry in mixed])
+    git.run("add", "-A")
+    return _add_entries(target, [other[entry.id] for entry in mixed])
+
+
+def _twice(entries: list[Entry]) -> list[str]:
+    """The ids a union merge left with two different versions (both are kept as rows)."""
+    seen: dict[str, int] = {}
+    for entry in entries:
+        seen[entry.id] = seen.get(entry.id, 0) + 1
+    return [
+        f"[{memory}] was changed on both machines: both versions are kept, under one id"
+        for memory, count in seen.items()
+        if count > 1
+    ]
 
 
 def _stage(git: Git, number: int, path: str) -> str | None:
@@ -138,24 +186,26 @@ def _entries_of(layer: _Layer, path: str, text: str) -> list[Entry]:
 
 def _add_theirs(work: Path, layer: _Layer, files: list[tuple[str, str]]) -> list[str]:
     """Add the other machine's version of each memory both changed, as a memory of its own."""
-    from pi_memory.entry import new_id
-
     if not files:
         return []
     target = layer.open(work)
-    existing = target.read()
-    taken = {e.id for e in existing}
-    mine = {(e.id, e.body) for e in existing}
+    mine = {(e.id, e.body) for e in target.read()}
+    theirs = [e for path, text in files for e in _entries_of(layer, path, text)]
+    return _add_entries(target, [e for e in theirs if (e.id, e.body) not in mine])
+
+
+def _add_entries(target: LayerStore, entries: list[Entry]) -> list[str]:
+    """Store each of ``entries`` as a new memory (a new id); one line each."""
+    from pi_memory.entry import new_id
+
+    taken = {e.id for e in target.read()}
     lines: list[str] = []
-    for path, text in files:
-        for entry in _entries_of(layer, path, text):
-            if (entry.id, entry.body) in mine:
-                continue
-            fresh = new_id(datetime.now(), taken)
-            taken.add(fresh)
-            stored = target.append(entry._replace(id=fresh))
-            lines.append(
-                f"[{entry.id}] was changed on both machines: both versions are kept, "
-                f"the other machine's as [{stored.id}] in {stored.file}"
-            )
+    for entry in entries:
+        fresh = new_id(datetime.now(), taken)
+        taken.add(fresh)
+        stored = target.append(entry._replace(id=fresh))
+        lines.append(
+            f"[{entry.id}] was changed on both machines: both versions are kept, "
+            f"the other machine's as [{stored.id}] in {stored.file}"
+        )
     return lines
