@@ -99,6 +99,8 @@ def test_a_memory_learned_in_one_worktree_is_read_in_every_other_at_once(
     before = (feature / LAYER / "CONVENTIONS.md").read_bytes()
     write(main, "ports", "The staging port is 2222.")
     assert (feature / LAYER / "CONVENTIONS.md").read_bytes() == before
+    # A session start after a write here still brings the other worktree's memories.
+    assert "(from another worktree of this repository)" in injected(hook, main)
     assert found(feature) == ["Deploy the feature branch with rsync.", "The staging port is 2222."]
     shown = run_cli("show", cwd=main)
     assert "worktrees: shared: the project layer also reads what you wrote in the 1" in shown.out

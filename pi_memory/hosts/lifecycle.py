@@ -229,7 +229,6 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
 
     opened = _open(event.cwd)
     config, store, notes = opened.config, opened.store, setting_notes(opened)
-    from pi_memory.anchors.cache import cache_file
     from pi_memory.open_store import misconfiguration
 
     errors = misconfiguration(config, store, os.environ)
@@ -245,14 +244,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
 
             log_exception("hook session-start: refresh", exc)
     anchored = _anchored(store)
-    verdicts = [cache_file(Path(anchored[0]))] if anchored[0] else []
-    inputs = [
-        *_inputs(event.cwd),
-        *_trust_inputs(store),
-        *verdicts,
-        *_worktree_inputs(config, store, event.cwd),
-    ]
-    paths = fastpath.watched([*directories, *store.settings.worktree_dirs], inputs)
+    paths, inputs = _watched(event.cwd, config, store, directories, anchored)
     fingerprint = fastpath.stats(paths) if paths is not None else None
     fresh = store.renewed()  # read after the fingerprint: a change between is a miss
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
@@ -302,6 +294,25 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     return Known(note, built, lambda: config, said)
 
 
+def _watched(
+    cwd: Path, config: Config, store: Store, directories: list[Path], anchored: tuple[str, str]
+) -> tuple[list[str] | None, list[Path]]:
+    """Every path the note's answers come from (``None``: a layer is locked, no note then):
+    the other inputs first, then the layers and the other worktrees' layers; and those
+    other inputs."""
+    from pi_memory.anchors.cache import cache_file
+    from pi_memory.hosts import fastpath
+
+    verdicts = [cache_file(Path(anchored[0]))] if anchored[0] else []
+    inputs = [
+        *_inputs(cwd),
+        *_trust_inputs(store),
+        *verdicts,
+        *_worktree_inputs(config, store, cwd),
+    ]
+    return fastpath.watched([*directories, *store.settings.worktree_dirs], inputs), inputs
+
+
 def _anchored(store: Store) -> tuple[str, str]:
     """The note's ``anchors``: the project layer and the root its memories are anchored to."""
     from pi_memory.entry import PROJECT
@@ -323,7 +334,9 @@ def _ready(
     ready (:mod:`pi_memory.ready_index`), which of its paths feed only the injection."""
     from pi_memory.hosts import fastpath
 
-    signature = store.keep_ready()
+    # The ready index holds this worktree's layers only: another worktree's change needs
+    # the full work.
+    signature = store.keep_ready() if not store.settings.worktree_dirs else ""
     if not signature:
         return {"fingerprint": fingerprint}
     trust = [str(p) for p in _trust_inputs(store)[:1]]
