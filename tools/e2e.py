@@ -23,17 +23,20 @@ Scenario, each step one ``claude -p`` process:
 6. a memory anchored to ``src/deploy.py`` turns suspect: a commit changes the
    file, a session's hooks (its start or its Stop) start the background check, and the next
    session's injected context says ``src/deploy.py changed since``;
-7. no worker process is left behind.
+7. a memory written in another worktree of the repository (``git worktree
+   add``) is in the next session's injected index in the main checkout,
+   while its file is only in that worktree;
+8. no worker process is left behind.
 
 Then, as a newcomer, in a fresh HOME with nothing written by hand:
 
-8. ``install claude-code --model claude-cli/haiku`` writes the hooks and the
+9. ``install claude-code --model claude-cli/haiku`` writes the hooks and the
    model; a session states the fact, and the background review, run by
    ``claude -p`` itself (the ``claude-cli`` provider) against the same fake,
    writes the memory; the next session's first request carries it;
-9. with ``extractMemories.approval: inbox`` the review's proposal is staged,
-   not injected in the next session; ``inbox accept`` makes it a memory, and
-   the session after that carries it.
+10. with ``extractMemories.approval: inbox`` the review's proposal is staged,
+    not injected in the next session; ``inbox accept`` makes it a memory, and
+    the session after that carries it.
 
 Codex CLI and Gemini CLI have checks of their own: ``tools/e2e_codex.py``,
 ``tools/e2e_gemini.py``.
@@ -254,6 +257,7 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
             "the injected index is byte-identical across the turns before the compaction",
         )
         suspect_scenario(claude_p, env, project, fake, check)
+        worktree_scenario(claude_p, env, project, fake, check)
         check(wait_for(lambda: not workers_alive(), 30), "no background worker outlived its job")
     finally:
         fake.stop()
@@ -446,6 +450,34 @@ def newcomer_scenario(claude: Path, work: Path, fake_script: Path, *, inbox: boo
         return 1
     say(f"[{mode}] passed")
     return 0
+
+
+def worktree_scenario(
+    claude_p: Any, env: dict[str, str], project: Path, fake: Fake, check: Any
+) -> None:
+    """A memory learned in another worktree reaches a session in the main checkout."""
+    feature = project.parent / "feature"
+    subprocess.run(
+        ["git", "-C", str(project), "worktree", "add", "-q", "-b", "feature", str(feature)],
+        env={**env, **GIT_ENV}, check=True,
+    )  # fmt: skip
+    body = "The feature branch builds with make release, not make all."
+    subprocess.run(
+        [sys.executable, "-m", "pi_memory", "write", "--keyword", "release-build", body],
+        cwd=feature, env=env, capture_output=True, check=True,
+    )  # fmt: skip
+    layer = Path(".pi/agent/memory-auto")
+    mine = any("make release" in p.read_text("utf-8") for p in (project / layer).glob("*.md"))
+    check(not mine, "the worktree's memory is written to the worktree's own layer only")
+    done = claude_p("What should I know about the build?", "--output-format", "json")
+    sid = json.loads(done.stdout)["session_id"] if done.returncode == 0 else ""
+    texts = [t for r in of_session(messages(fake), sid)[:1] for t in system_texts(r)]
+    check(
+        any(
+            "from another worktree of this repository" in t and "#release-build" in t for t in texts
+        ),
+        "a session in the main checkout gets the other worktree's memory in its index",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
