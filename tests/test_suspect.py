@@ -215,3 +215,45 @@ def test_the_extract_agent_and_the_dream_anchor_what_they_write(project: Path) -
     commit_file(project, "src/deploy.py", "changed\n")
     [memory] = store.layer(PROJECT).read()
     assert cache.refresh(project / "memory", project, time.time())[memory.id].state == "suspect"
+
+
+#: Runs one hook as a host does, then names every anchors module and ``subprocess`` if loaded.
+HOOK = """
+import io, sys
+sys.stdin = io.StringIO(sys.argv[2])
+from pi_memory.cli import main
+code = main(["hook", sys.argv[1]])
+sys.stdout = sys.__stdout__
+print(code, sorted(m for m in sys.modules if m.startswith("pi_memory.anchors")))
+"""
+
+
+def test_the_hooks_read_verdicts_and_load_no_code_that_runs_git(project: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    made_suspect(project)
+    (project.parent / "transcript.jsonl").write_text("")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    git_code = {
+        "pi_memory.anchors.project",
+        "pi_memory.anchors.check",
+        "pi_memory.anchors.mentions",
+    }
+    for event, name in [
+        ("SessionStart", "SessionStart.startup"),
+        ("UserPromptSubmit", "UserPromptSubmit"),
+        ("Stop", "Stop"),
+    ]:
+        for _ in range(2):  # the full work, then the fast path's note
+            data = payload("claude-code", name, project, prompt="does deploy retry the upload?")
+            done = subprocess.run(
+                [sys.executable, "-c", HOOK, event, data],
+                cwd=project, env=env, capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            code, loaded = done.stdout.splitlines()[-1].split(" ", 1)
+            assert code == "0", done.stderr
+            assert set(json.loads(loaded.replace("'", '"'))) & git_code == set(), event

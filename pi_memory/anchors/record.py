@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
-from pi_memory.anchors.project import Found
+if TYPE_CHECKING:  # read lazily: a hook asks only for the file's name
+    from pi_memory.anchors.project import Found
 
 FILE: Final = "anchors.jsonl"
 
@@ -48,6 +49,8 @@ def parse(text: str) -> dict[str, Anchor]:
 
 
 def _anchor(line: str) -> Anchor | None:
+    from pi_memory.anchors.project import Found
+
     try:
         data = json.loads(line)
         found = Found(
