@@ -46,7 +46,7 @@ def run_extract_agent(
     from pi_memory.inbox import stage as stage_proposals
     from pi_memory.jobs.agent import run_agent
     from pi_memory.jobs.dream_lock import dream_running
-    from pi_memory.jobs.review_once import staged_outcome
+    from pi_memory.jobs.outcome import staged_outcome
     from pi_memory.jobs.staging import MAIN_ACTIONS, Staging, describe, tool_spec
     from pi_memory.model.errors import ModelError, ModelNotConfigured
     from pi_memory.model.prompts import fill, load

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from pi_memory.inbox import Staged
 
 #: Something was written.
 STORED: Final = "stored"
@@ -66,3 +69,17 @@ def agent_outcome(
     n = len(done)
     detail = f"{verb} {n} change{'s' if n != 1 else ''} · {summary or 'no summary'}"
     return JobOutcome(job, STORED, detail, changes, tuple(refused), dry_run, counts)
+
+
+def staged_outcome(job: str, staged: Staged, rejected: Sequence[str]) -> JobOutcome:
+    """What a review that staged its proposals reports."""
+    changes = tuple(
+        {"inbox": i.id, "layer": i.proposal.layer, "keyword": i.proposal.keyword}
+        for i in staged.items
+    )
+    refused = (*rejected, *staged.skipped)
+    if not changes:
+        return JobOutcome(job, NOTHING, "nothing new worth proposing", (), refused)
+    n = len(changes)
+    detail = f"staged {n} {'proposal' if n == 1 else 'proposals'} in the inbox"
+    return JobOutcome(job, STAGED, detail, changes, refused)

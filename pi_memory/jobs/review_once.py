@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from pi_memory.entry import PROJECT
 from pi_memory.jobs import EXTRACT_TASK
-from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STAGED, STORED, JobOutcome
+from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
-    from pi_memory.inbox import Source, Staged
+    from pi_memory.inbox import Source
     from pi_memory.jobs.review import ReviewPlan
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
@@ -90,6 +90,7 @@ def _stage_plan(
 ) -> JobOutcome:
     """The inbox's share of a review: each memory the reply proposes, staged, not written."""
     from pi_memory.inbox import WRITE, Proposal, stage
+    from pi_memory.jobs.outcome import staged_outcome
 
     rejected = list(plan.rejected)
     proposals = []
@@ -100,20 +101,6 @@ def _stage_plan(
         proposals.append(Proposal(p.layer, WRITE, p.keyword, p.body, p.file, p.supersedes))
     staged = stage(store, proposals, source, now=now, turns=turns)
     return staged_outcome(job, staged, rejected)
-
-
-def staged_outcome(job: str, staged: Staged, rejected: Sequence[str]) -> JobOutcome:
-    """What a review that staged its proposals reports."""
-    changes = tuple(
-        {"inbox": i.id, "layer": i.proposal.layer, "keyword": i.proposal.keyword}
-        for i in staged.items
-    )
-    refused = (*rejected, *staged.skipped)
-    if not changes:
-        return JobOutcome(job, NOTHING, "nothing new worth proposing", (), refused)
-    n = len(changes)
-    detail = f"staged {n} {'proposal' if n == 1 else 'proposals'} in the inbox"
-    return JobOutcome(job, STAGED, detail, changes, refused)
 
 
 def _store_plan(
