@@ -425,6 +425,8 @@ def newcomer_scenario(claude: Path, work: Path, fake_script: Path, *, inbox: boo
             staged = wait_for(lambda: inbox_items(env, project), 60)
             check(staged, "the review's proposal waits in the inbox")
             check(not stored(env, project), "the proposal is not a memory before it is accepted")
+            shown = pi_memory(env, project, "show").stdout
+            check("inbox: 1 proposal waits" in shown, "show says a proposal waits in the inbox")
             later = run_requests(fake, claude_p("Which port does the staging database use?"))
             check(
                 bool(later) and not any("5433" in json.dumps(r["body"]) for r in later),
