@@ -218,3 +218,12 @@ def test_the_notice_lines_are_pinned() -> None:
             lines.append(f"{name} {setting}: {receipts.notice_line(setting, cases)}")
     assert "\n".join(lines) + "\n" == (GOLDEN / "notices.txt").read_text("utf-8")
     assert not any("<" in line or ">" in line for line in lines)
+
+
+def test_the_pi_extension_looks_for_the_mark_the_hook_writes() -> None:
+    from pi_memory.hosts.hook_receipts import PLAIN_PREFIX
+    from tests.conftest import REPO
+
+    source = (REPO / "pi_memory/hosts/pi/extension.ts").read_text("utf-8")
+    assert f'const NOTICE_PREFIX = "{PLAIN_PREFIX}";' in source
+    assert "ctx.ui.notify(line.slice(NOTICE_PREFIX.length)" in source

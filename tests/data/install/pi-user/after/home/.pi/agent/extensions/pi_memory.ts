@@ -14,6 +14,8 @@
  *   tools that run `tool NAME` with the arguments on stdin.
  * - turn_end, session_before_compact, session_compact and session_shutdown (quit only, awaited
  *   at most 30 s) reach the package's hook, which hands slow work to a background process.
+ * - what the memory did (learned in the background, put into the prompt) is shown to the
+ *   person with ctx.ui.notify, never to the model: the hook marks that line on stderr.
  *
  * Load it with `pi -e path/to/extension.ts`, or let `python -m pi_memory install pi` copy it
  * into pi's extensions directory with the interpreter and package path filled in below.
@@ -27,6 +29,8 @@ import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-a
 const INSTALLED_COMMAND: string[] | null = ["/usr/bin/python3", "-S", "/opt/pi_memory"];
 
 const CUSTOM_TYPE = "pi_memory";
+// How the package's hook marks the line for the person on stderr (stdout is the context).
+const NOTICE_PREFIX = "pi_memory notice: ";
 const TIMEOUT_MS = {
 	inject: 10_000,
 	tool: 30_000,
@@ -95,8 +99,24 @@ function hookEvent(ctx: ExtensionContext, extra: Record<string, unknown>): strin
 	});
 }
 
-function hook(name: string, ctx: ExtensionContext, extra: Record<string, unknown>, timeoutMs: number) {
-	return runPackage(["hook", "--host", "pi", name], hookEvent(ctx, extra), ctx.cwd, timeoutMs);
+async function hook(name: string, ctx: ExtensionContext, extra: Record<string, unknown>, timeoutMs: number) {
+	const run = await runPackage(["hook", "--host", "pi", name], hookEvent(ctx, extra), ctx.cwd, timeoutMs);
+	tell(ctx, run);
+	return run;
+}
+
+/** Show the person the notice the hook marked on stderr ("memory: learned 2"); it never
+ * enters the model's context. The `notice` setting in memory.json decides what it says. */
+function tell(ctx: ExtensionContext, run: Run): void {
+	if (run.code !== 0 || !ctx.hasUI) return;
+	for (const line of run.stderr.split("\n")) {
+		if (!line.startsWith(NOTICE_PREFIX)) continue;
+		try {
+			ctx.ui.notify(line.slice(NOTICE_PREFIX.length), "info");
+		} catch {
+			// No UI to show it in: the receipt is in `python -m pi_memory log`.
+		}
+	}
 }
 
 /** Whether the context the model sees still holds our index, and whether it was compacted. */
