@@ -181,10 +181,35 @@ def test_pi_shows_the_notice_at_the_turns_end_on_stderr_never_on_stdout(
     start = json.dumps({**event, "hook_event_name": "SessionStart", "source": "startup"})
     hook("hook", "--host", "pi", "SessionStart", stdin=start, cwd=root)
     receipts.append(receipts.made("job", "flush", host="pi", session="pi-1", ids=("a", "b", "c")))
-    receipts.append(receipts.made("job", "review", host="pi", session="other", ids=("d",)))
     stop = json.dumps({**event, "hook_event_name": "Stop", "turn_id": "t1"})
     code, out, err = hook("hook", "--host", "pi", "Stop", stdin=stop, cwd=root)
     assert (code, out, err) == (0, "", f"{PLAIN_PREFIX}memory: learned 3\n")
+
+
+def test_what_a_session_learned_after_it_ended_is_told_once_in_the_next(
+    tmp_path: Path, hook: Hook
+) -> None:
+    """A review runs after the turns it reads, a flush after the session: the user hears of
+    it in whichever session a hook looks next, and only once."""
+    root = make_project(tmp_path)
+    start = payload("claude-code", "SessionStart.startup", root)
+    hook("hook", "SessionStart", stdin=start, cwd=root)  # the first look: from here on
+    ended = receipts.made("job", "flush", host="codex", session="yesterday", ids=("a", "b"))
+    receipts.append(ended)
+    _, out, _ = hook(
+        "hook",
+        "SessionStart",
+        stdin=payload("claude-code", "SessionStart.startup", root, session_id="s-2"),
+        cwd=root,
+    )
+    assert answer(out)["systemMessage"] == "memory: learned 2"
+    _, out, _ = hook(
+        "hook",
+        "SessionStart",
+        stdin=payload("claude-code", "SessionStart.startup", root, session_id="s-3"),
+        cwd=root,
+    )
+    assert "systemMessage" not in answer(out)
 
 
 NOTICE_CASES: dict[str, list[Receipt]] = {

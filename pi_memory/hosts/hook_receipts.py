@@ -4,21 +4,25 @@ Each hook that puts something into the prompt or hands work to the background
 appends its receipt; ``doctor`` reads each host's last one to tell whether its
 hooks run at all. The notice is the one line a host shows the user and never
 the model (``systemMessage``; pi's extension shows it with ``ctx.ui.notify``):
-what this session's background jobs learned since the session last looked,
-and, with ``notice: all``, what this hook put into the prompt.
+what background jobs learned since a hook last looked, in whichever session
+the user is in (a review runs after the session it learned from), and, with
+``notice: all``, what this hook put into the prompt.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from pi_memory.receipts import Receipt
-    from pi_memory.session.state import SessionState
 
 #: How a plain-text host's hook marks the notice on stderr (stdout is the context itself).
 PLAIN_PREFIX = "pi_memory notice: "
+#: In the cache directory: how far into the receipts log the notices have looked.
+TOLD_FILE = "receipts-told"
 
 
 class Hook(Protocol):
@@ -61,20 +65,53 @@ def write(
     return receipt
 
 
-def notice(
-    setting: str, state: SessionState, session: str, own: Sequence[Receipt] = ()
-) -> tuple[str, SessionState]:
-    """The line for the user (``""``: none) and the session's state after looking: the jobs
-    of ``session`` that finished since it last looked, and this hook's ``own`` receipts."""
+def notice(setting: str, own: Sequence[Receipt] = ()) -> str:
+    """The line for the person (``""``: none): what background jobs finished since any hook
+    last looked (each is told once, in whichever session looks first), and this hook's
+    ``own`` receipts. Where the last look reached is one small file in the cache directory,
+    replaced without a lock: two hooks looking at once may both tell the same job."""
     from pi_memory import receipts
 
-    if setting not in (receipts.NOTICE_LEARNED, receipts.NOTICE_ALL) or not session:
-        return "", state
-    news, told = receipts.read_after(state.told)
-    jobs = [r for r in news if r.kind == receipts.JOB and r.session == session]
+    if setting not in (receipts.NOTICE_LEARNED, receipts.NOTICE_ALL):
+        return ""
+    before = _told()
+    news, after = receipts.read_after(before)
+    if after != before:
+        _tell(after)
+    jobs = [r for r in news if r.kind == receipts.JOB]
     line = receipts.notice_line(setting, [*jobs, *own])
-    if line:
-        from pi_memory.inject.sanitize import sanitize_for_injection
+    if not line:
+        return ""
+    from pi_memory.inject.sanitize import sanitize_for_injection
 
-        line = " ".join(sanitize_for_injection(line).split())
-    return line, state._replace(told=told)
+    return " ".join(sanitize_for_injection(line).split())
+
+
+def _told_file() -> Path:
+    from pi_memory.fs.cache_home import cache_home
+
+    return Path(cache_home()) / TOLD_FILE
+
+
+def _told() -> tuple[int, int]:
+    """How far the last look reached: the log's inode and bytes (``(0, 0)``: never)."""
+    try:
+        inode, offset = (int(n) for n in _told_file().read_text("ascii").split())
+    except (OSError, ValueError):
+        return (0, 0)
+    return (inode, offset) if inode >= 0 and offset >= 0 else (0, 0)
+
+
+def _tell(position: tuple[int, int]) -> None:
+    """Keep ``position`` (never raises: a position lost tells the next look from the end)."""
+    path = _told_file()
+    spare = path.with_name(f"{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spare.write_text(f"{position[0]} {position[1]}\n", "ascii")
+        os.replace(spare, path)
+    except OSError:
+        try:
+            spare.unlink()
+        except OSError:
+            pass

@@ -441,8 +441,8 @@ def on_start(event: HookEvent) -> Answer:
     sid = event.session_id
     if not sid:
         text = "" if injected_index_at_prompt else known.note.injection
-        hook_receipts.write(event, receipts.INJECT, text=text, note=event.source)
-        return Answer(text, said)
+        own = hook_receipts.write(event, receipts.INJECT, text=text, note=event.source)
+        return Answer(text, said, hook_receipts.notice(known.note.notice, [own]))
     loaded = state.load(sid)
     after, text = moments.started(
         loaded,
@@ -452,9 +452,8 @@ def on_start(event: HookEvent) -> Answer:
         replays_context=_host(event).resume_replays_context,
     )
     own = hook_receipts.write(event, receipts.INJECT, text=text, note=event.source)
-    line, after = hook_receipts.notice(known.note.notice, after, sid, [own])
     state.save(sid, loaded, after)
-    return Answer(text, said, line)
+    return Answer(text, said, hook_receipts.notice(known.note.notice, [own]))
 
 
 def _model_missing(note: Note) -> str:
@@ -583,15 +582,13 @@ def on_prompt(event: HookEvent) -> Answer:
     if found is not None and found.text:
         parts.append(found.text)
         now = moments.surfaced(now, found.ids)
-    now, line = _prompt_receipts(event, known.note, now, index, found)
+    line = _prompt_receipts(event, known.note, index, found)
     if sid:
         state.save(sid, loaded, now)
     return Answer("\n\n".join(parts), notice=line)
 
 
-def _prompt_receipts(
-    event: HookEvent, note: Note, now: SessionState, index: str, found: Surfaced | None
-) -> tuple[SessionState, str]:
+def _prompt_receipts(event: HookEvent, note: Note, index: str, found: Surfaced | None) -> str:
     """The prompt's receipts (the index put in again, the memories surfaced), and the
     notice they and the session's finished jobs make."""
     from pi_memory import receipts
@@ -606,8 +603,7 @@ def _prompt_receipts(
                 event, receipts.SURFACE, text=found.text, ids=found.ids, note=found.via
             )
         )
-    line, now = hook_receipts.notice(note.notice, now, event.session_id, own)
-    return now, line
+    return hook_receipts.notice(note.notice, own)
 
 
 def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
@@ -658,7 +654,7 @@ def on_turn_end(event: HookEvent) -> Answer:
     if "prompt" not in _host(event).events:  # no prompt hook to tell the user: the turn's end
         from pi_memory.hosts import hook_receipts
 
-        line, now = hook_receipts.notice(note.notice, now, sid)
+        line = hook_receipts.notice(note.notice)
     state.save(sid, loaded, now)
     if due:
         worker.schedule(_record(records.REVIEW, event), event.cwd)

@@ -54,9 +54,6 @@ class SessionState(NamedTuple):
     #: Ids of the memories surfaced this session (a compaction clears them).
     surfaced: tuple[str, ...] = ()
     gate: ReviewGate = ReviewGate()
-    #: How far into the receipts log this session's notices have looked (the log's inode,
-    #: bytes); ``(0, 0)``: not yet (:func:`pi_memory.receipts.read_after`).
-    told: tuple[int, int] = (0, 0)
 
 
 def load(session_id: str) -> SessionState:
@@ -100,7 +97,6 @@ def encode(state: SessionState) -> dict[str, Any]:
         "startedAt": gate.started_at,
         "lastTurn": gate.last_turn,
         "cursor": gate.cursor,
-        "told": list(state.told),
     }
 
 
@@ -121,14 +117,7 @@ def decode(data: dict[str, Any]) -> SessionState:
         watch if isinstance(watch, int) and _is_int(watch) and watch >= 0 else None,
         tuple(i for i in surfaced if isinstance(i, str)) if isinstance(surfaced, list) else (),
         gate,
-        _position(data.get("told")),
     )
-
-
-def _position(value: object) -> tuple[int, int]:
-    if isinstance(value, list) and len(value) == 2 and all(_count(v, -1) >= 0 for v in value):
-        return (int(value[0]), int(value[1]))
-    return (0, 0)
 
 
 def _is_int(value: object) -> bool:
