@@ -20,6 +20,10 @@ Scenario, each step one ``claude -p`` process:
    answer names it) through UserPromptSubmit;
 4. after ``/compact`` the index is injected again;
 5. within session 2 the injected index is byte-identical in every request;
+   ``log --json`` holds the receipts of each step (the index injected, the review
+   scheduled and what it wrote, the memory surfaced), and session 2's start showed
+   the person ``memory: learned N`` (a ``hook_system_message``), which no request to
+   the model carries;
 6. a memory anchored to ``src/deploy.py`` turns suspect: a commit changes the
    file, a session's hooks (its start or its Stop) start the background check, and the next
    session's injected context says ``src/deploy.py changed since``;
@@ -64,6 +68,8 @@ from tools.e2e_common import (
     default_fakes,
     ensure_clients,
     in_private_network,
+    learned_receipts,
+    logged,
     workdir,
 )
 
@@ -172,6 +178,23 @@ def of_session(requests: list[dict[str, Any]], session_id: str) -> list[dict[str
     return [r for r in requests if r["headers"].get("x-claude-code-session-id") == session_id]
 
 
+def notices(home: Path, session_id: str) -> list[str]:
+    """What Claude Code showed the person of the hooks' ``systemMessage`` in one session:
+    its transcript's ``hook_system_message`` entries (the UI shows them; the model does not
+    get them)."""
+    found = []
+    for path in (home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"):
+        for line in path.read_text("utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            attachment = entry.get("attachment") or {}
+            if attachment.get("type") == "hook_system_message":
+                found.append(str(attachment.get("content", "")))
+    return found
+
+
 def system_texts(request: dict[str, Any]) -> list[str]:
     """The texts of the ``role: system`` messages Claude Code puts hook context in."""
     texts = []
@@ -213,9 +236,25 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         check(learned, "session 1 left a memory (the background review wrote it)")
         memories = stored(env, project)
         memory_id = memories[0]["id"] if memories else "none"
+        check(
+            wait_for(lambda: learned_receipts(logged(project, env), sid1), 30),
+            "log --json holds session 1's review receipt, naming the memory it wrote",
+        )
+        receipts = logged(project, env)
+        check(
+            any(r["event"] == "inject" and r["session"] == sid1 for r in receipts)
+            and any(r["event"] == "schedule" and r["session"] == sid1 for r in receipts),
+            "log --json holds session 1's hook receipts (index injected, review scheduled)",
+        )
+        n = sum(len(r["ids"]) for r in learned_receipts(receipts))
 
         second = claude_p("What should I check before deploying?", "--output-format", "json")
         sid2 = json.loads(second.stdout)["session_id"]
+        told = notices(Path(env["HOME"]), sid2)
+        check(
+            f"memory: learned {n}" in told,
+            f"session 2's start showed the person 'memory: learned {n}' (shown: {told})",
+        )
         session2 = of_session(messages(fake), sid2)
         first_texts = system_texts(session2[0]) if session2 else []
         check(
@@ -233,6 +272,10 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         check(
             any("port 5433" in t for t in surfaced),
             "a later prompt got the memory surfaced through UserPromptSubmit",
+        )
+        check(
+            any(memory_id in r["ids"] for r in logged(project, env, "--event", "surface")),
+            "log --json holds the surfacing receipt, naming the memory",
         )
 
         claude_p("/compact", "--resume", sid2)
@@ -255,6 +298,10 @@ def scenario(claude: Path, work: Path, fake_script: Path) -> int:
         check(
             all(turn == turns[0] for turn in turns) and bool(turns and turns[0]),
             "the injected index is byte-identical across the turns before the compaction",
+        )
+        check(
+            not any("memory: learned" in json.dumps(r["body"]) for r in messages(fake)),
+            "the notice never reached the model (no request carries it)",
         )
         suspect_scenario(claude_p, env, project, fake, check)
         worktree_scenario(claude_p, env, project, fake, check)

@@ -191,3 +191,21 @@ class Checks:
     def summary(self) -> int:
         print(f"{self.passed} passed, {self.failed} failed")
         return 1 if self.failed else 0
+
+
+def logged(cwd: Path, env: dict[str, str], *filters: str) -> list[dict[str, Any]]:
+    """``log --json --limit 0``: every receipt the hooks and jobs wrote, oldest first."""
+    out = package("log", "--json", "--limit", "0", *filters, cwd=cwd, env=env)
+    found: list[dict[str, Any]] = json.loads(out)["receipts"]
+    return found
+
+
+def learned_receipts(receipts: list[dict[str, Any]], session: str = "") -> list[dict[str, Any]]:
+    """The receipts of background jobs that wrote memories (of ``session``, when given)."""
+    learning = ("review", "handoff", "flush")
+    return [
+        r
+        for r in receipts
+        if r["kind"] == "job" and r["outcome"] == "ok" and r["ids"] and r["event"] in learning
+        and (not session or r["session"] == session)
+    ]  # fmt: skip
