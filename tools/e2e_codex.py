@@ -36,7 +36,11 @@ Scenario, each step one ``codex exec`` process:
    ``import claude-code``, is in the next Codex session's index, and its text
    is surfaced when a prompt needs it;
 10. Codex warned about no hook setting (its ``--json`` output shows such
-   warnings as ``error`` items), and no worker process is left behind.
+   warnings as ``error`` items), and no worker process is left behind;
+11. ``log --json`` holds the receipts of sessions 1 and 2 (the review and what it
+    wrote, the index injected, the memory surfaced, the handoff scheduled and
+    run). ``codex exec`` prints a hook's name but not its ``systemMessage``, so
+    the notice itself is checked in the other hosts' scripts.
 
 An answer Codex's schema refuses (an unknown key) is dropped without a word
 in ``codex exec``: the checks that the context reached the model are what
@@ -71,6 +75,8 @@ from tools.e2e_common import (
     ensure_clients,
     git_project,
     in_private_network,
+    learned_receipts,
+    logged,
     package,
     workdir,
 )
@@ -284,6 +290,33 @@ def found(env: dict[str, str], project: Path, words: list[str], needle: str) -> 
     return any(needle in r["body"] for r in results)
 
 
+def receipts_of_session_2(
+    checks: Checks, project: Path, env: dict[str, str], sid2: str, memory_id: str
+) -> None:
+    """``log --json`` holds what session 2's hooks did, each once. ``codex exec`` prints a
+    hook's name and not its ``systemMessage``, so the notice is checked in the other hosts."""
+    mine = logged(project, env, "--session", sid2)
+    events = [(r["kind"], r["event"]) for r in mine]
+    injected = [r for r in mine if r["event"] == "inject" and r["bytes"] > 0]
+    checks.check(
+        "log --json holds session 2's injected index, with its bytes and tokens",
+        bool(injected) and all(r["tokens"] > 0 for r in injected),
+        str(events),
+    )
+    checks.check(
+        "log --json holds the surfacing receipt, naming the memory",
+        any(r["event"] == "surface" and memory_id in r["ids"] for r in mine),
+        str(events),
+    )
+    handoff = ("--session", sid2, "--event", "handoff")
+    checks.check(
+        "log --json holds the handoff: scheduled by PreCompact, then run",
+        ("hook", "schedule") in events
+        and wait_for(lambda: bool(logged(project, env, *handoff)), 30),
+        str(events),
+    )
+
+
 def review_through_codex(
     checks: Checks, codex: Codex, model: Fake, env: dict[str, str], project: Path
 ) -> None:
@@ -426,6 +459,10 @@ def main() -> int:
         )
         memories = stored(env, project)
         memory_id = memories[0]["id"] if memories else "none"
+        checks.check(
+            "log --json holds session 1's review receipt, naming the memory it wrote",
+            wait_for(lambda: bool(learned_receipts(logged(project, env), sid1)), 30),
+        )
 
         sid2 = codex.exec("What should I check before deploying?")
         session2 = of_session(responses(model), sid2)
@@ -488,6 +525,7 @@ def main() -> int:
             "PreCompact started the handoff job",
             wait_for(lambda: job_ran(Path(env["HOME"]), sid2, "handoff"), 30),
         )
+        receipts_of_session_2(checks, project, env, sid2, memory_id)
         if args.measure:  # before session 3 makes every quit flush run a codex exec
             print(f"e2e: {measure(codex, args.measure)}")
         claude_memory_reaches_codex(checks, codex, (model, memory_model), env, project)

@@ -32,7 +32,11 @@ Scenario, each step one ``gemini -p`` process:
    the child session runs none of the user's hooks (a probe hook stays
    silent for it) and gets no tools; a call with a tool gets its
    ``<tool_call>`` reply parsed, with the token counts gemini reports;
-7. no worker process outlives its job.
+7. no worker process outlives its job;
+8. ``log --json`` holds the receipts of sessions 1 and 2 (the review and the
+   memory it wrote, the index, the memory surfaced), and session 2 showed the
+   person ``memory: learned N`` (``Hook system message: …`` on stderr), which
+   no request to the model carries.
 
 Exit 0: every check passed; 1: one failed; 2: the run was impossible (one
 ``e2e: NOT RUN — reason`` line).
@@ -63,6 +67,8 @@ from tools.e2e_common import (
     ensure_clients,
     git_project,
     in_private_network,
+    learned_receipts,
+    logged,
     not_run,
     package,
     workdir,
@@ -285,6 +291,44 @@ def review_through_gemini(
     print(f"e2e: gemini-cli tool call: {reply.tokens_in} tokens in, {reply.tokens_out} out")
 
 
+def receipts_and_notice(
+    checks: Checks,
+    project: Path,
+    env: dict[str, str],
+    *,
+    sessions: tuple[str, str],
+    shown: str,
+    memory_id: str,
+    cli_fake: Fake,
+) -> None:
+    """``log --json`` holds what sessions 1 and 2 did; session 2's start showed the person
+    ``memory: learned N`` (Gemini CLI prints a hook's ``systemMessage`` on stderr as
+    ``Hook system message: …``) and no request to the model carries it."""
+    sid1, sid2 = sessions
+    receipts = logged(project, env)
+    learned = learned_receipts(receipts, sid1)
+    checks.check("log --json holds session 1's review receipt, naming the memory", bool(learned))
+    n = sum(len(r["ids"]) for r in learned_receipts(receipts))
+    notice = f"memory: learned {n}"
+    checks.check(
+        f"session 2 showed the person '{notice}' (Gemini CLI's hook system message)",
+        f"Hook system message: {notice}" in shown,
+        shown[-400:],
+    )
+    checks.check(
+        "the notice never reached the model",
+        not any(notice in json.dumps(r["body"]) for r in main_requests(cli_fake)),
+    )
+    mine = [r for r in receipts if r["session"] == sid2]
+    checks.check(
+        "log --json holds session 2's receipts: the index (with the first prompt) and the "
+        "memory surfaced",
+        any(r["event"] == "inject" and r["bytes"] > 0 for r in mine)
+        and any(r["event"] == "surface" and memory_id in r["ids"] for r in mine),
+        str([(r["event"], r["outcome"]) for r in mine]),
+    )
+
+
 def node_ok() -> bool:
     """Gemini CLI 0.61.0 asks for Node >= 20."""
     if shutil.which("node") is None:
@@ -404,6 +448,10 @@ def main() -> int:
             "a later prompt got the memory surfaced through BeforeAgent",
             any("port 5433" in t for t in surfaced),
         )
+        receipts_and_notice(
+            checks, project, env, sessions=(sid1, sid2), shown=second.stderr,
+            memory_id=memory_id, cli_fake=cli_fake,
+        )  # fmt: skip
         said = [
             p.get("text", "")
             for c in (asked[0]["body"].get("contents", []) if asked else [])
