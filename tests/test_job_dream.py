@@ -201,6 +201,42 @@ def test_the_extract_agent_writes_what_it_staged(
     assert "Dev-server-port.md" in _files(files_store)
 
 
+def test_the_extract_agents_job_receipt_names_the_memory_it_wrote(
+    files_store: Path, fake_provider: FakeProvider
+) -> None:
+    """The agent's changes are lines, not memories: the receipt of a review run by the real
+    worker still lists the id of the memory it added (what the notice counts as learned)."""
+    import time
+
+    from pi_memory import receipts
+    from pi_memory.jobs import records, worker
+    from pi_memory.open_store import open_store
+
+    add = {"action": "add", "name": "Dev server port", "description": "port 8080",
+           "content": "The dev server listens on port 8080.", "type": "project"}  # fmt: skip
+    fake_provider.script(Say(tool_calls=[("memory", add)]), Say("Stored the new port."))
+    review = records.JobRecord(
+        kind=records.REVIEW,
+        session="s-files",
+        cwd=str(Path.cwd()),
+        transcript=str(GOLDEN / "session.jsonl"),
+        host="claude-code",
+        end=(GOLDEN / "session.jsonl").stat().st_size,
+        created=time.time(),
+    )
+    records.write_record(review)
+    assert worker.run_worker([records.key_of(review)]) == 0
+    (job,) = receipts.read(receipts.Filter(kind=receipts.JOB))
+    added = [e.id for e in open_store().store.read_all() if e.body.endswith("port 8080.")]
+    assert (job.event, job.outcome, job.ids, job.layers) == (
+        "review",
+        "ok",
+        tuple(added),
+        ("project",),
+    )
+    assert job.learned == 1 and job.spent > 0
+
+
 def test_the_extract_agent_stops_after_five_rounds(
     files_store: Path, fake_provider: FakeProvider
 ) -> None:

@@ -10,7 +10,11 @@
 3. A second session sees the new memory in its index; continuing it injects
    nothing again (the prompt prefix stays byte-identical).
 4. The ``session_search`` tool finds the first session by its content.
-5. ``uninstall pi`` removes the extension.
+5. ``log --json`` holds the injected index's receipt of each session; with
+   ``notice: all``, a session in ``pi --mode rpc`` (a UI) shows the person
+   ``memory: index, N tokens`` through the extension's ``ctx.ui.notify``, and
+   no request to the model carries it.
+6. ``uninstall pi`` removes the extension.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from tools.e2e_common import (
     ensure_clients,
     git_project,
     in_private_network,
+    logged,
     package,
     workdir,
 )
@@ -79,6 +84,58 @@ def texts(request: dict[str, Any]) -> list[tuple[str, str]]:
 
 def chat_requests(fake: Fake) -> list[dict[str, Any]]:
     return [r for r in fake.requests() if r.get("path", "").endswith("/chat/completions")]
+
+
+def rpc_notices(pi_bin: Path, project: Path, env: dict[str, str], prompt: str) -> list[str]:
+    """One prompt in ``pi --mode rpc`` (a UI: the extension's ``ctx.ui.notify`` reaches the
+    client as an ``extension_ui_request``); the notices the person was shown."""
+    import time
+
+    proc = subprocess.Popen(
+        [str(pi_bin), "--mode", "rpc"], cwd=project, env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    shown: list[str] = []
+    if proc.stdin is None or proc.stdout is None:
+        return shown
+    try:
+        proc.stdin.write(json.dumps({"type": "prompt", "message": prompt, "id": "c1"}) + "\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            event = json.loads(line) if line.startswith("{") else {}
+            if event.get("type") == "extension_ui_request" and event.get("method") == "notify":
+                shown.append(str(event.get("message", "")))
+            if event.get("type") == "agent_settled":
+                break
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return shown
+
+
+def notice_in_the_ui(
+    checks: Checks, pi_bin: Path, project: Path, env: dict[str, str], fake: Fake
+) -> None:
+    """With ``notice: all`` the session start's line reaches pi's UI through the extension
+    (``ctx.ui.notify``) and the log holds the receipt it speaks of; the model never gets it."""
+    config = Path(env["HOME"]) / ".pi" / "agent" / "memory.json"
+    config.write_text(json.dumps({"notice": "all"}), "utf-8")
+    shown = rpc_notices(pi_bin, project, env, "a session with a UI")
+    injected = [r for r in logged(project, env, "--host", "pi", "--event", "inject") if r["bytes"]]
+    line = f"memory: index, {injected[-1]['tokens']} tokens" if injected else "(no receipt)"
+    checks.check(f"pi's UI showed the person '{line}' (ctx.ui.notify)", line in shown, str(shown))
+    checks.check(
+        "the notice never reached the model",
+        not any(line in json.dumps(r["body"]) for r in chat_requests(fake)),
+    )
 
 
 def main() -> int:
@@ -180,6 +237,14 @@ def main() -> int:
             "TOOL_RESULT_SEEN: " in out and "past session" in out and "pi  " in out,
             out,
         )
+
+        sessions = {r["session"] for r in logged(project, env, "--host", "pi", "--event", "inject")}
+        checks.check(
+            "log --json holds an injected index receipt of each pi session",
+            len(sessions) >= 3,
+            str(sorted(sessions)),
+        )
+        notice_in_the_ui(checks, pi_bin, project, env, fake)
 
         package("uninstall", "pi", cwd=project, env=env)
         checks.check("uninstall pi removes the extension", not extension.exists())

@@ -20,6 +20,7 @@ from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.entry import Entry
     from pi_memory.inbox import Proposal, Source
     from pi_memory.jobs.staging import Staging
     from pi_memory.store import Store
@@ -62,7 +63,8 @@ def run_extract_agent(
         max_tool_result_chars=settings.max_tool_result_chars,
         max_assistant_chars=settings.max_assistant_chars,
     )
-    staging = Staging(store.layer(target).read(), MAIN_ACTIONS, now, store.settings.max_body_bytes)
+    before = store.layer(target).read()
+    staging = Staging(before, MAIN_ACTIONS, now, store.settings.max_body_bytes)
     try:
         run = run_agent(
             config,
@@ -86,13 +88,13 @@ def run_extract_agent(
         proposals = _proposals(staging, target)
         staged = stage_proposals(store, proposals, stage, now=now, turns=turns)
         return staged_outcome("extract", staged, refused)
+    written: tuple[str, ...] = ()
     if dry_run:
         done = [describe(step) for step in staging.staged]
     else:
-        with store.lock(target, "extract"):
-            done, more = staging.commit(store, target)
+        done, more, written = _commit(store, staging, target, before)
         refused += more
-    return agent_outcome(
+    outcome = agent_outcome(
         "extract",
         done,
         refused,
@@ -101,6 +103,7 @@ def run_extract_agent(
         dry_run=dry_run,
         nothing="nothing worth storing",
     )
+    return outcome._replace(written=written, layer=target if written else "")
 
 
 def _proposals(staging: Staging, layer: str) -> list[Proposal]:
@@ -122,3 +125,15 @@ def _proposals(staging: Staging, layer: str) -> list[Proposal]:
             )
         )
     return proposals
+
+
+def _commit(
+    store: Store, staging: Staging, target: str, before: Sequence[Entry]
+) -> tuple[list[str], list[str], tuple[str, ...]]:
+    """Make the staged writes: what was done, what was refused, and the ids of the
+    memories written (read back: the agent's lines do not name them)."""
+    with store.lock(target, "extract"):
+        done, refused = staging.commit(store, target)
+    was = {e.id: e.body for e in before}
+    written = tuple(e.id for e in store.layer(target).read() if was.get(e.id) != e.body)
+    return done, refused, written

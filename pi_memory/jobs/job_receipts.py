@@ -35,8 +35,10 @@ def finished(
     a ``time.monotonic()`` reading, ``spent`` the model tokens it used."""
     from pi_memory import receipts
 
-    ids: list[str] = []
+    ids: list[str] = list(outcome.written) if outcome is not None else []
     layers: list[str] = [record.layer] if record.layer else []
+    if outcome is not None and outcome.layer and outcome.layer not in layers:
+        layers.append(outcome.layer)
     for change in outcome.changes if outcome is not None else ():
         found, layer = change.get("id"), change.get("layer")
         if isinstance(found, str) and found and found not in ids:
@@ -46,7 +48,7 @@ def finished(
     if outcome is None:
         result, note = receipts.FAILED, failure
     else:
-        result = receipts.OK if outcome.changes else receipts.NOTHING
+        result = receipts.OK if outcome.changes or outcome.written else receipts.NOTHING
         note = f"{outcome.status}: {outcome.detail}"
     receipts.append(
         receipts.made(

@@ -32,6 +32,10 @@ class JobOutcome(NamedTuple):
     dry_run: bool = False
     #: Job-specific counts (``rounds``, ``collapsed`` …).
     counts: Mapping[str, int] = {}
+    #: Ids of the memories written, when the changes do not name them (an agent's run),
+    #: and their layer: what the job's receipt lists (:mod:`pi_memory.jobs.job_receipts`).
+    written: tuple[str, ...] = ()
+    layer: str = ""
 
     @property
     def ok(self) -> bool:
