@@ -19,6 +19,16 @@ a read-only vendored copy of the package (``--read-only``, on a read-only bind
 mount) times the hooks where no bytecode can be written beside the package.
 Then the duplicate and conflict detectors are timed in-process against the
 brute-force definition (``tools/bench_detect.py``).
+
+The states a user lives in (``--states``) are timed in rounds of their own:
+``search`` (the first command after the last round's writes: cold; then again:
+warm), the session start after it, a ``write``, the session start after it and
+again (unchanged), a write to the other layer and the start after it; each
+with its CPU time beside its wall time (on a shared machine waiting for a core
+is not in the CPU time). The same states from the zipapp of
+``tools/build_pyz.py`` on a read-only bind mount, and ``search`` against ``rg``
+over the same bodies kept as one file per memory (``--rg``; the run says so
+when ``rg`` is not installed).
 """
 
 from __future__ import annotations
@@ -105,14 +115,25 @@ def gemini_event(project: Path, name: str, **fields: str) -> str:
 
 
 def run_once(argv: list[str], cwd: Path, env: dict[str, str], stdin: str) -> float:
+    return run_timed(argv, cwd, env, stdin)[0]
+
+
+def run_timed(argv: list[str], cwd: Path, env: dict[str, str], stdin: str) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one run of ``argv``. On a machine
+    others share, the CPU time is the steadier figure: waiting for a core is not in it."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
         argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, check=False
     )
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{argv} failed: {proc.stderr.strip()}")
-    return elapsed
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return elapsed, cpu
 
 
 def time_commands(
@@ -311,10 +332,12 @@ def state_commands(py: list[str], project: Path) -> dict[str, tuple[list[str], s
     }
 
 
-def bench_states(n: int, runs: int, *, pyz: Path | None = None) -> dict[str, float]:
-    """Median seconds of each of :data:`STATES` on a store of ``n`` memories, in rounds
-    that run the floor and then the states in order (``pyz``: run the zipapp with ``-S``,
-    as a vendored copy is run, instead of the package directory)."""
+def bench_states(
+    n: int, runs: int, *, pyz: Path | None = None
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Median wall and CPU seconds of each of :data:`STATES` on a store of ``n``
+    memories, in rounds that run the floor and then the states in order (``pyz``: run the
+    zipapp with ``-S``, as a vendored copy is run, instead of the package directory)."""
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp, "home"), Path(tmp, "proj")
         project.mkdir(parents=True)
@@ -333,12 +356,15 @@ def bench_states(n: int, runs: int, *, pyz: Path | None = None) -> dict[str, flo
         for _ in range(2):  # warm-up: bytecode, caches, the first note and ready index
             for _, key in STATES:
                 run_once(commands[key][0], project, env, commands[key][1])
-        samples: dict[str, list[float]] = {name: [] for name in (FLOOR, *dict(STATES))}
+        names = (FLOOR, *dict(STATES))
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
         for _ in range(runs):
-            samples[FLOOR].append(run_once(floor, project, env, ""))
+            samples[FLOOR].append(run_timed(floor, project, env, ""))
             for name, key in STATES:
-                samples[name].append(run_once(commands[key][0], project, env, commands[key][1]))
-    return {name: statistics.median(values) for name, values in samples.items()}
+                samples[name].append(run_timed(commands[key][0], project, env, commands[key][1]))
+    wall = {name: statistics.median(w for w, _ in values) for name, values in samples.items()}
+    cpu = {name: statistics.median(c for _, c in values) for name, values in samples.items()}
+    return wall, cpu
 
 
 @contextlib.contextmanager
@@ -398,16 +424,25 @@ def print_rows(n: int, times: dict[str, float], label: str = "") -> None:
 def report_states(sizes: list[int], runs: int, read_only: int) -> None:
     """The states of :data:`STATES` at each size, and from the read-only zipapp."""
     for n in sizes:
-        print_rows(n, bench_states(n, runs if n < 100_000 else max(5, runs // 2)))
+        print_states(n, *bench_states(n, runs if n < 100_000 else max(5, runs // 2)))
     if not read_only:
         return
     try:
         with read_only_zipapp() as pyz:
-            times = bench_states(read_only, runs, pyz=pyz)
+            wall, cpu = bench_states(read_only, runs, pyz=pyz)
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"read-only zipapp not measured: no read-only mount here ({error})")
     else:
-        print_rows(read_only, times, "(read-only zipapp)")
+        print_states(read_only, wall, cpu, "(read-only zipapp)")
+
+
+def print_states(n: int, wall: dict[str, float], cpu: dict[str, float], label: str = "") -> None:
+    """Each state's median wall time and CPU time, each against the floor's."""
+    for name, seconds in wall.items():
+        shown = f"{name} {label}".strip()
+        ratios = f"{seconds / wall[FLOOR]:>6.2f}× {cpu[name] / cpu[FLOOR]:>6.2f}×"
+        times = f"{seconds * 1000:>7.1f}ms {cpu[name] * 1000:>7.1f}ms"
+        print(f"{n:>9,} {shown:<60} {times} {ratios}")
 
 
 def report_rg(n: int, runs: int) -> None:
@@ -470,6 +505,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in args.sizes:
         runs = args.runs if n < 100_000 else max(3, args.runs // 3)
         print_rows(n, bench_size(n, runs))
+    if args.states:
+        print(f"{'':>9} {'state (wall, CPU: median ms; × python -c pass)':<60}")
     report_states(args.states, args.runs, args.read_only)
     report_rg(args.rg, args.runs)
     if args.narrow:
