@@ -318,11 +318,26 @@ STATES: tuple[tuple[str, str], ...] = (
 )
 
 
+def credited_keyword(project: Path) -> str:
+    """The project layer's most shared keyword that a search credits (a word of its own,
+    not a stopword): a search for it records keyword usage, as a person's searches do."""
+    from pi_memory.keywords import STOPWORDS
+
+    table = (project / ".pi/agent/memory-auto/MEMORY.md").read_text("utf-8")
+    for line in table.splitlines():
+        word = line.lstrip("#").split(" (")[0]
+        if line.startswith("#") and word.isalpha() and word.isascii() and word not in STOPWORDS:
+            return word
+    return "deploy"
+
+
 def state_commands(py: list[str], project: Path) -> dict[str, tuple[list[str], str]]:
-    """The commands of :data:`STATES` run as ``py`` (the interpreter and the package)."""
+    """The commands of :data:`STATES` run as ``py`` (the interpreter and the package); the
+    search asks the issue's words and a keyword it credits, so it changes the recalls."""
     fact = ["--keyword", "bench", "The benchmark writes this same fact on every run."]
+    words = ["deploy", "staging", "port", credited_keyword(project)]
     return {
-        "search": ([*py, "search", "deploy", "staging", "port"], ""),
+        "search": ([*py, "search", *words], ""),
         "hook": (
             [*py, "hook", "session-start"],
             hook_event(project, "SessionStart", source="startup"),
@@ -351,6 +366,8 @@ def bench_states(
         else:
             env.pop("PYTHONPATH", None)
             py = [sys.executable, "-S", str(pyz)]
+        event = hook_event(project, "SessionStart", source="startup")
+        run_once([*py, "hook", "session-start"], project, env, event)  # writes MEMORY.md
         commands = state_commands(py, project)
         floor = [sys.executable, "-c", "pass"]
         for _ in range(2):  # warm-up: bytecode, caches, the first note and ready index
