@@ -200,11 +200,15 @@ def test_the_review_keeps_verdicts_and_show_lists_the_candidates(
     code, out, _ = cli("show")
     assert code == 0
     block = out[out.index("Candidates") :].splitlines()
-    assert block[:4] == [
-        "Candidates (from the reviewed sessions; python -m pi_memory promote ID):",
+    from pi_memory.launcher import this_package
+
+    assert block[:5] == [
+        "Candidates, from the reviewed sessions:",
         f"  promote? {TABS.id} #style: the user said it again in 3 sessions",
         f"  promote? {RELEASE.id} #release: used in 3 sessions",
         f"  retire?  {NODE.id} #node: surfaced in 3 sessions, never used",
+        f"  (promote: {this_package().command('promote', 'ID')}; retire: write a better one "
+        f"with --supersedes ID, or remove it in {this_package().command('ui')})",
     ]
     code, out, _ = cli("show", "--json")
     retire = json.loads(out)["candidates"]["retire"]

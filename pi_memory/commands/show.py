@@ -346,7 +346,13 @@ def use_candidates(entries: Sequence[Entry], data: dict[str, Any]) -> list[str]:
         )
     if not lines:
         return []
-    return ["", "Candidates (from the reviewed sessions; python -m pi_memory promote ID):", *lines]
+    from pi_memory.launcher import this_package
+
+    how = (
+        f"  (promote: {this_package().command('promote', 'ID')}; retire: write a better one "
+        f"with --supersedes ID, or remove it in {this_package().command('ui')})"
+    )
+    return ["", "Candidates, from the reviewed sessions:", *lines, how]
 
 
 def _use_json(use: Any) -> dict[str, int]:
