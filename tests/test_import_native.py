@@ -3,6 +3,7 @@ user runs it: into the right layer, once, with a dry run, a malformed file skipp
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -204,3 +205,22 @@ def test_an_agent_without_a_memory_of_its_own_is_not_offered(project: Path) -> N
     run = imp(project, without[0])
     assert run.code == 1
     assert run.err.count("\n") == 1 and "neither a layer (user, project) nor an agent" in run.err
+
+
+def test_a_section_pi_memory_wrote_after_the_added_memories_is_not_imported(
+    hermetic_home: Path, project: Path
+) -> None:
+    text = (DATA / "gemini" / "project_GEMINI.md").read_text("utf-8").split("\n## Other")[0]
+    written = run_cli(
+        "write", "--json", "--keyword", "deploy", "Deploy on Fridays only after noon.", cwd=project
+    )
+    memory_id = json.loads(written.out)["id"]
+    (project / "GEMINI.md").write_text(text, "utf-8")
+    assert run_cli("promote", "--file", "GEMINI.md", memory_id, cwd=project).code == 0
+    promoted = (project / "GEMINI.md").read_text("utf-8")
+    assert "<!-- pi_memory:promoted BEGIN" in promoted
+    run = imp(project, "gemini", "--dry-run")
+    assert run.out.splitlines() == [
+        "  + project #project's api: This project's API server listens on port 8443.",
+        "would import 1 new memory from Gemini CLI (1 project)",
+    ]

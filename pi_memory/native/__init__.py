@@ -64,14 +64,14 @@ def bullets(lines: list[str]) -> list[str]:
 
 
 def section_items(text: str, heading: str) -> list[str]:
-    """The list items under every ``heading`` line, up to the next heading."""
+    """The list items under every ``heading`` line, up to the next heading or comment (a
+    marked section pi_memory wrote after it is not the agent's)."""
     lines = text.splitlines()
     items: list[str] = []
     for start, line in enumerate(lines):
         if line.strip() != heading:
             continue
-        end = next(
-            (i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines)
-        )
+        ends = (i for i in range(start + 1, len(lines)) if lines[i].startswith(("#", "<!--")))
+        end = next(ends, len(lines))
         items += bullets(lines[start + 1 : end])
     return items
