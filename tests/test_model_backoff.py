@@ -138,7 +138,9 @@ def test_a_hanging_model_costs_one_prompt_not_every_prompt(
     answer, fast = prompt_hook(project)
     assert len(fake_provider.posts()) == asked
     assert "port 5433" in answer
-    assert fast < 2.0
+    # Not waiting out the side-query's limit again: the second prompt costs the
+    # first one's time less that wait, however slow a loaded machine starts Python.
+    assert fast < slow - 2.0
 
 
 def test_a_refusal_counts_as_a_failure_and_a_cut_reply_as_an_answer(
