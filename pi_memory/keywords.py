@@ -16,7 +16,6 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from pi_memory.staleness import sortable_time
 from pi_memory.text import HAN_CLASS, is_han
 
 if TYPE_CHECKING:
@@ -387,6 +386,8 @@ def tally_of(entries: Sequence[Entry]) -> Tally:
     earliest: dict[str, tuple[str, int]] = {}
     rivals = _rival_spellings(counts)
     if rivals:
+        from pi_memory.staleness import sortable_time  # the prompt hook reads no times
+
         for index, entry in enumerate(entries):
             if entry.keyword in rivals and not entry.superseded_by:
                 written = (sortable_time(entry.time), index)

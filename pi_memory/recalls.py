@@ -71,7 +71,7 @@ def render_recalls(counts: Mapping[str, int]) -> str:
 
 def _query_forms(query: str | Sequence[str]) -> list[str]:
     if isinstance(query, str):
-        from pi_memory.retrieval import tokenize
+        from pi_memory.tokens import tokenize
 
         forms = [canonical_key(query), *(canonical_key(token) for token in tokenize(query))]
     else:

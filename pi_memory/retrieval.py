@@ -61,7 +61,8 @@ from pi_memory.staleness import (
     stale_cutoff,
     stale_label,
 )
-from pi_memory.text import HAN_CLASS, counted
+from pi_memory.text import counted
+from pi_memory.tokens import tokenize
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
@@ -89,43 +90,12 @@ RECENCY_DAYS: Final = 60.0
 RECENCY_HORIZON_DAYS: Final = 90
 ALL_RECENCY_BOOST: Final = 3.0
 
-_TOKEN_RE: Final = re.compile(
-    f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"
-)
 _PHRASE_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 #: An index line's keyword and count: ``#deploy (2)``.
 _COUNTED_LINE_RE: Final = re.compile(r"^(.*?\S)\s*\(\d+\)$")
 _FRESH: Final = 0
 _STALE: Final = 1
 _SUPERSEDED: Final = 2
-
-
-def _han_tokens(run: str) -> list[str]:
-    if len(run) <= 2:
-        return [run]
-    return [run, *(run[i : i + 2] for i in range(len(run) - 1))]
-
-
-def _single_letter(token: str) -> bool:
-    return len(token) == 1 and token.isascii() and token.isalpha()
-
-
-def tokenize(text: str) -> list[str]:
-    """The distinct search tokens of ``text``, in first-seen order.
-
-    Lowercased; identifiers joined by ``.`` ``/`` ``-`` stay whole
-    (``node.js``, ``src/store.ts``, ``--delete``); stopwords and single
-    letters are dropped; a Han run gives itself and its 2-grams.
-    """
-    seen: dict[str, None] = {}
-    for match in _TOKEN_RE.finditer(text.lower()):
-        token = match.group()
-        if match.group(1):
-            for piece in _han_tokens(token):
-                seen.setdefault(piece, None)
-        elif token not in STOPWORDS and not _single_letter(token):
-            seen.setdefault(token, None)
-    return list(seen)
 
 
 class Hit(NamedTuple):

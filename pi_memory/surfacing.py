@@ -169,7 +169,7 @@ def corpus(
 def score(memories: Corpus | Sequence[Entry], prompt: str) -> list[tuple[float, Item]]:
     """Relevant live memories for ``prompt``, best first (pure; the scorer's whole rule)."""
     from pi_memory.keywords import canonical_key
-    from pi_memory.retrieval import tokenize
+    from pi_memory.tokens import tokenize
 
     known = memories if isinstance(memories, Corpus) else corpus(memories)
     tokens = tokenize(prompt)

@@ -65,6 +65,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "transcripts",
             "retrieval",
             "query_terms",
+            "tokens",
             "memory_listing",
             "memory_size",
             "json_input",
@@ -616,3 +617,36 @@ def test_the_fork_check_sees_a_fork(tmp_path: Path, source: str) -> None:
     path = tmp_path / "m.py"
     path.write_text(source, "utf-8")
     assert layout_forks_in(path) != []
+
+
+#: Search-only modules: ranking, paging and rendering a search, reading a query as a question.
+SEARCH_ONLY: tuple[str, ...] = ("pi_memory.retrieval", "pi_memory.query_terms")
+
+
+def test_a_prompt_hook_on_its_fast_path_loads_nothing_only_search_uses(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.hookhelp import make_project, payload
+
+    root = make_project(tmp_path)
+    store = root / ".pi/agent/memory-auto"
+    store.mkdir(parents=True)
+    (store / "DECISIONS.md").write_text(
+        "<!-- mid: 20261001-aaaa | t: 2026-10-01 10:00:00 | p: repo | src: user | tags: psql -->\n"
+        "Postgres listens on port 5433 in staging.\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    script = PROMPT_HOOK.replace('m.startswith("pi_memory.jobs")', f"m in {SEARCH_ONLY!r}")
+    loaded = []
+    for n in range(2):  # the full work, then the fast path's note
+        ask = payload("claude-code", "UserPromptSubmit", root, prompt="which postgres port?",
+                      session_id=f"s{n}")  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-c", script, ask],
+            cwd=root, env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        assert "5433" in done.stdout, done.stdout + done.stderr
+        loaded.append(done.stdout.splitlines()[-1])
+    assert loaded[1] == "0 []"

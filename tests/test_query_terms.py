@@ -7,7 +7,8 @@ from datetime import datetime
 
 from pi_memory.entry import Entry
 from pi_memory.query_terms import Term, forms_of, terms
-from pi_memory.retrieval import search, tokenize
+from pi_memory.retrieval import search
+from pi_memory.tokens import tokenize
 
 NOW = datetime(2026, 10, 1, 10, 0, 0)
 

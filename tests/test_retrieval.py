@@ -16,8 +16,8 @@ from pi_memory.retrieval import (
     phrases,
     render_search,
     search,
-    tokenize,
 )
+from pi_memory.tokens import tokenize
 from tests.conftest import DATA
 
 NOW = datetime(2026, 10, 1, 10, 0, 0)

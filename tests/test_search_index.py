@@ -16,8 +16,9 @@ from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry
 from pi_memory.keywords import stem
 from pi_memory.layouts.categories.format import format_entry
 from pi_memory.open_store import open_store
-from pi_memory.retrieval import SearchResult, search, search_index_terms, tokenize
+from pi_memory.retrieval import SearchResult, search, search_index_terms
 from pi_memory.store import Store
+from pi_memory.tokens import tokenize
 
 NOW = datetime(2026, 11, 30, 12, 0, 0)
 WORDS = [

@@ -9,7 +9,6 @@ import pytest
 
 from pi_memory.detect.text_features import token_list
 from pi_memory.keywords import keyword_issue
-from pi_memory.retrieval import tokenize
 from pi_memory.text import (
     HAN_RANGES,
     JS_SPACE,
@@ -20,6 +19,7 @@ from pi_memory.text import (
     js_trim,
     utf8_len,
 )
+from pi_memory.tokens import tokenize
 
 # The first and last code point of each range, and the neighbours just outside.
 EDGES = sorted({cp for low, high in HAN_RANGES for cp in (low - 1, low, high, high + 1)})
