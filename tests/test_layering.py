@@ -650,3 +650,32 @@ def test_a_prompt_hook_on_its_fast_path_loads_nothing_only_search_uses(tmp_path:
         assert "5433" in done.stdout, done.stdout + done.stderr
         loaded.append(done.stdout.splitlines()[-1])
     assert loaded[1] == "0 []"
+
+
+#: Runs a turn's end as a host does, then says whether it loaded a process module.
+TURN_END_HOOK = """
+import io, sys
+sys.stdin = io.StringIO(sys.argv[1])
+from pi_memory.cli import main
+code = main(["hook", "Stop"])
+print(code, sorted(m for m in ("subprocess", "threading") if m in sys.modules))
+"""
+
+
+def test_a_turn_end_with_nothing_to_start_loads_no_process_module(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.hookhelp import make_project, payload
+
+    root = make_project(tmp_path)
+    (root.parent / "transcript.jsonl").write_text("", "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent), "HOME": str(tmp_path / "home")}
+    ended = payload("claude-code", "Stop", root, session_id="s1")
+    for _ in range(2):  # the full work, then the fast path's note
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", TURN_END_HOOK, ended],
+            cwd=root, env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
@@ -48,6 +46,8 @@ def git(
     root: Path, args: Sequence[str], stdin: bytes = b"", seconds: float = GIT_SECONDS
 ) -> bytes | None:
     """``git -C root ARGS``'s output, ``None`` when git is missing, fails or is too slow."""
+    import subprocess  # here: a turn's end reads this module, and seldom runs git
+
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:
         done = subprocess.run(
@@ -176,6 +176,9 @@ def _names_in_tree(
     args += [commit, "--", "."]
     if exclude:
         args.append(f":(exclude,literal){exclude}")
+    import subprocess
+    import threading
+
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:
         proc = subprocess.Popen(
