@@ -1,0 +1,254 @@
+"""What pi_memory costs a turn inside each real client: one-turn sessions with and without it.
+
+    E2E=/srv/e2e python tools/bench_clients.py [--runs 7] [--clients cc,codex,gemini,pi]
+
+Each client (Claude Code, Codex CLI, Gemini CLI, pi: the pinned versions of
+``tools/e2e_common.py``, from ``$E2E``) runs offline against its fake model on
+127.0.0.1, inside a private network namespace (``unshare -n``), in a HOME and
+a git project of its own with three memories stored. A round runs one
+one-turn session (``claude -p``, ``codex exec``, ``gemini -p``, ``pi -p``) with
+the package installed (``install HOST --no-model``, the set-up a person
+gets) and one after ``uninstall HOST``; the order alternates from round to
+round, so a change in the machine's load falls on both alike. Prints, per
+client, the median wall time of each and their difference, with the load
+average at the start and the end (the machine is shared: read the figures
+with it). Installing and uninstalling is not timed.
+
+A run where the installed package did not reach the model (no ``<memory-auto>``
+index in any request of the "with" sessions) is reported as such: the figure
+would be the client's alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tools.e2e_common import (
+    REPO,
+    Fake,
+    client,
+    default_e2e,
+    default_fakes,
+    ensure_clients,
+    git_project,
+    in_private_network,
+    package,
+    workdir,
+)
+
+CLIENTS = ("cc", "codex", "gemini", "pi")
+HOSTS = {"cc": "claude-code", "codex": "codex", "gemini": "gemini", "pi": "pi"}
+NAMES = {"cc": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI", "pi": "pi"}
+PROMPT = "What port does the staging database listen on?"
+SEEDS = (
+    ("staging-db", "The staging database listens on port 5433, not the default 5432."),
+    ("deploy", "Deploys go through rsync with --delete from the release branch."),
+    ("tests", "Run the suite with pytest -n 0 when a test touches the lock."),
+)
+
+
+class Client(NamedTuple):
+    """One client set up for the benchmark."""
+
+    host: str
+    env: dict[str, str]
+    project: Path
+    #: Runs one one-turn session.
+    turn: Callable[[], None]
+    #: The fake model that client talks to (its log shows what reached the model).
+    fake: Fake
+
+
+def _run(argv: list[str], project: Path, env: dict[str, str]) -> None:
+    done = subprocess.run(
+        argv, cwd=project, env=env, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        print(f"bench_clients: {Path(argv[0]).name} exited {done.returncode}: "
+              f"{done.stderr.strip()[-300:]}", flush=True)  # fmt: skip
+
+
+def _base_env(work: Path, drop: tuple[str, ...]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env = {k: v for k, v in env.items() if not k.startswith(("PI_MEMORY", "XDG_"))}
+    env.update(HOME=str(work / "home"), TMPDIR=str(work / "tmp"), NO_PROXY="127.0.0.1,localhost")
+    (work / "home").mkdir(parents=True)
+    (work / "tmp").mkdir()
+    return env
+
+
+def claude_code(e2e: Path, work: Path, fakes: Path) -> Client:
+    fake = Fake(fakes / "fake_anthropic.py", work / "fake.jsonl")
+    env = _base_env(work, ("ANTHROPIC_", "CLAUDE_"))
+    env.update(
+        ANTHROPIC_BASE_URL=fake.url,
+        ANTHROPIC_API_KEY="dummy",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+    )
+    project = git_project(work / "project")
+    binary = str(client(e2e, "cc"))
+    return Client("cc", env, project, lambda: _run([binary, "-p", PROMPT], project, env), fake)
+
+
+def codex(e2e: Path, work: Path, fakes: Path) -> Client:
+    from tools.e2e_codex import CONFIG
+
+    fake = Fake(REPO / "tools" / "fake_responses.py", work / "fake.jsonl")
+    env = _base_env(work, ("OPENAI_", "CODEX_"))
+    codex_home = work / "home" / ".codex"
+    codex_home.mkdir(parents=True)
+    (codex_home / "config.toml").write_text(CONFIG.format(url=fake.url), "utf-8")
+    env.update(CODEX_HOME=str(codex_home), FAKE_RESPONSES_KEY="dummy")
+    project = git_project(work / "project")
+    # Both variants pass the flag: a person trusts the hooks once, the benchmark each time.
+    argv = [str(client(e2e, "codex")), "exec", "--dangerously-bypass-hook-trust", "--json"]
+    argv += ["--skip-git-repo-check", PROMPT]
+    return Client("codex", env, project, lambda: _run(argv, project, env), fake)
+
+
+def gemini(e2e: Path, work: Path, fakes: Path) -> Client:
+    from tools.e2e_gemini import SETTINGS
+
+    del fakes  # Gemini CLI talks to the project's own fake
+    fake = Fake(REPO / "tools" / "fake_gemini.py", work / "fake.jsonl")
+    env = _base_env(work, ("GEMINI", "GOOGLE_", "ANTHROPIC_"))
+    env.update(GEMINI_API_KEY="dummy", GOOGLE_GEMINI_BASE_URL=fake.url)
+    project = git_project(work / "project")
+    settings = work / "home" / ".gemini"
+    settings.mkdir(parents=True)
+    (settings / "settings.json").write_text(json.dumps(SETTINGS, indent=2), "utf-8")
+    trusted = json.dumps({str(project): "TRUST_FOLDER"})
+    (settings / "trustedFolders.json").write_text(trusted, "utf-8")
+    binary = str(client(e2e, "gemini"))
+    return Client("gemini", env, project, lambda: _run([binary, "-p", PROMPT], project, env), fake)
+
+
+def pi(e2e: Path, work: Path, fakes: Path) -> Client:
+    from tools.e2e_pi import MODELS, SETTINGS
+
+    fake = Fake(fakes / "fake_openai.py", work / "fake.jsonl")
+    env = _base_env(work, ("PI_",))
+    agent = work / "home" / ".pi" / "agent"
+    agent.mkdir(parents=True)
+    models = json.loads(json.dumps(MODELS))
+    models["providers"]["fake"]["baseUrl"] = f"{fake.url}/v1"
+    (agent / "models.json").write_text(json.dumps(models), "utf-8")
+    (agent / "settings.json").write_text(json.dumps(SETTINGS), "utf-8")
+    node = client(e2e, "pi", 0).parent
+    env.update(
+        PATH=f"{node}:{env.get('PATH', '')}",
+        PI_CODING_AGENT_DIR=str(agent),
+        PI_OFFLINE="1",
+        PI_SKIP_VERSION_CHECK="1",
+        PI_TELEMETRY="0",
+    )
+    project = git_project(work / "project")
+    binary = str(client(e2e, "pi"))
+    return Client("pi", env, project, lambda: _run([binary, "-p", PROMPT], project, env), fake)
+
+
+MAKERS: dict[str, Callable[[Path, Path, Path], Client]] = {
+    "cc": claude_code,
+    "codex": codex,
+    "gemini": gemini,
+    "pi": pi,
+}
+
+
+def _reached_model(fake: Fake, since: int) -> bool:
+    """Whether a request after the first ``since`` carried the injected index."""
+    # Gemini CLI escapes the tag's angle brackets: look for its name.
+    return any("memory-auto" in json.dumps(r) for r in fake.requests()[since:])
+
+
+def measure(one: Client, runs: int) -> tuple[list[float], list[float], bool]:
+    """Seconds of each "with" and "without" session, interleaved; whether the index arrived."""
+    host = HOSTS[one.host]
+    with_it: list[float] = []
+    without: list[float] = []
+    reached = False
+    installed = False
+    for round_ in range(runs):
+        for wanted in (True, False) if round_ % 2 == 0 else (False, True):
+            if wanted != installed:
+                action = ("install", host, "--no-model") if wanted else ("uninstall", host)
+                package(*action, cwd=one.project, env=one.env)
+                installed = wanted
+            before = len(one.fake.requests())
+            began = time.perf_counter()
+            one.turn()
+            (with_it if wanted else without).append(time.perf_counter() - began)
+            reached = reached or (wanted and _reached_model(one.fake, before))
+    if installed:
+        package("uninstall", host, cwd=one.project, env=one.env)
+    return with_it, without, reached
+
+
+def _load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def bench(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
+    import shutil
+
+    lines = [
+        f"load average at the start: {_load()}",
+        "| client | with pi_memory | without | difference | runs each |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name in names:
+        work = workdir(e2e, f"bench-{name}")
+        one = MAKERS[name](e2e, work, fakes)
+        try:
+            for keyword, body in SEEDS:
+                package("write", "--keyword", keyword, body, cwd=one.project, env=one.env)
+            one.turn()  # the first session of a new HOME pays for the client's own set-up
+            with_it, without, reached = measure(one, runs)
+        finally:
+            one.fake.stop()
+            shutil.rmtree(work, ignore_errors=True)
+        a, b = statistics.median(with_it), statistics.median(without)
+        note = "" if reached else " (the index never reached the model: not measured)"
+        lines.append(f"| {NAMES[name]} | {a:.2f} s | {b:.2f} s | {a - b:+.2f} s{note} | {runs} |")
+        print(lines[-1], file=sys.stderr, flush=True)
+    lines.append(f"load average at the end: {_load()}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--e2e", type=Path, default=default_e2e())
+    parser.add_argument("--fakes", type=Path, default=None)
+    parser.add_argument("--runs", type=int, default=7, help="sessions of each kind per client")
+    parser.add_argument("--clients", default=",".join(CLIENTS), help="cc,codex,gemini,pi")
+    args = parser.parse_args(argv)
+    names = [name for name in args.clients.split(",") if name]
+    unknown = sorted(set(names) - set(CLIENTS))
+    if unknown:
+        parser.error(f"unknown client {', '.join(unknown)} (one of: {', '.join(CLIENTS)})")
+    fakes = (args.fakes or default_fakes()).resolve()
+    e2e = args.e2e.resolve()
+    for name in names:
+        ensure_clients(e2e, name)
+    in_private_network()
+    print("\n".join(bench(names, args.runs, e2e, fakes)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
