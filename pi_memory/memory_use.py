@@ -47,7 +47,7 @@ _SPAN: Final = re.compile(r"`([^`\n]+)`")
 
 def words(text: str) -> frozenset[str]:
     """The distinctive words of ``text``: search tokens (stopwords dropped, Han 2-grams)."""
-    from pi_memory.retrieval import tokenize
+    from pi_memory.tokens import tokenize
 
     return frozenset(tokenize(text))
 
