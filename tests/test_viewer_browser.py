@@ -26,7 +26,7 @@ SHOTS = Path(tempfile.gettempdir()) / "pi_memory-viewer-screenshots"
 def _prepare(project: Path) -> None:
     import json
 
-    from pi_memory import receipts
+    from pi_memory import inbox, receipts
     from pi_memory.model import ledger
     from pi_memory.open_store import open_store
 
@@ -49,6 +49,8 @@ def _prepare(project: Path) -> None:
             receipts.HOOK, event, host="claude-code", session="a1b2c3", text="…", ids=ids
         )
         assert receipts.append(given)
+    proposal = inbox.Proposal("project", inbox.WRITE, "release", "Releases are tagged on Fridays")
+    assert inbox.stage(store, [proposal], inbox.Source("extract", "a1b2c3"), now=now).items
     directory = ledger.directory(opened.config)
     today = ledger.now_local()
     for back, job, tokens in ((0, "review", 41_000), (0, "compact", 9_000), (1, "review", 23_000)):
@@ -129,8 +131,12 @@ def _hostile(page: Page, viewer: Viewer) -> None:
 
 def _other_pages(page: Page, viewer: Viewer) -> None:
     page.loads("document.querySelector('nav a[href^=\"/inbox\"]').click()")
-    assert page.evaluate("document.querySelector('h1').innerText") == "Inbox"
+    assert page.evaluate("document.querySelector('h1').innerText") == "Inbox (1)"
     _shot(page, "inbox")
+    page.loads("document.querySelector('form[action^=\"/inbox/accept\"] button').click()")
+    notice = page.evaluate("document.querySelector('.notice').innerText")
+    assert notice.startswith("Accepted from the inbox"), notice
+    assert "tagged on Fridays" in page.evaluate("document.getElementById('text').innerText")
     page.loads("document.querySelector('nav a[href^=\"/sessions\"]').click()")
     assert page.evaluate("document.querySelector('h1').innerText") == "Sessions"
     timeline = page.evaluate("document.querySelector('section[data-host]').innerText")

@@ -295,3 +295,41 @@ def test_the_actions_work_on_the_files_layout(project: Path, hermetic_home: Path
         listing = viewer.get("/removed", layer="project")
         assert viewer.post("/restore", form_fields(listing.text, "/restore")).status == 303
         assert "Deploy with make ship" in _all_bodies(project)
+
+
+def _stage(project: Path, *proposals: tuple[str, str]) -> list[str]:
+    from pi_memory import inbox
+
+    staged = inbox.stage(
+        _store(project),
+        [inbox.Proposal("project", inbox.WRITE, keyword, text) for keyword, text in proposals],
+        inbox.Source("extract", "session-one"),
+        now=datetime.now(),
+    )
+    return [item.id for item in staged.items]
+
+
+def test_an_inbox_item_is_accepted_edited_or_rejected(project: Path) -> None:
+    from pi_memory import inbox
+
+    plain, edited, dropped = _stage(
+        project,
+        ("deploy", "Deploy with make deploy"),
+        ("cache", "The cache is redis, keys expire after 15 minutes"),
+        ("noise", "The user greets <b>everyone</b>"),
+    )
+    with start(project) as viewer:
+        page = viewer.get("/inbox")
+        assert all(f'data-item="{i}"' in page.text for i in (plain, edited, dropped))
+        assert "&lt;b&gt;everyone&lt;/b&gt;" in page.text
+        csrf = form_fields(page.text, "/inbox/accept")["csrf"]
+        assert viewer.post("/inbox/accept", {"csrf": csrf, "id": plain}).status == 303
+        text = "The cache is redis; keys expire after 10 minutes"
+        changed = {"csrf": csrf, "id": edited, "text": text, "keyword": "cache"}
+        assert viewer.post("/inbox/accept", changed).status == 303
+        assert viewer.post("/inbox/reject", {"csrf": csrf, "id": dropped}).status == 303
+        assert viewer.post("/inbox/reject", {"csrf": csrf, "id": dropped}).status == 409
+        assert "Nothing waits for your approval" in viewer.get("/inbox").text
+    bodies = _all_bodies(project)
+    assert "Deploy with make deploy" in bodies and text in bodies and "greets" not in bodies
+    assert inbox.pending(_store(project)) == []

@@ -19,6 +19,7 @@ DONE = {
     "restored": "Restored.",
     "merged": "Merged: the other memory is superseded by this one.",
     "resolved": "Settled: the other memory is superseded by this one.",
+    "accepted": "Accepted from the inbox: it is a memory now.",
 }
 
 
