@@ -132,6 +132,25 @@ def address(server: ThreadingHTTPServer, token: str) -> str:
     return f"http://{shown}:{port}/?t={token}"
 
 
+def load_every_module() -> None:
+    """Import the whole package here, in the main thread, before any other thread runs.
+
+    The pages and their background work import the engine lazily, as the hooks do; two
+    threads importing the same modules at once can see one half made and fail (it was
+    seen as "cannot import name 'CategoriesLayer'" when run from the zipapp). A server
+    that lives for minutes can afford the import once, up front; the listening socket
+    keeps the first requests waiting meanwhile.
+    """
+    import importlib
+    import pkgutil
+
+    import pi_memory
+
+    for found in pkgutil.walk_packages(pi_memory.__path__, "pi_memory."):
+        if found.name != "pi_memory.__main__":
+            importlib.import_module(found.name)
+
+
 def serve(
     project: Path,
     *,
@@ -147,6 +166,7 @@ def serve(
     server, app = make_server(project, host, port, token)
     where = address(server, token)
     say(where)
+    load_every_module()
     prepare(app)
     say(f"serving the memories of {project}; ^C stops")
     if open_browser:
