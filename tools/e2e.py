@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tools.e2e_common import (
     Fake,
+    claude_code_env,
     client,
     default_e2e,
     default_fakes,
@@ -120,21 +121,8 @@ def setup(work: Path, fake_url: str) -> tuple[dict[str, str], Path, Path]:
     config = home / ".pi" / "agent" / "memory.json"
     config.parent.mkdir(parents=True)
     config.write_text(json.dumps(memory, indent=2), "utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env = {k: v for k, v in env.items() if not k.startswith(("PI_MEMORY", "XDG_"))}
-    env.update(
-        HOME=str(home),
-        TMPDIR=str(work / "tmp"),
-        PYTHONPATH=str(ROOT),
-        ANTHROPIC_BASE_URL=fake_url,
-        ANTHROPIC_API_KEY="dummy",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_AUTOUPDATER="1",
-        DISABLE_ERROR_REPORTING="1",
-        NO_PROXY="127.0.0.1,localhost",
-        PI_MEMORY_AUTO_REVIEW_TURNS="2",
-    )
+    env = claude_code_env(home, work / "tmp", fake_url)
+    env.update(PYTHONPATH=str(ROOT), PI_MEMORY_AUTO_REVIEW_TURNS="2")
     (work / "tmp").mkdir()
     return env, project, settings_path
 
@@ -370,21 +358,9 @@ def newcomer_env(work: Path, fake_url: str, claude: Path) -> tuple[dict[str, str
     home.mkdir()
     project.mkdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE_"))}
-    env = {k: v for k, v in env.items() if not k.startswith(("PI_MEMORY", "XDG_"))}
-    env.update(
-        HOME=str(home),
-        TMPDIR=str(work / "tmp"),
-        PYTHONPATH=str(ROOT),
-        PATH=os.pathsep.join([str(claude.parent), env.get("PATH", "")]),
-        ANTHROPIC_BASE_URL=fake_url,
-        ANTHROPIC_API_KEY="dummy",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_AUTOUPDATER="1",
-        DISABLE_ERROR_REPORTING="1",
-        NO_PROXY="127.0.0.1,localhost",
-    )
+    env = claude_code_env(home, work / "tmp", fake_url)
+    path = os.pathsep.join([str(claude.parent), env.get("PATH", "")])
+    env.update(PYTHONPATH=str(ROOT), PATH=path)
     (work / "tmp").mkdir()
     return env, project
 

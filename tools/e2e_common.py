@@ -159,6 +159,25 @@ class Fake:
         self.proc.wait()
 
 
+def claude_code_env(home: Path, tmp: Path, fake_url: str) -> dict[str, str]:
+    """This process's environment as Claude Code runs offline against the fake server at
+    ``fake_url``: none of the caller's Claude, pi_memory or XDG settings, ``home`` as HOME."""
+    drop = ("ANTHROPIC_", "CLAUDE_", "PI_MEMORY", "XDG_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(
+        HOME=str(home),
+        TMPDIR=str(tmp),
+        ANTHROPIC_BASE_URL=fake_url,
+        ANTHROPIC_API_KEY="dummy",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        DISABLE_TELEMETRY="1",
+        DISABLE_AUTOUPDATER="1",
+        DISABLE_ERROR_REPORTING="1",
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    return env
+
+
 def package(*args: str, cwd: Path, env: dict[str, str], stdin: str = "") -> str:
     """``python -S <repo>/pi_memory ARGS``, as an installed hook runs it."""
     proc = subprocess.run(
