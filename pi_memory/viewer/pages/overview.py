@@ -77,13 +77,8 @@ def _counts_card(app: App, layer: str) -> str:
         ("superseded", f"{len(entries) - live:,}"),
         ("lock", esc(describe_status(read_lock_status(directory)))),
     ]
-    rows = "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts)
-    return (
-        f'<section class="card" data-layer="{esc(layer)}"><h2>{esc(store.label(layer))}</h2>'
-        f'<p class="path">{esc(directory)}</p><dl class="facts">{rows}</dl>'
-        f'<p class="meta working">Working out the health of {len(entries):,} memories…</p>'
-        "</section>"
-    )
+    working = f'<p class="meta working">Working out the health of {len(entries):,} memories…</p>'
+    return _card(layer, store.label(layer), directory, facts, working)
 
 
 def _layer_card(app: App, view: LayerView) -> str:
@@ -99,14 +94,21 @@ def _layer_card(app: App, view: LayerView) -> str:
         ("conflicts", f"{len(health.conflicts):,}"),
         ("lock", esc(view.lock) + (" (abandoned)" if view.abandoned else "")),
     ]
-    rows = "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts)
     extra = f'<p class="warn">{esc(view.refused)}</p>' if view.refused else ""
     extra += "".join(f'<p class="warn">{esc(u)}</p>' for u in health.unreadable[:5])
-    pairs = _pairs(app, view)
+    removed = link(app, "removed memories", "/removed", layer=view.layer)
+    tail = f'{extra}{_pairs(app, view)}<p class="more">{removed}</p>'
+    return _card(view.layer, view.label, view.directory, facts, tail)
+
+
+def _card(
+    layer: str, label: str, directory: object, facts: list[tuple[str, str]], tail: str
+) -> str:
+    """One layer's card: its name, directory and facts (values already HTML), then ``tail``."""
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts)
     return (
-        f'<section class="card" data-layer="{esc(view.layer)}"><h2>{esc(view.label)}</h2>'
-        f'<p class="path">{esc(view.directory)}</p><dl class="facts">{rows}</dl>{extra}{pairs}'
-        f'<p class="more">{link(app, "removed memories", "/removed", layer=view.layer)}</p>'
+        f'<section class="card" data-layer="{esc(layer)}"><h2>{esc(label)}</h2>'
+        f'<p class="path">{esc(directory)}</p><dl class="facts">{rows}</dl>{tail}'
         "</section>"
     )
 
