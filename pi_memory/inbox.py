@@ -291,7 +291,17 @@ def _locked(store: Store, layer: str, op: str) -> Iterator[None]:
         directory.mkdir(parents=True, exist_ok=True)
         ensure_gitignore(directory, "*\n")
         sweep(directory, time.time())
+        _finish_rejects(store, layer)
         yield
+
+
+def _finish_rejects(store: Store, layer: str) -> None:
+    """Remove the items whose fingerprint is already rejected: a reject killed between
+    remembering the fingerprint and removing the item left them behind."""
+    refused = set(rejected(store, layer))
+    for item in _read_items(inbox_dir(store, layer))[0]:
+        if item.fingerprint in refused:
+            _remove_item(store, item)
 
 
 def _read_items(directory: Path) -> tuple[list[Item], list[str]]:
@@ -323,7 +333,9 @@ def pending(store: Store) -> list[Item]:
     """Every staged proposal of both layers, oldest first."""
     found: list[Item] = []
     for layer in _layers(store):
-        found.extend(_read_items(inbox_dir(store, layer))[0])
+        refused = set(rejected(store, layer))  # a reject killed half-way is a reject
+        items = _read_items(inbox_dir(store, layer))[0]
+        found.extend(item for item in items if item.fingerprint not in refused)
     return sorted(found, key=lambda i: (i.created, i.id))
 
 

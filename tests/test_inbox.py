@@ -79,6 +79,25 @@ def test_a_rejected_proposal_is_not_staged_again(store: Store) -> None:
     assert store.read_all() == []
 
 
+def test_a_reject_killed_before_the_item_is_removed_is_finished(store: Store) -> None:
+    """A reject records the fingerprint, then removes the item; a kill between the two
+    leaves both on disk. The item is then rejected: never listed, never accepted, and the
+    next change to the inbox removes its file."""
+    item = inbox.stage(store, [PORT], SOURCE, now=NOW, turns=TURNS).items[0]
+    directory = inbox.inbox_dir(store, "project")
+    (directory / inbox.REJECTED_FILE).write_text(item.fingerprint + "\n", encoding="ascii")
+    assert inbox.pending(store) == []
+    assert inbox.count(store) == 0
+    with pytest.raises(UsageError, match="no proposal"):
+        inbox.accept(store, item.id, now=NOW)
+    assert (directory / f"{item.id}{inbox.ITEM_SUFFIX}").exists()
+    other = PORT._replace(keyword="db", text="The database is Postgres 16.")
+    inbox.stage(store, [other], SOURCE, now=NOW.replace(hour=4), turns=TURNS)
+    assert not (directory / f"{item.id}{inbox.ITEM_SUFFIX}").exists()
+    assert [i.proposal.text for i in inbox.pending(store)] == [other.text]
+    assert store.read_all() == []
+
+
 def test_the_same_proposal_waits_once(store: Store) -> None:
     inbox.stage(store, [PORT], SOURCE, now=NOW, turns=TURNS)
     twice = inbox.stage(store, [PORT], SOURCE, now=NOW.replace(hour=4), turns=TURNS)
