@@ -790,6 +790,8 @@ class Store:
             store = self.layer(layer)
             if layer in self.settings.unavailable or not store.directory.is_dir():
                 continue
+            if not store.index_needs_entries():
+                continue
             lock = self.lock(layer, "rebuild")
             if not lock.acquire(blocking=wait):
                 continue

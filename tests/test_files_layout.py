@@ -502,6 +502,7 @@ def test_append_keeps_everything_an_entry_from_the_categories_layout_has(tmp_pat
     text = (layer.directory / stored.file).read_text(encoding="utf-8")
     assert "\ncategory: FAILURES.md\n" in text
     assert layer.read_index() == (
+        "# Memory Index\n\n"  # a new index starts as the design shows one
         "- [Deploys only run on Tuesdays](Deploys-only-run-on-Tuesdays.md) — "
         "Deploys only run on Tuesdays.\n"
     )

@@ -206,6 +206,10 @@ class LayerStore(Protocol):
     def body_problem(self, body: str) -> str | None:
         """Why ``body`` cannot be stored and read back the same, or None."""
 
+    def index_needs_entries(self) -> bool:
+        """Whether :meth:`refresh_index` would use its entries; ``False`` lets a session
+        start skip reading the layer (an index that is kept, not derived, and exists)."""
+
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 

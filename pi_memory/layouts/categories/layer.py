@@ -451,6 +451,10 @@ class CategoriesLayer:
     def body_problem(self, body: str) -> str | None:
         return body_problem(body)
 
+    def index_needs_entries(self) -> bool:
+        """Always: ``MEMORY.md`` is derived from the category files and the recall log."""
+        return True
+
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         from pi_memory.layouts.categories.index import refresh_memory_md
 

@@ -46,6 +46,7 @@ from pi_memory.layouts.files.format import (
     touched,
 )
 from pi_memory.layouts.files.index import (
+    DEFAULT_HEADER,
     IndexLine,
     RebuiltIndex,
     capacity_warning,
@@ -202,6 +203,16 @@ class FilesLayer:
         except OSError:
             return ""
 
+    def _index_to_change(self) -> str:
+        """``MEMORY.md`` as a write finds it; a missing one starts as the design shows an
+        index and as a session start makes one: ``# Memory Index`` and a blank line.
+
+        Not the memory tool's ``add``: pi-memory's first add writes its line alone (its
+        capacity vector: one add under ``indexMaxLines: 1`` warns nothing)."""
+        if not self.index_path.exists():
+            return "\n".join(DEFAULT_HEADER) + "\n"
+        return self.read_index()
+
     def find(self, ref: str) -> Entry | None:
         """The memory whose file name, else whose name, is exactly ``ref``."""
         entries = self.read()
@@ -277,7 +288,7 @@ class FilesLayer:
         stored = self._complete(entry, existing)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, stored.file])
-        before = self.read_index()
+        before = self._index_to_change()
         after = before
         if stored.live:
             after = upsert_index_line(before, stored.name, stored.file, stored.description)
@@ -441,6 +452,11 @@ class FilesLayer:
         """Never asked (:meth:`facts` is ``None``)."""
         raise NotImplementedError("the files layout keeps no keyword tally")
 
+    def index_needs_entries(self) -> bool:
+        """Only a missing ``MEMORY.md`` is made (from every memory's line): an existing one
+        belongs to its editor and stays, so a session start need not read the memories."""
+        return not self.index_path.exists()
+
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Create ``MEMORY.md`` when missing; an existing one belongs to its editor and stays."""
         del recalls  # the files layout's index is not ranked by use
@@ -577,7 +593,7 @@ class FilesLayer:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, entry.file])
         self._keep(entry.file, REPLACE)
-        before = self.read_index()
+        before = self.read_index()  # pi-memory's add starts no header (its capacity vector)
         after = upsert_index_line(before, entry.name, entry.file, entry.description)
         self._write_indexed(entry.file, text, before, after)
         return WriteResult(entry.file, self._warning(after))
@@ -680,7 +696,7 @@ class FilesLayer:
         self._changing("write", [INDEX_FILE, file])
         self._keep(file, REPLACE)
         self._write(file, kept.path.read_bytes().decode("utf-8", errors="replace"))
-        before = self.read_index()
+        before = self._index_to_change()
         self._write_index(before, upsert_index_line(before, entry.name, file, entry.description))
         return entry, kept, file
 
