@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pi_memory.entry import LAYERS
 from pi_memory.errors import UsageError
+from pi_memory.naming.layer_files import INBOX_DIR
 
 if TYPE_CHECKING:
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
 
-INBOX_DIR: Final = ".inbox"
 REJECTED_FILE: Final = "rejected"
 ITEM_SUFFIX: Final = ".json"
 #: The staged item's format version, the first key of every item file.

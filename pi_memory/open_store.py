@@ -65,6 +65,7 @@ def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) 
     from pi_memory.config.layout_setting import layer_dirs, worktree_layer_dirs
 
     where = layer_dirs(cfg, cwd)
+    worktree_dirs, worktrees_refused = worktree_layer_dirs(cfg, cwd, where.project)
     repository, home, trusted = _repository(cfg, cwd, where.project, env or os.environ)
     return Settings(
         layout=cfg.layout,
@@ -86,7 +87,8 @@ def settings_from(cfg: Config, cwd: Path, env: Mapping[str, str] | None = None) 
         home=home,
         trusted_project=trusted,
         project_root=_project_root(cwd),
-        worktree_dirs=worktree_layer_dirs(cfg, cwd, where.project),
+        worktree_dirs=worktree_dirs,
+        worktrees_refused=worktrees_refused,
     )
 
 

@@ -82,6 +82,9 @@ class Settings(NamedTuple):
     #: The project layers of the repository's other worktrees (``worktrees: shared``):
     #: read beside the project layer, never written (:meth:`Store.worktree_sources`).
     worktree_dirs: tuple[Path, ...] = ()
+    #: The other worktrees whose project layer a link leads out of their repository,
+    #: ``(worktree, why)``: left out of :attr:`worktree_dirs`, and said.
+    worktrees_refused: tuple[tuple[Path, str], ...] = ()
 
 
 class WriteOutcome(NamedTuple):
@@ -413,12 +416,20 @@ class Store:
         """What the reads so far left out, one line each: a layer refused here, with
         why, memories from the repository not trusted yet, and each file that could not
         be read. Whoever shows memories says these."""
-        refused = [
+        untrusted = [self.withheld_note()] if self.withheld() else []
+        return (*self.refused_notes(), *untrusted, *self.read_problems())
+
+    def refused_notes(self) -> tuple[str, ...]:
+        """Each layer this store leaves out and why, one line each (read nothing)."""
+        own = [
             f"the {layer} layer is not used: {why}"
             for layer, why in self.settings.unavailable.items()
         ]
-        untrusted = [self.withheld_note()] if self.withheld() else []
-        return (*refused, *untrusted, *self.read_problems())
+        others = [
+            f"the worktree {root}'s project layer is not used: {why}"
+            for root, why in self.settings.worktrees_refused
+        ]
+        return (*own, *others)
 
     def withheld_note(self) -> str:
         from pi_memory.launcher import this_package

@@ -121,3 +121,97 @@ def test_search_never_reads_through_a_link_out_and_says_why(
     assert answer["ok"] is True
     assert "hunter2" not in answer["text"]
     assert "the project layer is not used: " in answer["text"]
+
+
+def _outside_row(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside" / "notes.md"
+    outside.parent.mkdir(exist_ok=True)
+    outside.write_text(
+        "<!-- mid: 20261011-a1b2 | t: 2026-10-11 19:40:00 | p: x | src: user | tags: token -->\n"
+        "The deploy token is hunter2\n",
+        "utf-8",
+    )
+    return outside
+
+
+def test_a_link_out_of_the_repository_in_the_inbox_refuses_the_layer(
+    repo: Path, tmp_path: Path
+) -> None:
+    # A committed ``.inbox/`` (``git add -f`` passes its .gitignore) whose item is a link.
+    item = tmp_path / "outside" / "0123456789ab.json"
+    item.parent.mkdir()
+    item.write_text('{"pi_memory_inbox": 1, "text": "The deploy token is hunter2"}\n', "utf-8")
+    inbox = repo / AUTO / ".inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "0123456789ab.json").symlink_to(item)
+    for args in (("inbox", "list"), ("search", "--mode", "all"), ("show",)):
+        run = call(*args, cwd=repo)
+        assert "hunter2" not in run.out + run.err, args
+        assert ".inbox/0123456789ab.json is a link to" in run.out + run.err, args
+        assert "outside the repository" in run.out + run.err, args
+
+
+def test_export_says_why_the_project_layer_is_left_out(repo: Path, tmp_path: Path) -> None:
+    (repo / AUTO).mkdir(parents=True)
+    (repo / AUTO / "CONVENTIONS.md").symlink_to(_outside_row(tmp_path))
+    assert call("write", "--layer", "user", "--keyword", "mine", "My fact.", cwd=repo).code == 0
+    run = call("export", "agents-md", cwd=repo)
+    assert run.code == 0, run.err
+    assert "hunter2" not in (repo / "AGENTS.md").read_text("utf-8")
+    assert "the project layer is not used: " in run.err
+    assert "CONVENTIONS.md is a link to" in run.err and "outside the repository" in run.err
+
+
+def test_the_mcp_server_says_why_memory_search_skips_the_layer(
+    repo: Path, tmp_path: Path, hermetic_home: Path
+) -> None:
+    import subprocess
+    import sys
+
+    (repo / AUTO).mkdir(parents=True)
+    (repo / AUTO / "CONVENTIONS.md").symlink_to(_outside_row(tmp_path))
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2024-11-05",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": {"query": "token"}},
+        },
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "pi_memory", "mcp"],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True,
+        text=True,
+        cwd=repo,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    answer = json.loads(done.stdout.splitlines()[-1])
+    text = answer["result"]["content"][0]["text"]
+    assert "hunter2" not in done.stdout
+    assert "the project layer is not used: " in text and "is a link to" in text
+
+
+@pytest.mark.parametrize("name", ["MEMORY.md", "anchors.jsonl", "usage.json", "DECISIONS.md"])
+def test_every_file_of_the_layer_linked_out_refuses_it(
+    repo: Path, tmp_path: Path, name: str
+) -> None:
+    (repo / AUTO).mkdir(parents=True)
+    (repo / AUTO / name).symlink_to(_outside_row(tmp_path))
+    for args in (("search", "--mode", "all"), ("show",), ("inbox", "list")):
+        run = call(*args, cwd=repo)
+        assert "hunter2" not in run.out + run.err, args
+        assert f"{name} is a link to" in run.out + run.err, args

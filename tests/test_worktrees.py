@@ -206,3 +206,41 @@ def test_files_layout_without_a_remote_reads_each_worktrees_directory(
     write(feature, "deploy", "Deploy with rsync.")
     assert found(main) == ["Deploy with rsync."]
     assert "Deploy with rsync" in injected(hook, main)
+
+
+def test_a_worktree_layer_a_link_leads_out_is_left_out_saying_why(tmp_path: Path) -> None:
+    main = repository(tmp_path)
+    feature = tmp_path / "feature"
+    git(main, "worktree", "add", "-q", "-b", "feature", str(feature))
+    outside = tmp_path / "outside" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text(
+        "<!-- mid: 20261011-a1b2 | t: 2026-10-11 19:40:00 | p: x | src: user | tags: token -->\n"
+        "The deploy token is hunter2\n",
+        "utf-8",
+    )
+    (feature / LAYER).mkdir(parents=True)
+    (feature / LAYER / "CONVENTIONS.md").symlink_to(outside)
+    write(main, "deploy", "Deploy with rsync.")
+    done = run_cli("search", "--mode", "all", cwd=main)
+    assert done.code == 0, done.err
+    assert "hunter2" not in done.out and "Deploy with rsync." in done.out
+    assert f"the worktree {feature}'s project layer is not used: " in done.out
+    assert "is a link to" in done.out and "outside the repository" in done.out
+
+
+def test_a_session_start_says_why_a_worktree_layer_is_left_out(tmp_path: Path, hook: Hook) -> None:
+    main = repository(tmp_path)
+    feature = tmp_path / "feature"
+    git(main, "worktree", "add", "-q", "-b", "feature", str(feature))
+    secret = tmp_path / "outside" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN PRIVATE KEY-----\n", "utf-8")
+    (feature / LAYER).mkdir(parents=True)
+    (feature / LAYER / "CONVENTIONS.md").symlink_to(secret)
+    write(main, "deploy", "Deploy with rsync.")
+    start = payload("claude-code", "SessionStart.startup", main)
+    code, out, err = hook("hook", "SessionStart", stdin=start, cwd=main)
+    assert (code, err) == (0, "")
+    assert "PRIVATE KEY" not in out
+    assert "outside the repository" in json.loads(out)["systemMessage"]

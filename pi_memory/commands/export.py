@@ -60,10 +60,15 @@ def run(args: argparse.Namespace) -> int:
     from pi_memory import instruction_files
     from pi_memory.commands.promote import project_root
     from pi_memory.open_store import open_store
-    from pi_memory.output import write_line
+    from pi_memory.output import error_line, write_line
 
     paths = instruction_files.targets(project_root(), args.file)
-    body = [] if args.remove else index_lines(open_store().store.injection())
+    body: list[str] = []
+    if not args.remove:
+        store = open_store().store
+        body = index_lines(store.injection())
+        for refused in store.refused_notes():
+            error_line(f"pi_memory: note: {refused}")
     changed = instruction_files.write_sections(paths, SECTION, NOTE, lambda _old: body)
     names = ", ".join(str(path) for path in changed or paths)
     if args.remove:

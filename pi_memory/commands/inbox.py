@@ -49,6 +49,9 @@ def run(args: argparse.Namespace) -> int:
     store = open_store().store
     action = args.action or "list"
     if action == "list":
+        if not args.json:
+            for refused in store.refused_notes():
+                write_line(f"note: {refused}")
         return _list(inbox.pending(store), args.json)
     if action == "show":
         item = inbox.find(store, args.id)

@@ -32,23 +32,27 @@ def extraction_enabled(config: Config) -> bool:
     return config.layout == CATEGORIES or config.extract_memories.enabled
 
 
-def worktree_layer_dirs(config: Config, cwd: Path, project: Path) -> tuple[Path, ...]:
+def worktree_layer_dirs(
+    config: Config, cwd: Path, project: Path
+) -> tuple[tuple[Path, ...], tuple[tuple[Path, str], ...]]:
     """The project layers of the other worktrees of ``cwd``'s repository, read beside
-    ``project`` (this worktree's) when ``worktrees`` is ``shared``.
+    ``project`` (this worktree's) when ``worktrees`` is ``shared``, and the worktrees
+    whose layer is refused, with why.
 
     Each directory once, this worktree's left out: a layer kept outside the
     repository and named after its remote is one directory for every worktree,
-    so it adds nothing. A layer a link leads out of its worktree is left out.
+    so it adds nothing. A layer a link leads out of its worktree is refused.
     """
     from pi_memory.config.schema import SHARED
 
     if config.worktrees != SHARED or not cwd.is_dir():
-        return ()
+        return (), ()
     from pi_memory.errors import ConfigError
     from pi_memory.fs.containment import escape_problem
     from pi_memory.naming.worktrees import other_worktrees
 
     found: list[Path] = []
+    refused: list[tuple[Path, str]] = []
     for root in other_worktrees(cwd):
         try:
             directory = layer_dirs(config, root).project
@@ -56,7 +60,9 @@ def worktree_layer_dirs(config: Config, cwd: Path, project: Path) -> tuple[Path,
             continue
         if directory == project or directory in found:
             continue
-        if root in directory.parents and escape_problem(root, directory):
+        problem = escape_problem(root, directory) if root in directory.parents else None
+        if problem:
+            refused.append((root, problem))
             continue
         found.append(directory)
-    return tuple(found)
+    return tuple(found), tuple(refused)

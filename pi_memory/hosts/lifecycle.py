@@ -92,7 +92,9 @@ def setting_notes(opened: Opened) -> list[str]:
     """One line per setting that fell back to its default and per layer refused here
     (session start says them in ``systemMessage``)."""
     notes = [f"pi_memory: {line}" for line in opened.warnings]
-    return notes + [f"pi_memory: {why}" for why in opened.store.settings.unavailable.values()]
+    settings = opened.store.settings
+    refused = [*settings.unavailable.values(), *(why for _, why in settings.worktrees_refused)]
+    return notes + [f"pi_memory: {why}" for why in refused]
 
 
 def _host(event: HookEvent) -> Host:
