@@ -17,7 +17,8 @@ and no model:
   four letters are left out: found as substrings they would match inside
   other words (``ran`` in ``grandma``).
 - **A date is also a time.** A month name, or a year, is found in a memory's
-  time as well as in its text: "in June" asks for what happened in June.
+  time as well as in its text: "in June" asks for what happened in June; the
+  day of a whole date (``October 13, 2023``, ``7 July``) asks for that day.
 
 Pure: the engine and the search index read the same terms, so an entry the
 index hands over is exactly an entry the scorer would keep.
@@ -89,7 +90,8 @@ class Term(NamedTuple):
     token: str
     #: Substrings of a lowercased body that find it (at least one).
     forms: tuple[str, ...]
-    #: A prefix or a ``-MM-`` piece of a memory's time that also finds it ("" for none).
+    #: A prefix (``2023``, ``2023-10-13``) or a ``-MM-`` or ``-MM-DD`` piece of a
+    #: memory's time that also finds it ("" for none).
     time: str = ""
 
 
@@ -111,6 +113,23 @@ def _time_piece(word: str, words: Sequence[str]) -> str:
         if word == "may" and not _beside_number(word, words):
             return ""
         return f"-{MONTHS.index(word) + 1:02d}-"
+    if word.isdigit() and len(word) <= 2:
+        return _day_piece(word, words)
+    return ""
+
+
+def _day_piece(day: str, words: Sequence[str]) -> str:
+    """``13`` in ``October 13, 2023`` or ``13 October``: the whole date, as a time's
+    ``YYYY-MM-DD`` prefix when the year is said, else as its ``-MM-DD`` piece."""
+    for at, word in enumerate(words):
+        if word != day or not 1 <= int(day) <= 31:
+            continue
+        for month_at in (at - 1, at + 1):
+            if 0 <= month_at < len(words) and words[month_at] in MONTHS:
+                month = MONTHS.index(words[month_at]) + 1
+                after = words[max(at, month_at) + 1 : max(at, month_at) + 2]
+                year = after[0] if after and after[0].isdigit() and len(after[0]) == 4 else ""
+                return f"{year}-{month:02d}-{int(day):02d}"
     return ""
 
 

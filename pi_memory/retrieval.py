@@ -299,7 +299,7 @@ def _in_time(
     """``in_keyword`` with the date terms ``when`` falls in marked found too."""
     found = list(in_keyword) if in_keyword is not None else [False] * count
     for position, piece in dated:
-        if when.startswith(piece) or when[4:8] == piece:
+        if when.startswith(piece) or when[4 : 4 + len(piece)] == piece:
             found[position] = True
     return tuple(found) if any(found) else None
 

@@ -81,6 +81,30 @@ def test_the_month_asked_ranks_the_memory_of_that_month_first() -> None:
     assert ids("camping in June", entries) == ["20250302-0002", "20250302-0001"]
 
 
+def test_the_day_of_a_whole_date_is_looked_for_in_the_time() -> None:
+    def times(query: str) -> list[str]:
+        return [term.time for term in terms(query, tokenize(query))]
+
+    assert times("painting on October 13, 2023") == ["", "-10-", "2023-10-13", "2023"]
+    assert times("store on 1 February, 2023") == ["", "2023-02-01", "-02-", "2023"]
+    assert times("dinner on 7 July") == ["", "-07-07", "-07-"]
+    # A number that is no day of a month asked beside it is no date.
+    assert times("room 13 in June") == ["", "", "-06-"]
+    assert times("32 July") == ["", "-07-"]
+
+
+def test_the_day_asked_ranks_that_day_first() -> None:
+    entries = [
+        entry("20231020-0001", "Melanie showed a painting.", time="2023-10-20 10:00:00"),
+        entry("20231013-0002", "Melanie showed a painting.", time="2023-10-13 10:00:00"),
+        entry("20221013-0003", "Melanie showed a painting.", time="2022-10-13 10:00:00"),
+    ]
+    asked = "What painting did Melanie show on October 13, 2023?"
+    assert ids(asked, entries)[0] == "20231013-0002"
+    # Without the year, the day in any year.
+    assert ids("painting shown on 13 October", entries)[2] == "20231020-0001"
+
+
 def test_scaffolding_does_not_outweigh_the_topic() -> None:
     entries = [
         entry("20250302-0001", "Melanie has painted for seven years."),
