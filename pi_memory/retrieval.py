@@ -45,10 +45,10 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import format_time, is_id
@@ -66,6 +66,7 @@ from pi_memory.tokens import tokenize
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
+    from pi_memory.search_index import Brief
 
 PAGE_SIZE: Final = 10
 KEYWORD: Final = "keyword"
@@ -130,6 +131,23 @@ class SearchResult(NamedTuple):
 _Row = tuple[int, float, str, str, int]
 
 
+class _Ranked(Protocol):
+    """What ranks an entry besides its score: an :class:`Entry`, or a search index's brief."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def time(self) -> str: ...
+    @property
+    def last(self) -> str: ...
+    @property
+    def superseded_by(self) -> str: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+
+
 class _Clock:
     """Per-search time facts, computed once; times are compared as sortable strings."""
 
@@ -142,7 +160,7 @@ class _Clock:
         self.recency_boost = 1.0
         self.recency_cutoff = format_time(self.now - timedelta(days=RECENCY_HORIZON_DAYS))
 
-    def cutoff(self, entry: Entry) -> str:
+    def cutoff(self, entry: _Ranked) -> str:
         """The entry's staleness cutoff, memoised in :attr:`cutoffs`."""
         months = interval_months(entry, self.review_months)
         cutoff = self.cutoffs[entry.type or entry.file] = stale_cutoff(self.now, months)
@@ -158,7 +176,7 @@ class _Clock:
         return max(0.0, RECENCY_MAX - age_days / RECENCY_DAYS)
 
 
-def _row(entry: Entry, index: int, score: float | None, clock: _Clock) -> _Row:
+def _row(entry: _Ranked, index: int, score: float | None, clock: _Clock) -> _Row:
     """``score`` is ``None`` for a listing (no score, not even recency).
 
     Runs once per entry, so the common cases are inlined: a time already in
@@ -222,6 +240,119 @@ class Corpus(NamedTuple):
     total_length: int
 
 
+class _Asked(NamedTuple):
+    """A keyword query as the scorer reads it (see :func:`_score_entries`)."""
+
+    #: Each term's token, in query order: what a keyword is compared with.
+    names: list[str]
+    #: The canonical keys a keyword is tag-matched against.
+    forms: list[str]
+    #: What a lowercased body is searched for: each term's first form, then the others.
+    patterns: list[str]
+    #: (column in ``patterns``, the term it counts for) of each term's other forms.
+    extra: list[tuple[int, int]]
+    #: (term, the piece of a memory's time that finds it) of each date term.
+    dated: list[tuple[int, str]]
+    #: Adjacent query word pairs found verbatim in a body (:func:`phrases`).
+    phrases: list[str]
+
+
+def _asked(query: str, tokens: Sequence[str]) -> _Asked:
+    from pi_memory.query_terms import terms as query_terms
+
+    asked = query_terms(query, tokens)
+    names = [term.token for term in asked]
+    forms = [form for form in {canonical_key(query), *map(canonical_key, names)} if form]
+    # Each term's first form, then the others: one C loop counts them all, and
+    # the few other forms are added to their term's count.
+    patterns = [term.forms[0] for term in asked]
+    others = [(at, form) for at, term in enumerate(asked) for form in term.forms[1:]]
+    patterns += [form for _, form in others]
+    extra = list(enumerate((at for at, _ in others), len(asked)))
+    dated = [(position, term.time) for position, term in enumerate(asked) if term.time]
+    return _Asked(names, forms, patterns, extra, dated, phrases(query))
+
+
+#: A matched entry before weighing: (its position, hits per term, which terms its
+#: keyword or time holds or ``None``, its tag score, its body's length).
+_Matched = tuple[int, list[int], "tuple[bool, ...] | None", float, int]
+
+
+class _Tally:
+    """Content match over the entries searched, one entry at a time: which match, how
+    many entries hold each term, how long the bodies are."""
+
+    def __init__(self, asked: _Asked) -> None:
+        self.asked = asked
+        self.per_keyword: dict[str, tuple[tuple[bool, ...] | None, float]] = {}
+        self.containing = [0] * len(asked.names)
+        self.matched: list[_Matched] = []
+        self.total_length = 0
+
+    def add(
+        self, index: int, counts: list[int], *, keyword: str, key: str, when: str, size: int
+    ) -> bool:
+        """Count one entry (``counts``: hits of each pattern; ``key``: ``canonical_key``
+        of ``keyword``, or ``""`` to work it out); whether it matched."""
+        asked, count = self.asked, len(self.asked.names)
+        self.total_length += size
+        for source, position in asked.extra:
+            counts[position] += counts[source]
+        del counts[count:]
+        facts = self.per_keyword.get(keyword)
+        if facts is None:
+            key = key or canonical_key(keyword)
+            facts = self.per_keyword[keyword] = _keyword_facts(
+                keyword, key, asked.names, asked.forms
+            )
+        in_keyword, tag = facts
+        if counts.count(0) == count and in_keyword is None:
+            return False
+        if asked.dated:
+            in_keyword = _in_time(in_keyword, count, asked.dated, when)
+        containing = self.containing
+        for position, hits in enumerate(counts):
+            if hits or (in_keyword is not None and in_keyword[position]):
+                containing[position] += 1
+        self.matched.append((index, counts, in_keyword, tag, size))
+        return True
+
+    def scores(self, corpus: Corpus | None, size: int) -> list[tuple[int, float]]:
+        """(position, score before any body bonus) of each matched entry."""
+        total_length = self.total_length
+        if corpus is not None:
+            size, total_length = corpus
+        weights = [idf(size, found) for found in self.containing]
+        mean_length = total_length / size if size else 1.0
+        weight = sum(weights)
+        scored: list[tuple[int, float]] = []
+        for index, counts, in_keyword, tag, length in self.matched:
+            covered = 0.0
+            text_hits = 0.0
+            ratio = length / mean_length if mean_length else 1.0
+            for position, hits in enumerate(counts):
+                if hits:
+                    covered += weights[position]
+                    text_hits += weights[position] * _saturated(hits, ratio)
+                elif in_keyword is not None and in_keyword[position]:
+                    covered += weights[position]
+            score = COVERAGE_WEIGHT * covered / weight + tag + TEXT_HIT_WEIGHT * text_hits / weight
+            scored.append((index, score))
+        return scored
+
+
+def body_bonus(body: str, asked: _Asked) -> float:
+    """What a score gains from the lowercased body beyond its hits: each query phrase
+    found verbatim. Anything added here must stay within :func:`body_bonus_bound`,
+    which the search index works out without the body."""
+    return PHRASE_WEIGHT * sum(phrase in body for phrase in asked.phrases)
+
+
+def body_bonus_bound(possible: int) -> float:
+    """The most :func:`body_bonus` can add to a body that may hold ``possible`` phrases."""
+    return PHRASE_WEIGHT * possible
+
+
 def _score_entries(
     entries: Sequence[Entry],
     tokens: Sequence[str],
@@ -238,59 +369,29 @@ def _score_entries(
     query's weight (each term's :func:`idf`) found in the body or the keyword
     (or, for a date, the entry's time), ``textHits`` the idf-weighted,
     saturated and length-normalised count of body hits, and each query phrase
-    found verbatim adds :data:`PHRASE_WEIGHT`. Without ``every``, entries that
-    match no term in the body or keyword are left out. What depends only on the
-    keyword (which terms it contains, its tag score) is computed once per
-    distinct keyword.
+    found verbatim adds :data:`PHRASE_WEIGHT` (:func:`body_bonus`). Without
+    ``every``, entries that match no term in the body or keyword are left out.
+    What depends only on the keyword (which terms it contains, its tag score)
+    is computed once per distinct keyword.
     """
-    from pi_memory.query_terms import terms as query_terms
-
-    asked = query_terms(query, tokens)
-    names = [term.token for term in asked]
-    forms = [form for form in {canonical_key(query), *map(canonical_key, names)} if form]
-    per_keyword: dict[str, tuple[tuple[bool, ...] | None, float]] = {}
-    count = len(asked)
-    containing = [0] * count
-    matched: list[tuple[int, list[int], tuple[bool, ...] | None, float, str]] = []
+    asked = _asked(query, tokens)
+    tally = _Tally(asked)
     unmatched: list[int] = []
-    total_length = 0
-    # Each term's first form, then the others: one C loop counts them all, and
-    # the few other forms are added to their term's count.
-    patterns = [term.forms[0] for term in asked]
-    others = [(at, form) for at, term in enumerate(asked) for form in term.forms[1:]]
-    patterns += [form for _, form in others]
-    extra = list(enumerate((at for at, _ in others), count))
-    dated = [(position, term.time) for position, term in enumerate(asked) if term.time]
+    bodies: dict[int, str] = {}
     for index, entry in enumerate(entries):
         body = entry.body.lower()
-        total_length += len(body)
-        counts = list(map(body.count, patterns))
-        if extra:
-            for source, position in extra:
-                counts[position] += counts[source]
-            del counts[count:]
-        keyword = per_keyword.get(entry.keyword)
-        if keyword is None:
-            keyword = per_keyword[entry.keyword] = _keyword_facts(entry.keyword, names, forms)
-        in_keyword, tag = keyword
-        if counts.count(0) == count and in_keyword is None:
-            if every:
-                unmatched.append(index)
-            continue
-        if dated:
-            in_keyword = _in_time(in_keyword, count, dated, entry.last or entry.time)
-        for position, hits in enumerate(counts):
-            if hits or (in_keyword is not None and in_keyword[position]):
-                containing[position] += 1
-        matched.append((index, counts, in_keyword, tag, body))
-    size = len(entries)
-    if corpus is not None:
-        size, total_length = corpus
-    weights = [idf(size, found) for found in containing]
-    mean_length = total_length / size if size else 1.0
-    return _scored(
-        entries, matched, unmatched, weights, query, clock=clock, mean_length=mean_length
-    )
+        counts = list(map(body.count, asked.patterns))
+        when = entry.last or entry.time
+        if tally.add(index, counts, keyword=entry.keyword, key="", when=when, size=len(body)):
+            bodies[index] = body
+        elif every:
+            unmatched.append(index)
+    rows = [
+        _row(entries[index], index, score + body_bonus(bodies[index], asked), clock)
+        for index, score in tally.scores(corpus, len(entries))
+    ]
+    rows.extend(_row(entries[index], index, 0.0, clock) for index in unmatched)
+    return rows
 
 
 def _in_time(
@@ -304,45 +405,14 @@ def _in_time(
     return tuple(found) if any(found) else None
 
 
-def _scored(
-    entries: Sequence[Entry],
-    matched: Sequence[tuple[int, list[int], tuple[bool, ...] | None, float, str]],
-    unmatched: Sequence[int],
-    weights: Sequence[float],
-    query: str,
-    *,
-    clock: _Clock,
-    mean_length: float,
-) -> list[_Row]:
-    """The rows of the entries that matched, scored, then of those that did not (0)."""
-    weight = sum(weights)
-    query_phrases = phrases(query)
-    rows: list[_Row] = []
-    for index, counts, in_keyword, tag, body in matched:
-        covered = 0.0
-        text_hits = 0.0
-        ratio = len(body) / mean_length if mean_length else 1.0
-        for position, hits in enumerate(counts):
-            if hits:
-                covered += weights[position]
-                text_hits += weights[position] * _saturated(hits, ratio)
-            elif in_keyword is not None and in_keyword[position]:
-                covered += weights[position]
-        score = COVERAGE_WEIGHT * covered / weight + tag + TEXT_HIT_WEIGHT * text_hits / weight
-        if query_phrases:
-            score += PHRASE_WEIGHT * sum(phrase in body for phrase in query_phrases)
-        rows.append(_row(entries[index], index, score, clock))
-    rows.extend(_row(entries[index], index, 0.0, clock) for index in unmatched)
-    return rows
-
-
 def _keyword_facts(
-    keyword: str, tokens: Sequence[str], forms: Sequence[str]
+    keyword: str, key: str, tokens: Sequence[str], forms: Sequence[str]
 ) -> tuple[tuple[bool, ...] | None, float]:
-    """(which tokens the keyword contains, or ``None`` for none; its tag score)."""
+    """(which tokens the keyword contains, or ``None`` for none; its tag score);
+    ``key`` is ``canonical_key(keyword)``."""
     lowered = keyword.lower()
     named = tuple(token in lowered for token in tokens)
-    return (named if any(named) else None), _tag_score(canonical_key(keyword), forms)
+    return (named if any(named) else None), _tag_score(key, forms)
 
 
 def _listing(entries: Sequence[Entry], clock: _Clock, wanted: Iterable[int]) -> list[_Row]:
@@ -364,8 +434,20 @@ def _literal(query: str) -> list[str]:
     return []
 
 
-def search_index_terms(query: str, mode: str) -> tuple[list[str], list[str]] | None:
-    """What a search index must find for ``query``: (body patterns, keyword tokens).
+class IndexTerms(NamedTuple):
+    """What a search index must find for a keyword query (:func:`search_index_terms`)."""
+
+    #: What a lowercased body is searched for, in the scorer's order (never empty,
+    #: never holding whitespace).
+    patterns: list[str]
+    #: What a lowercased keyword is searched for.
+    tokens: list[str]
+    #: Adjacent query word pairs (:func:`phrases`): the body bonus it may earn.
+    phrases: list[str]
+
+
+def search_index_terms(query: str, mode: str) -> IndexTerms | None:
+    """What a search index must find for ``query``.
 
     An entry matches when its lowercased body holds a pattern or its lowercased
     keyword a token, exactly as the scorer decides. ``None`` when the search is
@@ -377,10 +459,84 @@ def search_index_terms(query: str, mode: str) -> tuple[list[str], list[str]] | N
     tokens = tokenize(query) or _literal(query)
     if not tokens or any(len(token.split()) != 1 for token in tokens):
         return None
-    from pi_memory.query_terms import terms as query_terms
+    asked = _asked(query, tokens)
+    if any(len(pattern.split()) != 1 or pattern != pattern.strip() for pattern in asked.patterns):
+        return None
+    return IndexTerms(asked.patterns, asked.names, asked.phrases)
 
-    asked = query_terms(query, tokens)
-    return [form for term in asked for form in term.forms], [term.token for term in asked]
+
+class Candidates(NamedTuple):
+    """The entries a search index found for a keyword query, none of them decoded yet."""
+
+    #: Each candidate's brief (``search_index.Brief``), in the order of the files searched.
+    briefs: Sequence[Brief]
+    #: Per candidate: the hits of each of :attr:`IndexTerms.patterns` in its body.
+    counts: Sequence[list[int]]
+    #: Per candidate: how many of :attr:`IndexTerms.phrases` its body may hold.
+    possible: Sequence[int]
+    #: The candidate at a position, decoded.
+    entry: Callable[[int], Entry]
+
+
+def search_candidates(
+    found: Candidates,
+    query: str,
+    *,
+    page: int = 1,
+    now: datetime,
+    review_months: int = 0,
+    corpus: Corpus,
+    suspect: Mapping[str, str] = MappingProxyType({}),
+) -> SearchResult:
+    """:func:`search` in mode ``keyword`` over what a search index found: the same
+    page, scored from the candidates' hits and briefs; only the entries that may
+    reach the page are decoded (those whose body bonus could lift them), then the
+    page's own."""
+    clock = _Clock(now, review_months)
+    asked = _asked(query, tokenize(query) or _literal(query))
+    tally = _Tally(asked)
+    briefs = found.briefs
+    for n, brief in enumerate(briefs):
+        when = brief.last or brief.time
+        tally.add(
+            n, found.counts[n], keyword=brief.keyword, key=brief.key, when=when, size=brief.length
+        )
+    scored = tally.scores(corpus, len(briefs))
+    decoded: dict[int, Entry] = {}
+
+    def entry(n: int) -> Entry:
+        if n not in decoded:
+            decoded[n] = found.entry(n)
+        return decoded[n]
+
+    def ranked(n: int, score: float) -> _Row:
+        row = _row(briefs[n], n, score, clock)
+        return _demoted_row(row, briefs[n].id, suspect)
+
+    bounds = [ranked(n, score + body_bonus_bound(found.possible[n])) for n, score in scored]
+    base = dict(scored)
+    size = max(1, page) * PAGE_SIZE
+    best: list[_Row] = []
+    for bound in sorted(bounds, reverse=True):
+        if len(best) == size and bound < best[0]:
+            break  # no body bonus lifts this one, or any after it, onto the page
+        n = -bound[4]
+        row = bound
+        if found.possible[n]:
+            row = ranked(n, base[n] + body_bonus(entry(n).body.lower(), asked))
+        (heapq.heappush if len(best) < size else heapq.heappushpop)(best, row)
+    return _page(
+        sorted(best, reverse=True),
+        entry,
+        ran=KEYWORD,
+        query=query,
+        page=page,
+        fallback=False,
+        total=len(scored),
+        now=now,
+        review_months=review_months,
+        suspect=suspect,
+    )
 
 
 def _tag_keys(query: str) -> list[str]:
@@ -451,20 +607,48 @@ def search(
     ran, fallback, rows = _run(entries, query, mode, clock, corpus)
     if suspect:
         rows = _demoted(rows, entries, suspect)
-    page = max(1, page)
-    total = len(rows)
-    pages = max(1, -(-total // PAGE_SIZE))
     # Rows are distinct (they end with the input position), so this order is total.
-    window = heapq.nlargest(page * PAGE_SIZE, rows)[(page - 1) * PAGE_SIZE :]
+    best = heapq.nlargest(max(1, page) * PAGE_SIZE, rows)
+    return _page(
+        best,
+        entries.__getitem__,
+        ran=ran,
+        query=query,
+        page=page,
+        fallback=fallback,
+        total=len(rows),
+        now=now,
+        review_months=review_months,
+        suspect=suspect,
+    )
+
+
+def _page(
+    best: Sequence[_Row],
+    entry: Callable[[int], Entry],
+    *,
+    ran: str,
+    query: str,
+    page: int,
+    fallback: bool,
+    total: int,
+    now: datetime,
+    review_months: int,
+    suspect: Mapping[str, str],
+) -> SearchResult:
+    """The result for ``page`` of the ``total`` rows, ``best`` the first pages' rows in
+    order, ``entry`` the entry at a row's position."""
+    page = max(1, page)
+    window = best[(page - 1) * PAGE_SIZE :]
     hits = tuple(
-        Hit(entries[-row[4]], round(row[1], 4), stale_label(entries[-row[4]], now, review_months))
+        Hit(entry(-row[4]), round(row[1], 4), stale_label(entry(-row[4]), now, review_months))
         for row in window
     )
     return SearchResult(
         mode=ran,
         query=query.strip(),
         page=page,
-        pages=pages,
+        pages=max(1, -(-total // PAGE_SIZE)),
         total=total,
         fallback=fallback,
         hits=hits,
@@ -472,12 +656,15 @@ def search(
     )
 
 
-def _demoted(rows: list[_Row], entries: Sequence[Entry], suspect: Mapping[str, str]) -> list[_Row]:
+def _demoted_row(row: _Row, entry_id: str, suspect: Mapping[str, str]) -> _Row:
     """A suspect memory (its code changed since) ranks with the stale ones, below the fresh."""
-    return [
-        (-_STALE, *row[1:]) if row[0] == -_FRESH and entries[-row[4]].id in suspect else row
-        for row in rows
-    ]
+    if suspect and row[0] == -_FRESH and entry_id in suspect:
+        return (-_STALE, *row[1:])
+    return row
+
+
+def _demoted(rows: list[_Row], entries: Sequence[Entry], suspect: Mapping[str, str]) -> list[_Row]:
+    return [_demoted_row(row, entries[-row[4]].id, suspect) for row in rows]
 
 
 def _location(entry: Entry) -> str:

@@ -22,141 +22,320 @@ from __future__ import annotations
 import marshal
 from array import array
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import accumulate
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from pi_memory.entry import Entry
 
-VERSION: Final = 3
+VERSION: Final = 4
 _FIELDS: Final = len(Entry._fields)
 #: Positions are stored as unsigned 32-bit integers.
 _TYPECODE: Final = "I"
 
 
+class Brief(NamedTuple):
+    """What ranking reads of an entry besides its body's hits (an :class:`Entry`'s fields
+    of the same names, and two it works out): scored without decoding the row."""
+
+    id: str
+    keyword: str
+    #: ``canonical_key(keyword)``, worked out once, when the index is built.
+    key: str
+    time: str
+    last: str
+    superseded_by: str
+    type: str
+    file: str
+    #: ``len(body.lower())``.
+    length: int
+
+
+def brief_of(entry: Entry) -> Brief:
+    from pi_memory.keywords import canonical_key
+
+    return Brief(
+        entry.id,
+        entry.keyword,
+        canonical_key(entry.keyword),
+        entry.time,
+        entry.last,
+        entry.superseded_by,
+        entry.type,
+        entry.file,
+        len(entry.body.lower()),
+    )
+
+
+class Signals(NamedTuple):
+    """What a query finds in one file without decoding a row (see :func:`signals`)."""
+
+    #: Positions, ascending, of the entries that match (as :func:`matching`).
+    positions: list[int]
+    #: Per position: the hits of each pattern in its lowercased body.
+    counts: list[list[int]]
+    #: Per position: how many of the phrases its body may hold (at least those it holds).
+    possible: list[int]
+
+
 class SearchIndex(NamedTuple):
-    """The searchable facts of one memory file."""
+    """The searchable facts of one memory file.
+
+    Two tables of the same shape: the *chunks* (the distinct whitespace-separated
+    pieces of the lowercased bodies) and the lowercased *keywords*. Each is a
+    text of its terms, sorted, UTF-8, each ended by a newline, so a pattern is
+    looked for in all of them at once by ``bytes.find`` (UTF-8 finds a piece of
+    text exactly where the text holds it), with the byte where each term starts
+    and, per term, the positions of the entries holding it.
+    """
 
     #: Entries in the file, in file order.
     size: int
     #: The sum of ``len(body.lower())`` over its entries (length normalisation needs it).
     total_length: int
-    #: The distinct chunks of the lowercased bodies, sorted, one per line: a pattern is
-    #: looked for in all of them at once, by ``str.find``.
-    vocabulary: str
+    vocabulary: bytes | memoryview
     #: Where each chunk starts in ``vocabulary``; one more offset marks the end.
-    chunk_starts: bytes
+    chunk_starts: bytes | memoryview
     #: Per chunk, the positions of the entries holding it, one list after the other.
-    postings: bytes
+    postings: bytes | memoryview
     #: Where each chunk's positions start in ``postings`` (counted in positions).
-    posting_starts: bytes
-    #: lowercased keyword -> positions of the entries carrying it.
-    keywords: dict[str, bytes]
+    posting_starts: bytes | memoryview
+    #: Per posting: how often its chunk occurs in that entry's body.
+    frequencies: bytes | memoryview
+    keyword_text: bytes | memoryview
+    keyword_starts: bytes | memoryview
+    keyword_postings: bytes | memoryview
+    keyword_posting_starts: bytes | memoryview
+    #: Each entry's :class:`Brief`, marshalled, one after the other.
+    briefs: bytes | memoryview
+    #: Where each entry's brief starts in ``briefs`` (one more offset marks the end).
+    brief_offsets: bytes | memoryview
     #: Where each entry's row starts in ``rows`` (one more offset marks the end).
-    offsets: bytes
-    #: How many entries, from the first, the chunks cover; the others were appended
+    offsets: bytes | memoryview
+    #: How many entries, from the first, the tables cover; the others were appended
     #: since (by a write) and are looked through one by one (see :func:`appended`).
     indexed: int
     #: The lowercased bodies of the entries after ``indexed``.
     tail: tuple[str, ...]
+    #: The lowercased keywords of the entries after ``indexed``.
+    tail_keywords: tuple[str, ...]
     #: The entries, each a marshalled tuple, one after the other.
     rows: bytes | memoryview
+
+
+class _Table(NamedTuple):
+    """One table of a :class:`SearchIndex`, as it is read."""
+
+    text: bytes
+    starts: Sequence[int]
+    postings: Sequence[int]
+    posting_starts: Sequence[int]
+
+    def holding(self, needle: str, *, at_start: bool = False) -> dict[int, int]:
+        """The terms holding ``needle`` -> where it is first found in each; ``at_start``:
+        only the terms it starts (a needle ending in a newline ends its terms)."""
+        found: dict[int, int] = {}
+        text, starts = self.text, self.starts
+        wanted = _utf8(needle)
+        at = text.find(wanted)
+        while at != -1:
+            term = bisect_right(starts, at) - 1
+            if not at_start or at == starts[term]:
+                found[term] = at
+            at = text.find(wanted, starts[term + 1])
+        return found
+
+    def entries(self, terms: Iterable[int]) -> set[int]:
+        """The positions of the entries holding any of ``terms``."""
+        found: set[int] = set()
+        postings, starts = self.postings, self.posting_starts
+        for term in terms:
+            found.update(postings[starts[term] : starts[term + 1]])
+        return found
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _chunks(index: SearchIndex) -> _Table:
+    return _Table(
+        bytes(index.vocabulary),
+        _ints(index.chunk_starts),
+        _ints(index.postings),
+        _ints(index.posting_starts),
+    )
+
+
+def _keywords(index: SearchIndex) -> _Table:
+    return _Table(
+        bytes(index.keyword_text),
+        _ints(index.keyword_starts),
+        _ints(index.keyword_postings),
+        _ints(index.keyword_posting_starts),
+    )
+
+
+def _packed_table(terms: Mapping[str, Sequence[int]]) -> tuple[bytes, bytes, bytes, bytes]:
+    """(text, starts, postings, posting starts) of ``terms``, sorted."""
+    text = bytearray()
+    starts = array(_TYPECODE, [0])
+    postings = array(_TYPECODE)
+    posting_starts = array(_TYPECODE, [0])
+    for term in sorted(terms):
+        text += _utf8(term) + b"\n"
+        starts.append(len(text))
+        postings.extend(terms[term])
+        posting_starts.append(len(postings))
+    return bytes(text), starts.tobytes(), postings.tobytes(), posting_starts.tobytes()
 
 
 def build(entries: Sequence[Entry]) -> SearchIndex:
     """The search index of one file's ``entries``."""
     chunks: dict[str, list[int]] = {}
+    times: dict[str, list[int]] = {}
     keywords: dict[str, list[int]] = {}
     total_length = 0
     offsets = array(_TYPECODE, [0])
     rows = bytearray()
+    brief_offsets = array(_TYPECODE, [0])
+    briefs = bytearray()
     for position, entry in enumerate(entries):
         body = entry.body.lower()
         total_length += len(body)
-        for chunk in set(body.split()):
+        for chunk, count in Counter(body.split()).items():
             chunks.setdefault(chunk, []).append(position)
+            times.setdefault(chunk, []).append(count)
         keywords.setdefault(entry.keyword.lower(), []).append(position)
         rows += marshal.dumps(tuple(entry))
         offsets.append(len(rows))
-    vocabulary = sorted(chunks)
-    chunk_starts = array(_TYPECODE, [0])
-    postings = array(_TYPECODE)
-    posting_starts = array(_TYPECODE, [0])
-    for chunk in vocabulary:
-        chunk_starts.append(chunk_starts[-1] + len(chunk) + 1)
-        postings.extend(chunks[chunk])
-        posting_starts.append(len(postings))
+        briefs += marshal.dumps(tuple(brief_of(entry)))
+        brief_offsets.append(len(briefs))
+    vocabulary, chunk_starts, postings, posting_starts = _packed_table(chunks)
+    frequencies = array(_TYPECODE)
+    for chunk in sorted(times):
+        frequencies.extend(times[chunk])
+    keyword_text, keyword_starts, keyword_postings, keyword_posting_starts = _packed_table(keywords)
     return SearchIndex(
         size=len(entries),
         total_length=total_length,
-        vocabulary="\n".join(vocabulary),
-        chunk_starts=chunk_starts.tobytes(),
-        postings=postings.tobytes(),
-        posting_starts=posting_starts.tobytes(),
-        keywords={keyword: _packed(found) for keyword, found in keywords.items()},
+        vocabulary=vocabulary,
+        chunk_starts=chunk_starts,
+        postings=postings,
+        posting_starts=posting_starts,
+        frequencies=frequencies.tobytes(),
+        keyword_text=keyword_text,
+        keyword_starts=keyword_starts,
+        keyword_postings=keyword_postings,
+        keyword_posting_starts=keyword_posting_starts,
+        briefs=bytes(briefs),
+        brief_offsets=brief_offsets.tobytes(),
         offsets=offsets.tobytes(),
         indexed=len(entries),
         tail=(),
+        tail_keywords=(),
         rows=bytes(rows),
     )
 
 
-def _packed(positions: list[int]) -> bytes:
-    return array(_TYPECODE, positions).tobytes()
-
-
-def _unpacked(data: bytes) -> array[int]:
+def _unpacked(data: bytes | memoryview) -> array[int]:
+    """A copy of packed positions to change (a write's)."""
     found = array(_TYPECODE)
     found.frombytes(data)
     return found
 
 
+def _ints(data: bytes | memoryview) -> memoryview:
+    """Packed positions read in place: a mapped index's are never copied."""
+    return memoryview(data).cast(_TYPECODE)
+
+
 def matching(index: SearchIndex, patterns: Iterable[str], tokens: Iterable[str]) -> list[int]:
     """Positions, ascending, of the entries whose body holds a pattern or keyword a token."""
-    found: set[int] = set()
     wanted = [pattern for pattern in patterns if pattern]
-    if wanted and index.vocabulary:
-        vocabulary = index.vocabulary
-        starts = _unpacked(index.chunk_starts)
-        postings = _unpacked(index.postings)
-        posting_starts = _unpacked(index.posting_starts)
-        hit: set[int] = set()
-        for pattern in wanted:
-            at = vocabulary.find(pattern)
-            while at != -1:
-                chunk = bisect_right(starts, at) - 1
-                hit.add(chunk)
-                at = vocabulary.find(pattern, starts[chunk + 1])
-        for chunk in hit:
-            found.update(postings[posting_starts[chunk] : posting_starts[chunk + 1]])
-    for n, body in enumerate(index.tail):
+    chunks = _chunks(index)
+    found: set[int] = set()
+    for pattern in wanted:
+        found.update(chunks.entries(chunks.holding(pattern)))
+    for n, body in enumerate(index.tail, start=index.indexed):
         if any(pattern in body for pattern in wanted):
-            found.add(index.indexed + n)
-    named = [token for token in tokens if token]
-    if named and index.keywords:
-        # Every keyword in one text, looked through by str.find (as the chunks are).
-        keywords = list(index.keywords)
-        text = "\n".join(keywords)
-        ends = list(accumulate(len(keyword) + 1 for keyword in keywords))
-        hit = set()
-        for token in named:
-            at = text.find(token)
-            while at != -1:
-                n = bisect_right(ends, at)
-                hit.add(n)
-                at = text.find(token, ends[n])
-        for n in hit:
-            found.update(_unpacked(index.keywords[keywords[n]]))
+            found.add(n)
+    found.update(_keyword_matches(index, tokens))
     return sorted(found)
+
+
+def _keyword_matches(index: SearchIndex, tokens: Iterable[str]) -> set[int]:
+    """Positions of the entries whose lowercased keyword holds one of ``tokens``."""
+    named = [token for token in tokens if token]
+    table = _keywords(index)
+    found: set[int] = set()
+    for token in named:
+        found.update(table.entries(table.holding(token)))
+    for n, keyword in enumerate(index.tail_keywords, start=index.indexed):
+        if any(token in keyword for token in named):
+            found.add(n)
+    return found
+
+
+def signals(
+    index: SearchIndex, patterns: Sequence[str], tokens: Sequence[str], phrases: Sequence[str]
+) -> Signals:
+    """The entries that match (as :func:`matching`), each with its hits of every pattern
+    and how many ``phrases`` (two words and a space) its body may hold, from the
+    postings alone: a pattern's hits in a body are, over the chunks holding it, the
+    chunk's own count times how often the body has the chunk; a body holds ``a b``
+    only where a chunk ends in ``a`` and one starts with ``b``. Patterns are never
+    empty and never hold whitespace."""
+    counts: dict[int, list[int]] = {}
+    width = len(patterns)
+    chunks = _chunks(index)
+    text, starts = chunks.text, chunks.starts
+    postings, posting_starts = chunks.postings, chunks.posting_starts
+    frequencies = _ints(index.frequencies)
+    for column, pattern in enumerate(patterns):
+        wanted = _utf8(pattern)
+        for chunk in chunks.holding(pattern):
+            times = text.count(wanted, starts[chunk], starts[chunk + 1] - 1)
+            for at in range(posting_starts[chunk], posting_starts[chunk + 1]):
+                row = counts.get(postings[at])
+                if row is None:
+                    row = counts[postings[at]] = [0] * width
+                row[column] += times * frequencies[at]
+    for n, body in enumerate(index.tail, start=index.indexed):
+        row = list(map(body.count, patterns))
+        if any(row):
+            counts[n] = row
+    for n in _keyword_matches(index, tokens):
+        counts.setdefault(n, [0] * width)
+    positions = sorted(counts)
+    possible = dict.fromkeys(positions, 0)
+    for phrase in phrases:
+        first, _, second = phrase.partition(" ")
+        ending = chunks.entries(chunks.holding(f"{first}\n"))
+        found = ending & chunks.entries(chunks.holding(second, at_start=True))
+        found.update(n for n, body in enumerate(index.tail, start=index.indexed) if phrase in body)
+        for n in found & possible.keys():
+            possible[n] += 1
+    return Signals(positions, [counts[n] for n in positions], [possible[n] for n in positions])
 
 
 def entries_at(index: SearchIndex, positions: Iterable[int]) -> list[Entry]:
     """The entries at ``positions``, decoded from their rows alone."""
-    offsets = _unpacked(index.offsets)
+    offsets = _ints(index.offsets)
     rows = index.rows
     return [
         Entry._make(marshal.loads(rows[offsets[i] : offsets[i + 1]]))  # noqa: S302 - our cache
+        for i in positions
+    ]
+
+
+def briefs_at(index: SearchIndex, positions: Iterable[int]) -> list[Brief]:
+    """The briefs of the entries at ``positions``; no row is decoded."""
+    offsets = _ints(index.brief_offsets)
+    briefs = index.briefs
+    return [
+        Brief._make(marshal.loads(briefs[offsets[i] : offsets[i + 1]]))  # noqa: S302 - our cache
         for i in positions
     ]
 
@@ -167,29 +346,39 @@ TAIL_MAX: Final = 1000
 
 def appended(index: SearchIndex, entries: Sequence[Entry]) -> SearchIndex:
     """``index`` with ``entries`` appended to its file (a write's new row): their rows,
-    keywords and lowercased bodies are added; no other row is decoded."""
+    briefs, keywords and lowercased bodies are added; no other row is decoded."""
     if len(index.tail) + len(entries) > TAIL_MAX:
         return build([*entries_at(index, range(index.size)), *entries])
     offsets = _unpacked(index.offsets)
+    brief_offsets = _unpacked(index.brief_offsets)
     rows = [bytes(index.rows)]
-    keywords = dict(index.keywords)
-    end = offsets[-1]
-    for n, entry in enumerate(entries, start=index.size):
-        row = marshal.dumps(tuple(entry))
-        rows.append(row)
-        end += len(row)
-        offsets.append(end)
-        keyword = entry.keyword.lower()
-        keywords[keyword] = keywords.get(keyword, b"") + _packed([n])
+    briefs = [bytes(index.briefs)]
+    for entry in entries:
+        rows.append(marshal.dumps(tuple(entry)))
+        offsets.append(offsets[-1] + len(rows[-1]))
+        briefs.append(marshal.dumps(tuple(brief_of(entry))))
+        brief_offsets.append(brief_offsets[-1] + len(briefs[-1]))
     bodies = tuple(entry.body.lower() for entry in entries)
     return index._replace(
         size=index.size + len(entries),
         total_length=index.total_length + sum(map(len, bodies)),
-        keywords=keywords,
         offsets=offsets.tobytes(),
+        briefs=b"".join(briefs),
+        brief_offsets=brief_offsets.tobytes(),
         tail=(*index.tail, *bodies),
+        tail_keywords=(*index.tail_keywords, *(entry.keyword.lower() for entry in entries)),
         rows=b"".join(rows),
     )
+
+
+def _spliced(data: bytes, offsets: array[int], position: int, item: bytes) -> bytes:
+    """``data`` with its item at ``position`` replaced by ``item``; ``offsets`` shifted."""
+    start, end = offsets[position], offsets[position + 1]
+    shift = len(item) - (end - start)
+    if shift:
+        for at in range(position + 1, len(offsets)):
+            offsets[at] += shift
+    return data[:start] + item + data[end:]
 
 
 def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | None:
@@ -197,7 +386,9 @@ def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | 
     ``seen``, a superseded mark); ``None`` when one's body or keyword changed (the index
     is built again then)."""
     offsets = _unpacked(index.offsets)
+    brief_offsets = _unpacked(index.brief_offsets)
     rows = bytes(index.rows)
+    briefs = bytes(index.briefs)
     for position in sorted(changes, reverse=True):
         if not 0 <= position < index.size:
             return None
@@ -205,15 +396,14 @@ def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | 
         old = entries_at(index, [position])[0]
         if old.body != entry.body or old.keyword.lower() != entry.keyword.lower():
             return None
-        start, end = offsets[position], offsets[position + 1]
-        row = marshal.dumps(tuple(entry))
-        rows = rows[:start] + row + rows[end:]
-        shift = len(row) - (end - start)
-        if shift:
-            after = offsets[position + 1 :]
-            offsets = offsets[: position + 1]
-            offsets.extend(at + shift for at in after)
-        index = index._replace(offsets=offsets.tobytes(), rows=rows)
+        rows = _spliced(rows, offsets, position, marshal.dumps(tuple(entry)))
+        briefs = _spliced(briefs, brief_offsets, position, marshal.dumps(tuple(brief_of(entry))))
+        index = index._replace(
+            offsets=offsets.tobytes(),
+            rows=rows,
+            briefs=briefs,
+            brief_offsets=brief_offsets.tobytes(),
+        )
     return index
 
 
@@ -230,8 +420,30 @@ def _cache_file(path: Path) -> tuple[Path, str]:
     return cache_dir() / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.search", name
 
 
+#: The fields kept in the file's mapped part, each read in place (the others are marshalled).
+_MAPPED: Final = (
+    "vocabulary",
+    "chunk_starts",
+    "postings",
+    "posting_starts",
+    "frequencies",
+    "keyword_text",
+    "keyword_starts",
+    "keyword_postings",
+    "keyword_posting_starts",
+    "briefs",
+    "brief_offsets",
+    "offsets",
+    "rows",
+)
+_MARSHALLED: Final = tuple(field for field in SearchIndex._fields if field not in _MAPPED)
+
+
 def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
-    """The stored search index of ``path`` if it was built from the file as it is now."""
+    """The stored search index of ``path`` if it was built from the file as it is now.
+
+    The arrays and rows stay in the mapped file: a search reads the pages of the
+    postings and briefs it looks at, not the whole index."""
     target, name = _cache_file(path)
     try:
         data = _mapped(target)
@@ -240,15 +452,29 @@ def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
             return None
         start = 4 + head
         size = int.from_bytes(data[start : start + 4], "little")
-        facts = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302 - our cache
-        index = SearchIndex._make((*facts, data[start + 4 + size :]))
-        if len(_unpacked(index.offsets)) != index.size + 1:
+        facts, lengths = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302
+        fields = dict(zip(_MARSHALLED, facts))
+        at = _aligned(start + 4 + size)
+        for field, length in zip(_MAPPED, lengths):
+            fields[field] = data[at : at + length]
+            at = _aligned(at + length)
+        index = SearchIndex(**fields)
+        if at < len(data) or len(_ints(index.offsets)) != index.size + 1:
             return None
-        if index.indexed + len(index.tail) != index.size:
+        if (
+            not index.indexed + len(index.tail)
+            == index.size
+            == index.indexed + len(index.tail_keywords)
+        ):
             return None
         return index
     except Exception:  # a damaged or foreign index is a miss
         return None
+
+
+def _aligned(at: int) -> int:
+    """``at`` rounded up to a whole position (packed positions are read in place)."""
+    return -(-at // 4) * 4
 
 
 def _mapped(target: Path) -> memoryview:
@@ -267,20 +493,19 @@ def store(path: Path, identity: tuple[int, int, int], index: SearchIndex) -> Non
 
     target, name = _cache_file(path)
     head = marshal.dumps((VERSION, name, *identity))
-    facts: tuple[Any, ...] = tuple(index)[:-1]
-    body = marshal.dumps(facts)
-    data = b"".join(
-        [
-            len(head).to_bytes(4, "little"),
-            head,
-            len(body).to_bytes(4, "little"),
-            body,
-            bytes(index.rows),
-        ]
-    )
+    mapped = [bytes(getattr(index, field)) for field in _MAPPED]
+    facts: tuple[Any, ...] = tuple(getattr(index, field) for field in _MARSHALLED)
+    body = marshal.dumps((facts, [len(part) for part in mapped]))
+    data = bytearray()
+    for part in [len(head).to_bytes(4, "little"), head, len(body).to_bytes(4, "little"), body]:
+        data += part
+    for part in mapped:
+        data += bytes(_aligned(len(data)) - len(data))
+        data += part
+    data += bytes(_aligned(len(data)) - len(data))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, data, durable=False)
+        atomic_write_bytes(target, bytes(data), durable=False)
     except OSError:
         pass
 

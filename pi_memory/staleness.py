@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from pi_memory.entry import format_time, parse_time
 
@@ -19,6 +19,18 @@ if TYPE_CHECKING:
     from pi_memory.entry import Entry
 
 DAYS_PER_MONTH: Final = 30
+
+
+class Filed(Protocol):
+    """What decides a memory's review interval: an :class:`Entry`, or a search index's brief."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def file(self) -> str: ...
+
+
 #: Review intervals of the ``categories`` layout's files, in months.
 FILE_INTERVALS: Final = {
     "TOOLING.md": 3,
@@ -39,7 +51,7 @@ TYPE_INTERVALS: Final = {"reference": 3, "user": 6, "feedback": 12, "project": 1
 DEFAULT_INTERVAL: Final = 12
 
 
-def interval_months(entry: Entry, review_months: int = 0) -> int:
+def interval_months(entry: Filed, review_months: int = 0) -> int:
     """The entry's review interval; ``review_months > 0`` overrides every file."""
     if review_months > 0:
         return review_months

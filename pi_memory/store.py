@@ -931,17 +931,20 @@ class Store:
     def _indexed_search(
         self, query: str, page: int, now: datetime, suspect: Mapping[str, str]
     ) -> SearchResult | None:
-        """A keyword search that reads only the entries that can match, through each
-        file's search index; ``None`` when it cannot answer (nothing matched, so the
-        newest entries are listed, or a layout without files to index)."""
+        """A keyword search that reads only the postings it needs, through each file's
+        search index, and decodes only the entries it returns; ``None`` when it cannot
+        answer (nothing matched, so the newest entries are listed, or a layout without
+        files to index)."""
         from pi_memory import search_index
-        from pi_memory.retrieval import Corpus, search, search_index_terms
+        from pi_memory.retrieval import Candidates, Corpus, search_candidates, search_index_terms
 
         terms = search_index_terms(query, "keyword")
         if terms is None:
             return None
-        patterns, tokens = terms
-        found: list[Entry] = []
+        briefs: list[search_index.Brief] = []
+        counts: list[list[int]] = []
+        possible: list[int] = []
+        where: list[tuple[search_index.SearchIndex, int]] = []
         size = total_length = 0
         layers = [self.layer(layer) for layer in LAYERS if layer not in self.settings.unavailable]
         allowed: list[Collection[str] | None] = [None] * len(layers)
@@ -960,13 +963,23 @@ class Store:
                     continue
                 size += index.size
                 total_length += index.total_length
-                positions = search_index.matching(index, patterns, tokens)
-                hits = search_index.entries_at(index, positions)
-                found.extend(hits if only is None else [e for e in hits if e.id in only])
-        if not found:
+                found = search_index.signals(index, *terms)
+                at = search_index.briefs_at(index, found.positions)
+                for n, brief in enumerate(at):
+                    if only is None or brief.id in only:
+                        briefs.append(brief)
+                        counts.append(found.counts[n])
+                        possible.append(found.possible[n])
+                        where.append((index, found.positions[n]))
+        if not briefs:
             return None
-        return search(
-            found,
+
+        def entry(n: int) -> Entry:
+            index, position = where[n]
+            return search_index.entries_at(index, [position])[0]
+
+        return search_candidates(
+            Candidates(briefs, counts, possible, entry),
             query,
             page=page,
             now=now,
