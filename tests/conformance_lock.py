@@ -67,9 +67,22 @@ def camel_to_snake(name: str) -> str:
     return "".join("_" + c.lower() if c.isupper() else c for c in name)
 
 
-def failing_close(fd: int) -> None:
-    os.close(fd)
-    raise OSError(errno.EIO, os.strerror(errno.EIO))
+def failing_close(code: str = "EIO") -> Callable[[int], None]:
+    """A ``close`` that closes, then fails with the error named ``code``."""
+    number = getattr(errno, code)
+
+    def close(fd: int) -> None:
+        os.close(fd)
+        raise OSError(number, os.strerror(number))
+
+    return close
+
+
+def holder_pid(given: object) -> int:
+    """The pid a vector writes as ``<dead pid>``, ``<live>``, ``<process.pid>`` or a number."""
+    if isinstance(given, int):
+        return given
+    return dead_pid() if "dead" in str(given) else os.getpid()
 
 
 def in_thread(fn: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
@@ -103,7 +116,7 @@ def v_op_names(store: Path, given: dict[str, Any], expected: Any) -> None:
 def v_close_failure(store: Path, given: dict[str, Any], expected: Any) -> None:
     record = lock.format_record(os.getpid(), lock.this_host(), "2026-10-01T00:00:00.000Z", "add")
     with pytest.raises(OSError) as info:  # noqa: PT011 -- the original error, whatever it is
-        lock.create_lock_file(store / ".lock", record, close=failing_close)
+        lock.create_lock_file(store / ".lock", record, close=failing_close(given["injected_error"]))
     assert errno.errorcode.get(info.value.errno or 0) == expected["throws_original_code"]
     assert (store / ".lock").exists() is expected["lock_file_left"]
 
@@ -113,12 +126,14 @@ def v_read_status(store: Path, given: dict[str, Any], expected: Any) -> None:
         write_lock(store, given["lock_file_raw"])
     elif given["lock_file"] is not None:
         # The vector shows the fields that matter; the rest of the record is filled in.
-        write_lock(store, pid=dead_pid(), op=given["lock_file"]["op"])
+        pid = holder_pid(given["lock_file"].get("pid", "<dead pid>"))
+        write_lock(store, pid=pid, op=given["lock_file"]["op"])
     status = lock.read_lock_status(store)
     assert status.kind == expected["kind"]
     if status.kind == "held":
         assert status.op == given["lock_file"]["op"]
-        assert lock.holder_alive(status) is False  # dead, and still reported as held
+        # Reported as held whether its holder lives or not: status never checks liveness.
+        assert lock.holder_alive(status) is (status.pid == os.getpid())
 
 
 def v_no_renewal(store: Path, given: dict[str, Any], expected: Any) -> None:
@@ -168,6 +183,11 @@ def v_other_host(store: Path, given: dict[str, Any], expected: Any) -> None:
 
 
 def v_try_live(store: Path, given: dict[str, Any], expected: Any) -> None:
+    if "dead" in str(given["existing"].get("pid")):
+        write_lock(store, pid=holder_pid("<dead pid>"))  # never taken over: still held
+        got = StoreLock(store, "add", timeout_ms=120_000).acquire(blocking=False)
+        assert (None if got is False else got) is expected["result"]
+        return
     holder = Holder(store)
     try:
         started = time.monotonic()
@@ -235,11 +255,18 @@ def v_unlock_messages(store: Path, given: dict[str, Any], expected: Any) -> None
 
 
 def v_process_lock_timeout(store: Path, given: dict[str, Any], expected: Any) -> None:
+    # The in-process lock is keyed by the store's MEMORY.md (``<memoryDir>/MEMORY.md``).
+    key = os.path.join(os.path.realpath(store), "MEMORY.md")
+    assert given["key"].replace("<memoryDir>", os.path.realpath(store)) == key
+    if not given["held"]:
+        taken = StoreLock(store, "add", timeout_ms=given["timeoutMs"])
+        assert taken.acquire() is not False and "throws" not in expected
+        taken.release()
+        return
     with thread_holding_process_lock(store), pytest.raises(ProcessLockTimeoutError) as info:
         StoreLock(store, "add", timeout_ms=given["timeoutMs"]).acquire()
-    key = os.path.join(os.path.realpath(store), "MEMORY.md")
     assert type(info.value).__name__ == expected["throws"]
-    assert str(info.value) == expected["message"].replace("<memoryDir>/MEMORY.md", key)
+    assert str(info.value) == expected["message"].replace(given["key"], key)
 
 
 def v_no_stall(store: Path, given: dict[str, Any], expected: Any) -> None:

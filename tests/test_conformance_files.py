@@ -26,6 +26,9 @@ from pi_memory.layouts.files.index import (
 from pi_memory.layouts.files.layer import FilesLayer
 from pi_memory.memory_listing import list_text
 from pi_memory.text import split_lines
+from tests import conformance_conversation as conversation
+from tests.conformance import Unmapped
+from tests.conformance_conversation import message_kind, pi_message
 from tests.conftest import DATA, files_store
 
 CONFORMANCE = DATA / "conformance"
@@ -96,7 +99,7 @@ def _moment(op: dict[str, Any]) -> datetime:
 
 def _apply(layer: FilesLayer, op: dict[str, Any]) -> object:
     """One store operation of a sequence, as the design's ``MemoryStore`` names them."""
-    kind, now = op["op"], _moment(op)
+    kind, now = op.get("op", op.get("action")), _moment(op)
     body = op.get("body", op.get("content"))
     if kind == "add":
         return layer.add(op["name"], body, op.get("description"), op.get("type"), now)
@@ -106,8 +109,9 @@ def _apply(layer: FilesLayer, op: dict[str, Any]) -> object:
         return layer.replace(op["ref"], body, patch.get("description"), patch.get("type"), now)
     if kind == "rename":
         return layer.rename(op["ref"], op.get("name", op.get("new_name")), now)
-    assert kind == "remove", f"no store operation {kind!r}"
-    return layer.remove_by_name(op["ref"])
+    if kind != "remove":
+        raise Unmapped(f"no store operation {kind!r}")
+    return layer.remove_by_name(op.get("ref", op.get("name")))
 
 
 def _store_sequence(case: dict[str, Any], tmp: Path) -> None:
@@ -121,14 +125,22 @@ def _store_sequence(case: dict[str, Any], tmp: Path) -> None:
         directory.mkdir(parents=True)
         (directory / ".backups").write_text("a regular file where the backup root belongs")
     error: Exception | None = None
+    messages: list[dict[str, Any]] = []
     for op in data["ops"]:
+        kind = message_kind(op)
+        if kind is not None:  # a message of the turn (adding a tool result, …)
+            messages.append(pi_message(op, kind))
+            continue
         try:
             _apply(layer, op)
         except (EntryRejected, OSError) as exc:
             error = exc
             break
-    known = {"throws", "entries", "files", "index"}
-    assert set(expected) <= known, f"unmapped expectations: {set(expected) - known}"
+    known = {"throws", "entries", "files", "index", *conversation.EXPECTATIONS}
+    if not set(expected) <= known:
+        raise Unmapped(f"unmapped expectations: {set(expected) - known}")
+    if messages or set(expected) & conversation.EXPECTATIONS:
+        conversation.check(conversation.rendered(messages, data.get("config") or {}), expected)
     if "throws" in expected:
         assert error is not None
         if isinstance(expected["throws"], str):

@@ -34,7 +34,8 @@ def call_summary(name: object, arguments: object) -> str:
     if isinstance(arguments, str):
         args = " ".join(arguments.split())
     else:
-        args = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        # In the order the model wrote them, as JSON.stringify renders a call.
+        args = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
     if len(args) > CALL_ARGS_CHARS:
         args = args[: CALL_ARGS_CHARS - 1] + "…"
     label = name if isinstance(name, str) and name else "tool"
