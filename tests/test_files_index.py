@@ -117,3 +117,11 @@ def test_rebuild_counts_header_lines() -> None:
     rebuilt = rebuild_index("# H\n\nnote\n\n- [A](a.md) — a\n", [IndexLine("A", "a.md", "a")])
     assert (rebuilt.entries, rebuilt.header_lines) == (1, 3)
     assert rebuilt.text == "# H\n\nnote\n- [A](a.md) — a\n"
+
+
+def test_a_line_number_past_the_end_extends_the_index_as_an_array_does() -> None:
+    # pi-memory writes ``lines[atLineNo] = line``: past the end, the lines between are empty.
+    assert upsert_index_line("", "A", "a.md", "d", 0) == "- [A](a.md) — d\n"
+    assert upsert_index_line("# H\n", "A", "a.md", "d", 2) == "# H\n\n- [A](a.md) — d\n"
+    # A negative index is no element of an array: nothing changes but the line endings.
+    assert upsert_index_line("# H\r\n", "A", "a.md", "d", -1) == "# H\n"

@@ -120,7 +120,11 @@ def upsert_index_line(
     line = format_index_line(name, file, description)
     lines = list(parsed.lines)
     if at_line_no is not None:
-        lines[at_line_no] = line
+        # As an array assignment: past the end the lines between are empty, and a
+        # negative index is no line at all.
+        if at_line_no >= 0:
+            lines.extend([""] * (at_line_no + 1 - len(lines)))
+            lines[at_line_no] = line
         return _join_lines(lines)
     for entry in parsed.entries:
         if entry.file == file:
