@@ -41,8 +41,12 @@ def message_kind(op: dict[str, Any]) -> str | None:
     if "role" in op:
         role = str(op["role"])
         return _KINDS.get(re.sub(r"[^a-z]", "", role.lower()), role)
-    squashed = re.sub(r"[^a-z]", "", str(op.get("op", "")).lower())
-    return _KINDS.get(re.sub(r"^(add|append)", "", squashed))
+    for key in ("kind", "type", "op"):  # ``{"op": "add", "type": "tool_result"}`` too
+        squashed = re.sub(r"[^a-z]", "", str(op.get(key, "")).lower())
+        found = _KINDS.get(re.sub(r"^(add|append)", "", squashed))
+        if found is not None and not (key == "type" and squashed == "user"):
+            return found
+    return None
 
 
 def _text(op: dict[str, Any]) -> Any:
