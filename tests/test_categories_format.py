@@ -148,3 +148,50 @@ def test_a_legacy_tags_text_is_kept_and_written_back() -> None:
     # A text that no longer reads as the keyword is not written.
     other = entry._replace(keyword="other")
     assert "| tags: other -->" in format_header(other)
+
+
+def _row(entry_id: str, body: str, **fields: str) -> str:
+    extra = "".join(f" | {key}: {value}" for key, value in fields.items())
+    header = (
+        f"<!-- mid: {entry_id} | t: 2026-11-30 10:00:00 | p: p | src: user | tags: k{extra} -->"
+    )
+    return f"{header}\n{body}\n\n"
+
+
+def test_a_row_is_found_by_its_header_not_by_where_else_its_id_is_written() -> None:
+    # The id of the row to rewrite is written in another row's body, in another row's
+    # supersede links and in a header-like line that is not a row: only its own row changes.
+    target = "20261130-00aa"
+    text = (
+        "# notes\n"
+        + _row("20261130-0001", f"See {target} and <!-- mid: {target} for the why.")
+        + _row("20261130-0002", "Old approach.", **{"superseded-by": target})
+        + _row(target, "Use the new approach.\nSecond line.", supersedes="20261130-0002")
+        + _row("20261130-0003", f"mid: {target} mentioned once more")
+    )
+    entries = parse_entries(text, "project", "DECISIONS.md")
+    old = next(e for e in entries if e.id == target)
+    new = old._replace(seen=3, last="2026-11-30 12:00:00", body="Use the newest approach.")
+    after = update_rows(text, {target: new}, "project", "DECISIONS.md")
+    start = text.index(f"<!-- mid: {target} | t:")
+    end = text.index("<!-- mid: 20261130-0003")
+    assert after[:start] == text[:start]
+    assert after.endswith(text[end:])
+    reread = parse_entries(after, "project", "DECISIONS.md")
+    assert [e for e in reread if e.id != target] == [e for e in entries if e.id != target]
+    mine = [e for e in reread if e.id == target]
+    assert [(e.seen, e.last, e.body) for e in mine] == [(3, "2026-11-30 12:00:00", new.body)]
+
+
+def test_rewriting_rows_of_a_long_file_changes_those_rows_only() -> None:
+    rows = [
+        _row(f"20261130-{n:04x}", f"Body {n} names 20261130-{(n * 7) % 300:04x}.")
+        for n in range(300)
+    ]
+    text = "".join(rows)
+    entries = parse_entries(text, "project", "DECISIONS.md")
+    picked = {e.id: e._replace(seen=2, last="2026-11-30 12:00:00") for e in entries[::37]}
+    after = update_rows(text, picked, "project", "DECISIONS.md")
+    assert parse_entries(after, "project", "DECISIONS.md") == [picked.get(e.id, e) for e in entries]
+    changed = [a for a, b in zip(after.splitlines(), text.splitlines()) if a != b]
+    assert len(changed) == len(picked) and len(after.splitlines()) == len(text.splitlines())

@@ -322,13 +322,6 @@ def _rewrite_header(row: Row, entry: Entry, line: str, *, retag: bool = False) -
     return indent + "<!-- mid: " + " | ".join(parts) + " -->" + _eol(line)
 
 
-def _newline_of(lines: list[str]) -> str:
-    for line in lines:
-        if line.endswith("\n"):
-            return "\r\n" if line.endswith("\r\n") else "\n"
-    return "\n"
-
-
 def update_rows(text: str, updates: Mapping[str, Entry], layer: str, file: str) -> str:
     """Rewrite the rows of ``updates`` (by id): the header line, and the body only if it changed."""
     return rewrite_rows(text, updates, layer, file)[0]
@@ -339,56 +332,92 @@ def rewrite_rows(
 ) -> tuple[str, dict[tuple[str, int], Entry]]:
     """:func:`update_rows`, and each rewritten row's entry as a fresh parse would read it.
 
-    Only the rows being rewritten are parsed (a row's extent and entry depend
-    on its own lines alone), so rewriting one row of a large file is cheap. The
-    result is keyed by ``(id, n)``: the id's n-th row in the file was rewritten.
+    Only the rows being rewritten are split into lines and parsed (a row's extent
+    and entry depend on its own lines alone), and they are found by searching the
+    text for their ids, so rewriting one row of a large file costs about one copy
+    of it. The result is keyed by ``(id, n)``: the id's n-th row in the file was
+    rewritten.
     """
-    lines = lines_with_ends(text)
     rewritten: dict[tuple[str, int], Entry] = {}
-    targets = _target_rows(lines, updates, layer, file)
-    for (entry_id, nth), row in sorted(targets.items(), key=lambda item: -item[1].start):
+    targets = _target_rows(text, updates, layer, file)
+    pieces: list[str] = []
+    done = len(text)
+    for (entry_id, nth), (row, lines, start) in sorted(
+        targets.items(), key=lambda item: -item[1][2]
+    ):
         new = updates[entry_id]
-        header = lines[row.start]
+        header = lines[0]
         replacement = [_rewrite_header(row, new, header)]
         if new.body != row.entry.body:
-            nl = _eol(header) or _newline_of(lines)
+            nl = _eol(header) or _newline_of_text(text)
             body_lines = [line + nl for line in new.body.split("\n")]
-            trailing = [ln for ln in lines[row.start + 1 : row.end] if not _strip_eol(ln).strip()]
+            trailing = [ln for ln in lines[1:] if not _strip_eol(ln).strip()]
             replacement += body_lines + trailing[-1:]
         else:
-            replacement += lines[row.start + 1 : row.end]
-        lines[row.start : row.end] = replacement
+            replacement += lines[1:]
+        end = start + sum(map(len, lines))
+        pieces += [text[end:done], *reversed(replacement)]
+        done = start
         rewritten[entry_id, nth] = parse_entries("".join(replacement), layer, file)[0]
-    return "".join(lines), rewritten
+    pieces.append(text[:done])
+    return "".join(reversed(pieces)), rewritten
+
+
+def _newline_of_text(text: str) -> str:
+    """The line ending of ``text``'s first ended line (``\\n`` when none is ended)."""
+    at = text.find("\n")
+    return "\r\n" if at > 0 and text[at - 1] == "\r" else "\n"
+
+
+def _header_starts(text: str, entry_id: str) -> list[int]:
+    """Where each line whose row header names ``entry_id`` starts, in file order."""
+    starts: list[int] = []
+    at = text.find(entry_id)
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        stop = text.find("\n", at)
+        end = len(text) if stop < 0 else stop + 1
+        if "mid:" in text[start:end] and (not starts or starts[-1] != start):
+            fields = parse_header_fields(text[start:end])
+            if fields is not None and fields[0][1] == entry_id:
+                starts.append(start)
+        at = text.find(entry_id, end)
+    return starts
+
+
+def _row_lines(text: str, start: int) -> list[str]:
+    """The lines of the row whose header line starts at ``start``: the header and its
+    body, up to the next header or conflict marker (as :func:`_body_end` reads them)."""
+    lines: list[str] = []
+    for match in _LINE_RE.finditer(text, start):
+        line = match.group()
+        if lines and _is_boundary(line):
+            break
+        lines.append(line)
+    return lines
 
 
 def _target_rows(
-    lines: list[str], updates: Mapping[str, Entry], layer: str, file: str
-) -> dict[tuple[str, int], Row]:
-    """The row each update rewrites, found without parsing the other rows.
+    text: str, updates: Mapping[str, Entry], layer: str, file: str
+) -> dict[tuple[str, int], tuple[Row, list[str], int]]:
+    """The row each update rewrites, its lines and where it starts, found by its id
+    without splitting or parsing the other rows.
 
     An id normally has one row. When it has several (both sides of a merge
     conflict kept), the row whose body the update carries is the one meant;
     failing that, the last. Never another row's body: that would lose it.
     """
-    starts: dict[str, list[int]] = {}
-    wanted = list(updates)
-    for i, line in enumerate(lines):
-        if "mid:" in line and any(entry_id in line for entry_id in wanted):
-            fields = parse_header_fields(line)
-            if fields is not None and fields[0][1] in updates:
-                starts.setdefault(fields[0][1], []).append(i)
-    targets: dict[tuple[str, int], Row] = {}
-    for entry_id, found in starts.items():
+    targets: dict[tuple[str, int], tuple[Row, list[str], int]] = {}
+    for entry_id in updates:
         rows = []
-        for start in found:
-            end = _body_end(lines, start)
-            region = parse_category_text("".join(lines[start:end]), layer, file).rows
+        for start in _header_starts(text, entry_id):
+            lines = _row_lines(text, start)
+            region = parse_category_text("".join(lines), layer, file).rows
             if region:
-                rows.append(Row(region[0].entry, start, end, region[0].fields))
+                rows.append((Row(region[0].entry, 0, len(lines), region[0].fields), lines, start))
         if not rows:
             continue
-        same_body = [n for n, row in enumerate(rows) if row.entry.body == updates[entry_id].body]
+        same_body = [n for n, row in enumerate(rows) if row[0].entry.body == updates[entry_id].body]
         nth = same_body[0] if same_body else len(rows) - 1
         targets[entry_id, nth] = rows[nth]
     return targets
@@ -423,16 +452,23 @@ def body_problem(body: str) -> str | None:
 
 
 def append_row(text: str, entry: Entry) -> str:
-    """``text`` with ``entry`` appended as a new row, in the file's own line ending."""
-    lines = lines_with_ends(text)
-    nl = _newline_of(lines)
+    """``text`` with ``entry`` appended as a new row, in the file's own line ending
+    (only the file's first and last lines are looked at)."""
+    return text + appended_row(text, entry)
+
+
+def appended_row(text: str, entry: Entry) -> str:
+    """What :func:`append_row` adds at the end of ``text``: the row, after the line ending
+    and blank line the text lacks (a half-written last line stays as it was, on a line
+    of its own)."""
+    nl = _newline_of_text(text)
     if not text.strip(BOM):
-        return text + format_entry(entry, nl)
-    if not text.endswith("\n"):
-        text += nl  # a half-written last line stays as it was, on a line of its own
-    if lines_with_ends(text)[-1].strip():
-        text += nl
-    return text + format_entry(entry, nl)
+        return format_entry(entry, nl)
+    lead = "" if text.endswith("\n") else nl
+    last = text[text.rfind("\n", 0, len(text) - 1) + 1 :] + lead
+    if last.strip():
+        lead += nl
+    return lead + format_entry(entry, nl)
 
 
 def remove_rows(text: str, ids: Collection[str], layer: str, file: str) -> str:
