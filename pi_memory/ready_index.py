@@ -12,7 +12,9 @@ category files, this user's trust record of the project layer), and:
   in the layer directories renders the injection from these tallies and the
   recall logs as they are now — a search changes only a recall log;
 - a write keeps them up to date (``Store.keep_ready``), summing the facts of the one
-  file it changed with those the cache holds of the others.
+  file it changed with those the cache holds of the others; a write that changes no
+  tally (a repeat's ``seen`` bumped) only moves them to the file's new identity
+  (:func:`moved`), reading no facts at all.
 
 Like every cache here it is derived: checked against each file's identity,
 used only when every one matches (a hand edit, a write killed before it got
@@ -121,6 +123,19 @@ def load(sign: str, now: Mapping[str, Identity | None]) -> Ready | None:
         )
     except Exception:  # any unreadable cache is a miss
         return None
+
+
+def moved(sign: str, before: Mapping[str, Identity | None], after: Mapping[str, Identity]) -> bool:
+    """Keep the tallies kept under ``sign`` for files that changed without changing them
+    (a repeat's ``seen`` bumped: no keyword, time or liveness changed): when they held
+    while the files of ``before`` had those identities, they are kept again with the
+    identities of ``after``. ``False`` when they did not hold (the caller keeps them
+    afresh) or could not be kept."""
+    found = load(sign, before)
+    if found is None or not set(after) <= {path for path, _ in found.sources}:
+        return False
+    sources = tuple((path, after.get(path, identity)) for path, identity in found.sources)
+    return save(found._replace(sources=sources))
 
 
 def refresh_indexes(ready: Ready) -> None:

@@ -374,6 +374,38 @@ class Store:
             return ""
         return ready.signature if ready_index.save(ready) else ""
 
+    def _index_after(
+        self,
+        store: LayerStore,
+        after: list[Entry],
+        layer: str,
+        plan: WritePlan,
+        tokens: tuple[tuple[tuple[str, Identity | None], ...], ...],
+    ) -> str:
+        """``MEMORY.md`` and the ready tallies after a write that changed the files from
+        the first of ``tokens`` to the second; what is said of ``MEMORY.md``."""
+        if plan.deduped and not plan.retire and self._ready_moved(*tokens):
+            return ""  # no keyword, time or liveness changed: MEMORY.md says the same
+        note = self._refresh_after(store, after, layer, tokens[1])
+        self.keep_ready()  # the next session start reads the tallies, not the layer
+        return note
+
+    def _ready_moved(
+        self,
+        before: tuple[tuple[str, Identity | None], ...],
+        after: tuple[tuple[str, Identity | None], ...],
+    ) -> bool:
+        """After a write that changed no tally: the ready tallies moved to the new identity
+        of the files it rewrote (:func:`ready_index.moved`), when they held before it."""
+        from pi_memory import ready_index
+
+        was = dict(before)
+        changed = [(path, identity) for path, identity in after if was.get(path) != identity]
+        now = {path: identity for path, identity in changed if identity is not None}
+        if not now or len(now) != len(changed):
+            return False
+        return ready_index.moved(self.ready_signature(), was, now)
+
     def ready_signature(self) -> str:
         """What the ready tallies of this store depend on (:func:`ready_index.signature`)."""
         from pi_memory.ready_index import signature
@@ -572,7 +604,8 @@ class Store:
         store.hold_caching()
         try:
             with self.lock(layer, "add"):
-                if ahead is None or store.change_token() != token:
+                held = store.change_token()
+                if ahead is None or held != token:
                     ahead = _planned(store, request, now)
                 entries, plan = ahead
                 if plan.deduped:
@@ -592,8 +625,9 @@ class Store:
         finally:
             store.settle()
         if written is not None:
-            note = self._refresh_after(store, after, layer, written)
-        self.keep_ready()  # the next session start reads the tallies, not the layer
+            note = self._index_after(store, after, layer, plan, (held or (), written))
+        else:
+            self.keep_ready()  # the next session start reads the tallies, not the layer
         elsewhere = self._ids_in_other_layer(layer, plan.unknown)
         return WriteOutcome(
             entry=stored,

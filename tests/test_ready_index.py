@@ -15,10 +15,12 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from pi_memory.fs.parse_cache import _cache_file
 from tests.hookhelp import make_project, payload
 
 REPO = Path(__file__).resolve().parent.parent
@@ -150,3 +152,27 @@ def test_a_damaged_ready_index_costs_one_full_start(tmp_path: Path, hermetic_hom
     text, imported = start(root)
     assert imported >= HEAVY
     assert (text, indexes(root, hermetic_home)) == from_scratch(root, hermetic_home)
+
+
+def test_a_repeat_moves_the_ready_index_without_summing_a_layer(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    root = make_project(tmp_path)
+    seed(root, committed=False)
+    user = hermetic_home / ".pi/agent/memory-auto"
+    an_hour_ago = time.time() - 3600  # written earlier, as a real store was: facts are kept
+    for path in [*user.glob("*.md"), *(root / ".pi/agent/memory-auto").glob("*.md")]:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    start(root)
+    # The user layer's keyword facts are gone from the cache: a write to the project
+    # layer that sums the tallies works them out again and keeps them.
+    kept = [_cache_file(path, "tally")[0] for path in user.glob("*.md") if path.name != "MEMORY.md"]
+    assert any(path.exists() for path in kept)
+    for path in kept:
+        path.unlink(missing_ok=True)
+    run(root, "write", "--keyword", "deploy", "Fact number 1 about Deploy.")  # a repeat
+    assert not any(path.exists() for path in kept)
+    text, imported = start(root)
+    assert not imported & HEAVY
+    assert (text, indexes(root, hermetic_home)) == from_scratch(root, hermetic_home)
+    assert "seen: 2" in (root / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")

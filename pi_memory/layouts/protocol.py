@@ -232,10 +232,10 @@ class LayerStore(Protocol):
         """:meth:`refresh_index` in two steps: the work of it now, without the lock, and
         the returned write of ``MEMORY.md``, called with the lock held."""
 
-    def change_token(self) -> object | None:
-        """What changes whenever an entry file of the layer changes (file identities),
-        read without the lock; ``None`` when the layout cannot tell cheaply, and a
-        write then reads and decides again under the lock."""
+    def change_token(self) -> tuple[tuple[str, Identity | None], ...] | None:
+        """What changes whenever an entry file of the layer changes: each entry file's
+        path and identity, read without the lock; ``None`` when the layout cannot tell
+        cheaply, and a write then reads and decides again under the lock."""
 
     def hold_caching(self) -> None:
         """Keep what the next writes would record in the disk caches for :meth:`settle`,

@@ -144,17 +144,14 @@ class CategoriesLayer:
         for caching in held:
             caching()
 
-    def change_token(self) -> tuple[tuple[int, int, int] | None, ...]:
-        """The identity of each category file (a write replaces a file: a new inode)."""
-        from pi_memory.fs.parse_cache import identity_of
+    def change_token(self) -> tuple[tuple[str, Identity | None], ...]:
+        """Each category file's path and identity (``None``: missing, or not ours to look
+        at; a write replaces a file: a new inode)."""
+        from pi_memory.fs.parse_cache import identity_at
 
-        token: list[tuple[int, int, int] | None] = []
-        for file in self.files:
-            try:
-                token.append(identity_of(os.stat(self.directory / file)))
-            except OSError:  # missing, or not ours to look at: reading says which
-                token.append(None)
-        return tuple(token)
+        return tuple(
+            (str(path), identity_at(path)) for path in (self.directory / f for f in self.files)
+        )
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
