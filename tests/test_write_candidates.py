@@ -1,0 +1,102 @@
+"""A write decides on the entries the search index finds, and decides exactly as on the layer.
+
+The categories layout hands a write only the entries whose bodies hold the
+body's longest words and those it supersedes (``CategoriesLayer.candidates``),
+found through each file's search index without decoding the others. Here, on a
+generated store of real category files, every write a person or the review
+makes (a repeat in other case and spacing, a repeat of a superseded memory, a
+new memory sharing words, supersede links to live, retired and unknown ids)
+is planned both ways, and the plans must be the same.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pi_memory.entry import Entry, normalize_memory_text
+from pi_memory.layouts.categories.format import format_entry
+from pi_memory.layouts.categories.layer import CategoriesLayer
+from pi_memory.plan import WriteRequest, plan_write
+from tools.bench_detect import make_store
+
+FILES = ("CONVENTIONS.md", "DECISIONS.md", "FAILURES.md")
+#: Bodies that lowercase, split or trim in ways ASCII text does not.
+ODD = (
+    "Die Straße nach İstanbul ist GESPERRT.",
+    "ΟΔΟΣ κλειστή ΣΗΜΕΡΑ!",
+    "Tabs\tand\u00a0no-break\u2003spaces  stay words…",
+    "缓存迁移到 redis 了。",
+    "The ﬁle lock is held for the change, not the reading;",
+)
+
+
+def _layer(directory: Path, n: int) -> tuple[CategoriesLayer, list[Entry]]:
+    rng = random.Random(n)
+    made = make_store(n, seed=n)
+    odd = [made[0]._replace(id=f"20260101-f{k:03x}", body=body) for k, body in enumerate(ODD)]
+    rows: dict[str, list[str]] = {}
+    for made_entry in [*made, *odd]:
+        entry = made_entry._replace(layer="project", file=rng.choice(FILES))
+        if entry.superseded_by:
+            entry = entry._replace(superseded_by=rng.choice(made).id)
+        rows.setdefault(entry.file, []).append(format_entry(entry))
+    directory.mkdir()
+    for file, texts in rows.items():
+        (directory / file).write_text("\n".join(texts), "utf-8")
+    layer = CategoriesLayer("project", directory)
+    return layer, layer.read()
+
+
+def _variant(rng: random.Random, body: str) -> str:
+    """The same memory as a person may type it again: other case, spacing, full stop."""
+    words = body.split()
+    spaced = "  ".join(words) if rng.random() < 0.5 else "\n".join(words)
+    cased = spaced.upper() if rng.random() < 0.5 else spaced.title()
+    return f" {cased}. " if rng.random() < 0.5 else cased
+
+
+def _requests(rng: random.Random, entries: list[Entry]) -> list[WriteRequest]:
+    live = [e for e in entries if not e.superseded_by]
+    dead = [e for e in entries if e.superseded_by]
+    bodies = [_variant(rng, e.body) for e in rng.sample(live, 40)]
+    bodies += [e.body for e in rng.sample(dead, min(10, len(dead)))]  # revived, not bumped
+    bodies += ODD + tuple(o.upper() for o in ODD)
+    # New memories made of words the store holds, and one of none of them.
+    bodies += [" ".join(rng.sample(rng.choice(live).body.split(), 2)) for _ in range(20)]
+    bodies += ["Nothing like this was ever written down before: zyxwvut."]
+    ids = [e.id for e in entries]
+    requests = []
+    for body in bodies:
+        if not normalize_memory_text(body):
+            continue
+        links = tuple(rng.sample(ids, rng.randint(0, 3))) + (("20990101-beef",) * rng.randint(0, 1))
+        requests.append(
+            WriteRequest(
+                "project", body, "k", "DECISIONS.md", links, "user", "p", "2026-12-01 10:00:00"
+            )
+        )
+    return requests
+
+
+@pytest.mark.parametrize("n", [300, 3000])
+def test_candidates_plan_every_write_as_the_whole_layer_does(tmp_path: Path, n: int) -> None:
+    layer, entries = _layer(tmp_path / "layer", n)
+    rng = random.Random(n)
+    deduped = retired = 0
+    for request in _requests(rng, entries):
+        found = layer.candidates(request.body, request.supersedes)
+        assert found is not None, request.body
+        candidates, taken = found
+        assert taken == {e.id for e in entries}
+        assert plan_write(candidates, request, "20261201-0000") == plan_write(
+            entries, request, "20261201-0000"
+        ), request.body
+        plan = plan_write(entries, request, "20261201-0000")
+        deduped += plan.deduped
+        retired += bool(plan.retire)
+    assert deduped >= 40 and retired >= 20, (
+        "the writes must repeat and retire, or this shows nothing"
+    )
