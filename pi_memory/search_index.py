@@ -527,12 +527,14 @@ def follow(
     before: tuple[int, int, int],
     identity: tuple[int, int, int],
     change: Callable[[SearchIndex], SearchIndex | None],
+    known: SearchIndex | None = None,
 ) -> None:
     """After a write changed ``path`` from identity ``before`` to ``identity``: the index
-    stored for ``before``, changed as the file was (:func:`appended`, :func:`replaced`),
-    is kept for the new bytes, so the next search need not build it. Nothing when none
-    was stored (a store never searched) or the change cannot be followed."""
-    index = load(path, before)
+    stored for ``before`` (``known``: as the writer already loaded it), changed as the
+    file was (:func:`appended`, :func:`replaced`), is kept for the new bytes, so the next
+    search need not build it. Nothing when none was stored (a store never searched) or
+    the change cannot be followed."""
+    index = known if known is not None else load(path, before)
     if index is None:
         return
     changed = change(index)

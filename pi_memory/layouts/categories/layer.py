@@ -83,6 +83,8 @@ class CategoriesLayer:
         self._known: dict[str, tuple[tuple[int, int, int], list[Entry]]] = {}
         #: Each file's keyword facts as last read or written, with the identity they belong to.
         self._facts: dict[str, tuple[Identity, FileFacts]] = {}
+        #: Each file's search index as a write's candidates were found in, with its identity.
+        self._indexes: dict[str, tuple[Identity, SearchIndex]] = {}
         #: Disk-cache updates held back by :meth:`hold_caching` (None: not holding).
         self._held: list[Callable[[], None]] | None = None
 
@@ -341,12 +343,12 @@ class CategoriesLayer:
         found: list[Entry] = []
         taken: set[str] = set()
         for file in self.files:
-            _, facts = self._facts_of(file)
+            identity, facts = self._facts_of(file)
             if facts.rows != len(facts.ids) or file in self.skipped:
                 return None
             taken.update(facts.ids)
             path = self.directory / file
-            index = search_index.for_file(path, functools.partial(self._searchable, file))
+            index = self._index_of(file, identity)
             if index is None:
                 if path.exists() or path.is_symlink():
                     return None
@@ -359,6 +361,32 @@ class CategoriesLayer:
             hits.update(n for n, entry_id in enumerate(facts.ids) if entry_id in ids)
             found.extend(search_index.entries_at(index, sorted(hits)))
         return found, taken
+
+    def _index_of(self, file: str, identity: Identity | None) -> SearchIndex | None:
+        """The search index of ``file`` (:func:`search_index.for_file`); the one stored for
+        ``identity`` is kept for a write of these bytes to change (:class:`Change`)."""
+        from pi_memory import search_index
+
+        path = self.directory / file
+        index = search_index.load(path, identity) if identity is not None else None
+        if index is None or identity is None:
+            return search_index.for_file(path, functools.partial(self._searchable, file))
+        self._indexes[file] = (identity, index)
+        return index
+
+    def _change(
+        self, file: str, before: Identity, appended: list[Entry], replaced: dict[int, Entry]
+    ) -> Change:
+        """What a write did to ``file``'s bytes of identity ``before``, with the caches of
+        those bytes this process holds (the caches follow from them, not from disk)."""
+        facts, index = self._facts.get(file), self._indexes.get(file)
+        return Change(
+            before,
+            appended,
+            replaced,
+            facts[1] if facts is not None and facts[0] == before else None,
+            index[1] if index is not None and index[0] == before else None,
+        )
 
     def append(self, entry: Entry) -> Entry:
         """Store a new row; a memory from the files layout goes to its category's file."""
@@ -376,7 +404,7 @@ class CategoriesLayer:
         self._before_write()
         text, before = self._read_with_identity(file)
         rows = parse_entries(format_entry(stored), self.layer, file)
-        change = Change(before, rows, {}) if before is not None else None
+        change = self._change(file, before, rows, {}) if before is not None else None
         self._write_text(file, append_row(text, stored), change=change)
         return stored
 
@@ -402,7 +430,7 @@ class CategoriesLayer:
             if identity is None:
                 self._write_text(file, new)
             else:
-                self._write_text(file, new, change=Change(identity, [], changes))
+                self._write_text(file, new, change=self._change(file, identity, [], changes))
 
     def _row_ids(self, file: str, identity: Identity | None) -> tuple[str, ...] | None:
         """The id of each row of ``file`` as it was at ``identity``, from its facts (no
@@ -606,6 +634,10 @@ class Change(NamedTuple):
     appended: list[Entry]
     #: Position of a row rewritten in place -> its entry now.
     replaced: dict[int, Entry]
+    #: The keyword facts of the bytes it changed, when known (else read from the cache).
+    facts: FileFacts | None = None
+    #: Their search index, when known (else read from the cache).
+    searched: SearchIndex | None = None
 
 
 def _follow(path: Path, data: bytes, change: Change) -> None:
@@ -622,7 +654,8 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
     if identity is None:
         return
     kind, rules = keyword_tally.KIND, keyword_tally.RULES
-    old = lookup(path, change.before, keyword_tally.is_facts, kind, rules)
+    old = [change.facts] if change.facts else None
+    old = old or lookup(path, change.before, keyword_tally.is_facts, kind, rules)
     if old:
         facts: FileFacts | None = old[0]
         if change.replaced:
@@ -631,7 +664,7 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
             facts = keyword_tally.appended(facts, change.appended)
         if facts is not None:
             keep(path, identity, [facts], kind, rules)
-    search_index.follow(path, change.before, identity, partial(_indexed, change))
+    search_index.follow(path, change.before, identity, partial(_indexed, change), change.searched)
 
 
 def _indexed(change: Change, index: SearchIndex) -> SearchIndex | None:
