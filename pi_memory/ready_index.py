@@ -125,17 +125,20 @@ def load(sign: str, now: Mapping[str, Identity | None]) -> Ready | None:
         return None
 
 
-def moved(sign: str, before: Mapping[str, Identity | None], after: Mapping[str, Identity]) -> bool:
+def moved(
+    sign: str, before: Mapping[str, Identity | None], after: Mapping[str, Identity]
+) -> Ready | None:
     """Keep the tallies kept under ``sign`` for files that changed without changing them
     (a repeat's ``seen`` bumped: no keyword, time or liveness changed): when they held
     while the files of ``before`` had those identities, they are kept again with the
-    identities of ``after``. ``False`` when they did not hold (the caller keeps them
-    afresh) or could not be kept."""
+    identities of ``after``, and returned. ``None`` when they did not hold (the caller
+    keeps them afresh) or could not be kept."""
     found = load(sign, before)
     if found is None or not set(after) <= {path for path, _ in found.sources}:
-        return False
+        return None
     sources = tuple((path, after.get(path, identity)) for path, identity in found.sources)
-    return save(found._replace(sources=sources))
+    kept = found._replace(sources=sources)
+    return kept if save(kept) else None
 
 
 def refresh_indexes(ready: Ready) -> None:

@@ -384,27 +384,39 @@ class Store:
     ) -> str:
         """``MEMORY.md`` and the ready tallies after a write that changed the files from
         the first of ``tokens`` to the second; what is said of ``MEMORY.md``."""
-        if plan.deduped and not plan.retire and self._ready_moved(*tokens):
-            return ""  # no keyword, time or liveness changed: MEMORY.md says the same
+        if plan.deduped and not plan.retire:
+            from functools import partial
+
+            # No keyword, time or liveness changed: the tallies held before stand.
+            tally = self._ready_moved(layer, *tokens)
+            if tally is not None:
+                recalls = self.recalls(layer)
+                return self._refresh_after(
+                    store, after, layer, tokens[1], partial(store.refresh_tally, tally, recalls)
+                )
         note = self._refresh_after(store, after, layer, tokens[1])
         self.keep_ready()  # the next session start reads the tallies, not the layer
         return note
 
     def _ready_moved(
         self,
+        layer: str,
         before: tuple[tuple[str, Identity | None], ...],
         after: tuple[tuple[str, Identity | None], ...],
-    ) -> bool:
+    ) -> Tally | None:
         """After a write that changed no tally: the ready tallies moved to the new identity
-        of the files it rewrote (:func:`ready_index.moved`), when they held before it."""
+        of the files it rewrote (:func:`ready_index.moved`), when they held before it;
+        returns the tally of ``layer``'s ``MEMORY.md`` they hold (``None``: not moved)."""
         from pi_memory import ready_index
 
         was = dict(before)
         changed = [(path, identity) for path, identity in after if was.get(path) != identity]
         now = {path: identity for path, identity in changed if identity is not None}
         if not now or len(now) != len(changed):
-            return False
-        return ready_index.moved(self.ready_signature(), was, now)
+            return None
+        ready = ready_index.moved(self.ready_signature(), was, now)
+        indexes = ready.indexes if ready is not None else ()
+        return next((tally for name, _, tally in indexes if name == layer), None)
 
     def ready_signature(self) -> str:
         """What the ready tallies of this store depend on (:func:`ready_index.signature`)."""
@@ -712,15 +724,20 @@ class Store:
             raise
 
     def _refresh_after(
-        self, store: LayerStore, after: list[Entry], layer: str, written: object
+        self,
+        store: LayerStore,
+        after: list[Entry],
+        layer: str,
+        written: object,
+        write_index: Callable[[], None] | None = None,
     ) -> str:
         """:meth:`_refresh_or_note` with the lock taken again only to write the index
-        worked out without it; skipped when another write came since ours (that
-        write brings the index up to date, with ours in it)."""
+        worked out without it (``write_index``: already worked out); skipped when another
+        write came since ours (that write brings the index up to date, with ours in it)."""
         from pi_memory.errors import LockError
 
         try:
-            write_index = self._prepared_index(store, after, layer)
+            write_index = write_index or self._prepared_index(store, after, layer)
             with self.lock(layer, "add"):
                 if store.change_token() == written:
                     write_index()

@@ -176,3 +176,17 @@ def test_a_repeat_moves_the_ready_index_without_summing_a_layer(
     assert not imported & HEAVY
     assert (text, indexes(root, hermetic_home)) == from_scratch(root, hermetic_home)
     assert "seen: 2" in (root / ".pi/agent/memory-auto/CONVENTIONS.md").read_text("utf-8")
+
+
+def test_a_repeat_still_brings_memory_md_up_to_date(tmp_path: Path, hermetic_home: Path) -> None:
+    root = make_project(tmp_path)
+    seed(root, committed=False)
+    start(root)
+    layer = root / ".pi/agent/memory-auto"
+    (layer / "MEMORY.md").unlink()  # as a write whose refresh failed leaves it: due again
+    run(root, "search", "staging-db")  # a recall: the table's order changes too
+    run(root, "search", "staging-db")
+    run(root, "write", "--keyword", "deploy", "Fact number 1 about Deploy.")  # a repeat
+    written = (layer / "MEMORY.md").read_text("utf-8")
+    assert "seen: 2" in (layer / "CONVENTIONS.md").read_text("utf-8")
+    assert written == from_scratch(root, hermetic_home)[1][1]
