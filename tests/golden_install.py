@@ -26,6 +26,38 @@ def cases() -> list[str]:
     return sorted(p.name for p in CASES_DIR.iterdir() if (p / "before").is_dir())
 
 
+#: A case whose ``before`` is what an earlier version's install left (hooks on events
+#: this one no longer hooks): install upgrades it, uninstall removes it whole.
+PREVIOUS = "+previous"
+
+
+def restored(case: str) -> dict[str, object]:
+    """What uninstall of a ``+previous`` case leaves: the user's files before that
+    earlier install (its plain case's ``before``), as :func:`content` reads them: the
+    bytes that install found are not kept, so the layout may differ."""
+    plain = case.removesuffix(PREVIOUS)
+    return content(snapshot_before(plain))
+
+
+def content(files: dict[str, bytes]) -> dict[str, object]:
+    """What each file says: JSON parsed, other text without its trailing blank lines."""
+    import json
+
+    return {
+        name: json.loads(data) if name.endswith(".json") else data.decode("utf-8").rstrip()
+        for name, data in files.items()
+    }
+
+
+def snapshot_before(case: str) -> dict[str, bytes]:
+    before = CASES_DIR / case / "before"
+    files = {}
+    for part in ("home", "repo"):
+        if (before / part).is_dir():
+            files.update({f"{part}/{k}": v for k, v in snapshot(before / part).items()})
+    return files
+
+
 def host_and_scope(case: str) -> tuple[str, str]:
     """``gemini-user`` and ``gemini-user+comments`` (a variant of its files) → gemini, user."""
     host, scope = case.partition("+")[0].rsplit("-", 1)
@@ -56,7 +88,19 @@ def lay_out(case: str, tmp: Path, home: Path) -> Path:
         shutil.copytree(before / "home", home, dirs_exist_ok=True)
     repo = tmp / "repo"
     shutil.copytree(before / "repo", repo) if (before / "repo").is_dir() else repo.mkdir()
+    if case.endswith(PREVIOUS):  # the earlier install ran on this machine
+        for path in [*home.rglob("*"), *repo.rglob("*")]:
+            if path.is_file():
+                path.write_bytes(machine_paths(path.read_bytes()))
     return repo
+
+
+def machine_paths(data: bytes) -> bytes:
+    """The goldens' interpreter and package paths as this machine's (:func:`placeholders`)."""
+    python = str(Path(sys.executable).resolve())
+    return data.replace(PYTHON.encode(), python.encode()).replace(
+        PACKAGE.encode(), str(REPO / "pi_memory").encode()
+    )
 
 
 def state(tmp: Path, home: Path) -> dict[str, bytes]:

@@ -303,8 +303,9 @@ def test_broken_config_reads_as_defaults_in_a_hook(
 def test_hook_help_lists_every_hosts_events(tmp_path: Path, hook: Hook) -> None:
     code, out, err = hook("hook", "--help", stdin="", cwd=tmp_path)
     assert (code, err) == (0, "")
-    for event in ("UserPromptSubmit", "PostCompact", "BeforeAgent", "AfterAgent", "PreCompress"):
+    for event in ("UserPromptSubmit", "PostCompact", "BeforeAgent", "PreCompress", "Stop"):
         assert event in out
+    assert "AfterAgent" not in out  # the next BeforeAgent does its work
 
 
 def test_a_real_hook_process_exits_zero_with_json_on_stdout(tmp_path: Path) -> None:

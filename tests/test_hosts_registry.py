@@ -36,7 +36,7 @@ def test_every_context_event_is_one_of_the_hosts_events() -> None:
     ("event", "payload", "expected"),
     [
         ("BeforeAgent", {}, "gemini"),
-        ("after-agent", {}, "gemini"),
+        ("before-agent", {}, "gemini"),
         ("PreCompress", {"timestamp": "x", "permission_mode": "default"}, "gemini"),
         ("PostCompact", {}, "codex"),
         ("Stop", {"turn_id": "1"}, "codex"),

@@ -46,7 +46,7 @@ def test_install_matches_golden_twice_is_once_and_uninstall_restores_bytes(
         if after[name] != data:
             root = hermetic_home if name.startswith("home/") else tmp_path / "repo"
             path = root / name.split("/", 1)[1]
-            assert backups(path)[:1] == [data]
+            assert [g.placeholders(b) for b in backups(path)[:1]] == [data]
 
     host, scope = g.host_and_scope(case)
     assert "nothing to change" in g.install(case, repo)
@@ -54,7 +54,10 @@ def test_install_matches_golden_twice_is_once_and_uninstall_restores_bytes(
 
     result = call("uninstall", host, "--scope", scope, cwd=repo)
     assert (result.code, result.err) == (0, "")
-    assert g.state(tmp_path, hermetic_home) == before
+    if case.endswith(g.PREVIOUS):  # an earlier version's install, removed whole
+        assert g.content(g.state(tmp_path, hermetic_home)) == g.restored(case)
+    else:
+        assert g.state(tmp_path, hermetic_home) == before
     again = call("uninstall", host, "--scope", scope, cwd=repo)
     assert "nothing to change" in again.out
 
@@ -64,7 +67,7 @@ def test_uninstall_keeps_what_the_user_added_since(tmp_path: Path, hermetic_home
     g.install("claude-code-user", repo)
     settings = hermetic_home / ".claude" / "settings.json"
     data = json.loads(settings.read_text("utf-8"))
-    data["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "~/bin/notify.sh"}]})
+    data["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "~/bin/notify.sh"}]}]
     data["permissions"]["allow"].append("Read(~/notes)")
     settings.write_text(json.dumps(data))
     assert call("uninstall", "claude-code", cwd=repo).code == 0
@@ -163,7 +166,7 @@ def test_codex_install_replaces_the_deprecated_flag_and_uninstall_removes_both(
     assert "codex_hooks" not in text and "hooks = true  # pi_memory\n" in text
     hooks = json.loads((hermetic_home / ".codex" / "hooks.json").read_text("utf-8"))["hooks"]
     assert hooks["SessionEnd"][0]["hooks"][0]["timeout"] == 3
-    assert hooks["Stop"][0]["hooks"][0]["timeout"] == 30
+    assert hooks["UserPromptSubmit"][0]["hooks"][0]["timeout"] == 30
     assert call("uninstall", "codex", cwd=tmp_path).code == 0
     assert config.read_text("utf-8").rstrip("\n") == before.rstrip("\n")  # the user's lines
 
@@ -237,3 +240,23 @@ def test_codex_install_leaves_a_codex_hooks_line_of_the_users_own_as_the_manual_
     said = " ".join(manual.split())
     assert "replaces the older `codex_hooks`" not in said
     assert "a `codex_hooks` line of your own stays" in said
+
+
+def test_install_over_an_earlier_one_takes_its_turn_end_hook_and_keeps_the_users(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """An earlier version hooked Stop; the next prompt does that work now, so the upgrade
+    removes our Stop hook (one process less a turn) and keeps one the user added there."""
+    case = "claude-code-user+previous"
+    repo = g.lay_out(case, tmp_path, hermetic_home)
+    settings = hermetic_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text("utf-8"))
+    ours = data["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert ours.endswith("pi_memory hook --host claude-code Stop")
+    data["hooks"]["Stop"].append({"hooks": [{"type": "command", "command": "~/bin/notify.sh"}]})
+    settings.write_text(json.dumps(data))
+    g.install(case, repo)
+    hooks = json.loads(settings.read_text("utf-8"))["hooks"]
+    assert hooks["Stop"] == [{"hooks": [{"type": "command", "command": "~/bin/notify.sh"}]}]
+    assert set(hooks) == {"SessionStart", "PreToolUse", "UserPromptSubmit", "PreCompact",
+                          "SessionEnd", "Stop"}  # fmt: skip

@@ -81,13 +81,9 @@ def test_yes_to_the_question_learns_from_the_first_session(
     log = tmp_path / "claude-argv.jsonl"
     monkeypatch.setenv("CLAUDE_STAND_IN_LOG", str(log))  # the hooks' children inherit it
     assert "additionalContext" not in json.dumps(start(root, hermetic_home, path))
-    hook(
-        "Stop",
-        payload("claude-code", "Stop", root, prompt_id="turn-1"),
-        root,
-        hermetic_home,
-        path,
-    )
+    for turn in ("turn-1", "turn-2"):  # the second prompt says the first turn ended
+        asked = payload("claude-code", "UserPromptSubmit", root, prompt="hi", prompt_id=turn)
+        hook("UserPromptSubmit", asked, root, hermetic_home, path)
     deadline = time.monotonic() + 60
     while not _stored(root, hermetic_home, path) and time.monotonic() < deadline:
         time.sleep(0.2)

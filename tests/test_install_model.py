@@ -206,14 +206,16 @@ def start(root: Path, home: Path, path: str) -> dict[str, object]:
 
 
 def a_session(tmp_path: Path, home: Path, path: str) -> tuple[dict[str, object], Path]:
-    """A session start and one turn's end, as processes; the start's answer and where the
-    session's worker would keep its log."""
+    """A session start and one turn's end (told by the next prompt), as processes; the
+    start's answer and where the session's worker would keep its log."""
     root = make_project(tmp_path)
     (tmp_path / "transcript.jsonl").write_text('{"type": "user"}\n', "utf-8")
     started = start(root, home, path)
-    stop = payload("claude-code", "Stop", root, prompt_id="turn-1")
-    hook("Stop", stop, root, home, path)
-    sid = json.loads(stop)["session_id"]
+    sid = ""
+    for turn in ("turn-1", "turn-2"):  # the second prompt says the first turn ended
+        asked = payload("claude-code", "UserPromptSubmit", root, prompt="hi", prompt_id=turn)
+        hook("UserPromptSubmit", asked, root, home, path)
+        sid = json.loads(asked)["session_id"]
     return started, home / ".cache" / "pi_memory" / "sessions" / sid / "worker.log"
 
 

@@ -52,6 +52,20 @@ def test_the_gate_counts_a_turn_once_and_reviews_every_n_turns() -> None:
     assert gate.turn_ended(gate.turn_ended(counted, "p3", 2)[0], "p4", 2)[1]
 
 
+def test_the_prompts_count_the_turns_before_them() -> None:
+    counted, due = gate.prompted(gate.ReviewGate(), "p1", 2)
+    assert (counted.turns, due) == (1, False)  # no turn has ended yet
+    assert gate.prompted(counted, "p1", 2) == (counted, False)  # the same prompt again
+    counted, due = gate.prompted(counted, "p2", 2)
+    assert not due
+    counted, due = gate.prompted(counted, "p3", 2)  # turns 1 and 2 ended
+    assert due and counted.started_at == 2
+    assert not gate.prompted(counted, "p3", 2)[1]
+    counted, due = gate.prompted(counted, "p4", 2)
+    assert not due
+    assert gate.prompted(counted, "p5", 2)[1]
+
+
 def test_old_sessions_are_pruned_but_not_those_with_jobs() -> None:
     for key in ("old", "busy", "new"):
         state.save(key, state.SessionState(), state.SessionState(frozen="x"))
@@ -168,22 +182,30 @@ def configure_model(home: Path) -> None:
     path.write_text(json.dumps(config), "utf-8")
 
 
-def test_stop_starts_a_detached_review_every_review_turns_turns(
+def test_a_prompt_starts_a_detached_review_every_review_turns_turns(
     tmp_path: Path, hook: Hook, hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Claude Code's Stop is not hooked: each prompt says the turn before it ended."""
     monkeypatch.setenv("PI_MEMORY_AUTO_REVIEW_TURNS", "2")
     configure_model(hermetic_home)
     root = make_project(tmp_path)
     transcript = tmp_path / "transcript.jsonl"
     transcript.write_text('{"type": "user"}\n', "utf-8")
-    sid = json.loads(payload("claude-code", "Stop", root))["session_id"]
+    sid = json.loads(payload("claude-code", "UserPromptSubmit", root))["session_id"]
     key = session.session_key(sid)
-    stop = payload("claude-code", "Stop", root, prompt_id="turn-1")
-    assert hook("hook", "Stop", stdin=stop, cwd=root) == (0, "", "")
-    assert hook("hook", "Stop", stdin=stop, cwd=root) == (0, "", "")  # same turn again
-    assert records.pending(key) == []
+
+    def ask(turn: str) -> None:
+        asked = payload("claude-code", "UserPromptSubmit", root, prompt="hi", prompt_id=turn)
+        assert hook("hook", "UserPromptSubmit", stdin=asked, cwd=root)[0] == 0
+
+    ask("turn-1")
+    ask("turn-1")  # the same prompt delivered again
+    ask("turn-2")  # turn 1 ended
+    # An earlier install's Stop hook still runs: its work is the prompt's now.
     stop = payload("claude-code", "Stop", root, prompt_id="turn-2")
     assert hook("hook", "Stop", stdin=stop, cwd=root) == (0, "", "")
+    assert records.pending(key) == []
+    ask("turn-3")  # turn 2 ended: a review is due
     # The hook returned at once; a detached worker took the recorded job, ran it
     # (the transcript is too short to review) and deleted its record.
     size = transcript.stat().st_size
@@ -196,7 +218,7 @@ def test_stop_starts_a_detached_review_every_review_turns_turns(
     )
     wait_for(lambda: not records.pending(key) and not records.claim_path(key).exists())
     assert "extract: skipped" in log_file.read_text("utf-8")
-    assert state.load(sid).gate == gate.ReviewGate(2, "turn-2", 2, -1, 0)
+    assert state.load(sid).gate == gate.ReviewGate(3, "turn-3", 2, -1, 0)
 
 
 def test_a_job_left_by_a_dead_worker_is_picked_up_at_session_start(

@@ -156,14 +156,15 @@ def test_the_injected_index_and_the_surfaced_block_say_it(project: Path, hook: H
     assert surfaced.replace(suspect, "ID") == golden.read_text("utf-8")
 
 
-def test_a_turn_end_starts_the_check_and_the_next_start_reads_it(project: Path, hook: Hook) -> None:
+def test_a_prompt_starts_the_check_and_the_next_start_reads_it(project: Path, hook: Hook) -> None:
+    """Claude Code's turn ends are not hooked: a prompt does their work."""
     suspect = written(project, "deploy", "src/deploy.py retries the upload three times")
     commit_file(project, "src/deploy.py", "def deploy_all():\n    return 5\n")
     directory = open_store(project, warn=False).store.directory(PROJECT)
     assert cache.due(directory, project, time.time())
     (project.parent / "transcript.jsonl").write_text("")
-    stop = payload("claude-code", "Stop", project)
-    assert hook("hook", "Stop", stdin=stop, cwd=project)[0] == 0
+    asked = payload("claude-code", "UserPromptSubmit", project, prompt="what now?")
+    assert hook("hook", "UserPromptSubmit", stdin=asked, cwd=project)[0] == 0
     deadline = time.monotonic() + 30
     while cache.due(directory, project, time.time()) and time.monotonic() < deadline:
         time.sleep(0.1)

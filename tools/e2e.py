@@ -75,7 +75,8 @@ from tools.e2e_common import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
+#: The events ``install claude-code`` hooks (Stop is not: the next prompt does its work).
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd")
 FACT = "The staging database listens on port 5433, not the default 5432."
 #: What the fake answers to our review request (it carries ``<existing-memories>``).
 REVIEW_REPLY = (

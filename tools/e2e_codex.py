@@ -15,7 +15,7 @@ memory's own model (review, surfacing side-query) is the shared
 Scenario, each step one ``codex exec`` process:
 
 1. session 1 states a fact over two turns (``exec``, then ``exec resume``);
-   at Stop / SessionEnd a detached worker runs the review, and the memory is
+   at SessionEnd a detached worker runs the review, and the memory is
    written to the project layer;
 2. session 2's first request carries the memory's keyword in the index;
 3. a later prompt about the fact gets the memory surfaced through
@@ -262,8 +262,8 @@ def measure(codex: Codex, runs: int) -> str:
     finally:
         hooks_file.write_text(ours, "utf-8")
     median = {k: statistics.median(v) for k, v in times.items()}
-    # SessionStart, UserPromptSubmit, Stop and SessionEnd: four hook processes per exec.
-    per_hook = {k: (median[k] - median["none"]) * 1000 / 4 for k in ("ours", "bare")}
+    # SessionStart, UserPromptSubmit and SessionEnd: three hook processes per exec.
+    per_hook = {k: (median[k] - median["none"]) * 1000 / 3 for k in ("ours", "bare")}
     return (
         f"codex exec median {median['ours']:.2f} s with the hooks, {median['bare']:.2f} s"
         f" with `python -c pass` hooks, {median['none']:.2f} s without ({runs} runs each):"

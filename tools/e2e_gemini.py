@@ -14,7 +14,7 @@ HOME; this package's own model (the review, the side-query) is the shared
 
 Scenario, each step one ``gemini -p`` process:
 
-1. session 1 states a fact over two turns; at AfterAgent / SessionEnd a
+1. session 1 states a fact over two turns; at SessionEnd a
    detached worker runs the review and the fake proposes the memory;
 2. session 2's first request carries the memory's keyword in the index
    (BeforeAgent's context, after the prompt: see ``pi_memory/hosts/gemini.py``);
@@ -385,9 +385,9 @@ def main() -> int:
         out = package("install", "gemini", cwd=project, env=env)
         written = json.loads(settings.read_text("utf-8"))
         checks.check(
-            "install gemini adds the five hooks and keeps the settings",
+            "install gemini adds the four hooks and keeps the settings",
             set(written.get("hooks", {}))
-            == {"SessionStart", "BeforeAgent", "AfterAgent", "PreCompress", "SessionEnd"}
+            == {"SessionStart", "BeforeAgent", "PreCompress", "SessionEnd"}
             and written.get("security") == SETTINGS["security"],
             out,
         )

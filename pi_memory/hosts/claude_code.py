@@ -6,6 +6,10 @@ and UserPromptSubmit may answer ``hookSpecificOutput.additionalContext``
 (whose ``hookEventName`` must equal the event, or the answer is rejected);
 ``systemMessage`` is shown to the user. Context past about 10,000 characters
 is replaced by a preview, so ours stays below :data:`MAX_CONTEXT`.
+
+``Stop`` is not hooked: each hook is a process the turn waits for, and the
+next UserPromptSubmit does a turn end's work (the review every
+``REVIEW_TURNS`` turns); SessionEnd's quit flush covers the last turn.
 """
 
 from __future__ import annotations
@@ -109,7 +113,6 @@ HOST: Final = Host(
     events={
         "start": "SessionStart",
         "prompt": "UserPromptSubmit",
-        "turn_end": "Stop",
         "pre_compact": "PreCompact",
         "end": "SessionEnd",
     },

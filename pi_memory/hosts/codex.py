@@ -6,7 +6,9 @@ schema per event that forbids unknown keys, so an answer holds only
 ``hookSpecificOutput`` (``hookEventName``, ``additionalContext``) and
 ``systemMessage``. Context past 2,500 tokens (of four bytes) spills to a file. The
 context arrives as a ``developer`` message and stays in the session's history:
-``codex exec resume`` replays it, so a resumed session is not answered again.
+``codex exec resume`` replays it, so a resumed session is not answered again. ``Stop`` is not
+hooked: the next UserPromptSubmit does a turn end's work, SessionEnd's quit
+flush covers the last turn.
 """
 
 from __future__ import annotations
@@ -74,7 +76,6 @@ HOST: Final = Host(
     events={
         "start": "SessionStart",
         "prompt": "UserPromptSubmit",
-        "turn_end": "Stop",
         "pre_compact": "PreCompact",
         "post_compact": "PostCompact",
         "end": "SessionEnd",

@@ -180,4 +180,7 @@ def help_text() -> str:
         lines.append(f"  {shape.name}:")
         for moment, event in shape.events.items():
             lines.append(f"    {event:<17} {what[moment]}")
+            if moment == "prompt" and "turn_end" not in shape.events:
+                ended = "and end the turn before it: the review every REVIEW_TURNS turns"
+                lines.append(f"    {'':<17} {ended}")
     return "\n".join(lines) + "\n"

@@ -18,6 +18,10 @@ the prompt, and on ``--resume`` 0.61.0 leaves out of the history every user
 turn that starts with ``<hook_context>``, so the person's earlier prompts
 vanished from resumed sessions. The index (the session's frozen bytes) goes
 with the first prompt instead, after it, as BeforeAgent's context.
+
+``AfterAgent`` is not hooked: the next BeforeAgent does a turn end's work
+(settling a compression, the review every ``REVIEW_TURNS`` turns), and
+SessionEnd's quit flush covers the last turn.
 """
 
 from __future__ import annotations
@@ -88,7 +92,6 @@ HOST: Final = Host(
     events={
         "start": "SessionStart",
         "prompt": "BeforeAgent",
-        "turn_end": "AfterAgent",
         "pre_compact": "PreCompress",
         "end": "SessionEnd",
     },

@@ -35,7 +35,9 @@ class Host:
     - ``name``: what ``--host`` takes, and the transcript format's name; ``title``:
       the host's name for people.
     - ``events``: lifecycle moment (``start``, ``prompt``, ``turn_end``,
-      ``pre_compact``, ``post_compact``, ``end``) → the event that carries it;
+      ``pre_compact``, ``post_compact``, ``end``) → the event that carries it, for the
+      events ``install`` hooks (a host with a prompt hook has no ``turn_end``: its
+      prompts count the turns, one process less a turn);
       ``context_events``: the events whose answer may carry context for the model.
     - ``max_context``, ``max_context_bytes``: the injection's cap in characters and in
       UTF-8 bytes (0: the host counts characters only); ``prompt_budget``: seconds a

@@ -105,6 +105,16 @@ def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InstallError('"hooks" is not an object')
+    wanted_events = set(host.events.values())
+    # An event an earlier install hooked and this one does not (a turn's end, now done
+    # by the next prompt): ours goes, the user's own hooks there stay.
+    for event, groups in list(hooks.items()):
+        if event not in wanted_events and isinstance(groups, list):
+            kept = [g for g in groups if not _group_is_ours(g)]
+            if kept:
+                hooks[event] = kept
+            elif groups:
+                del hooks[event]
     for event in host.events.values():
         seconds = min(HOOK_TIMEOUT, host.hook_timeout_caps.get(event, HOOK_TIMEOUT))
         command = launcher.command("hook", "--host", host.name, event)

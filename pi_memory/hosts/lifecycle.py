@@ -585,9 +585,49 @@ def on_prompt(event: HookEvent) -> Answer:
         parts.append(found.text)
         now = moments.surfaced(now, found.ids)
     line = _prompt_receipts(event, known.note, index, found)
+    review = None
+    if sid and "turn_end" not in _host(event).events:
+        now, review = _turn_before(event, known.note, now)
     if sid:
         state.save(sid, loaded, now)
+    if review is not None:
+        from pi_memory.jobs import worker
+
+        worker.schedule(review, event.cwd)
     return Answer("\n\n".join(parts), notice=line)
+
+
+def _turn_before(
+    event: HookEvent, note: Note, now: SessionState
+) -> tuple[SessionState, JobRecord | None]:
+    """A host whose turn ends are not hooked: this prompt says the turn before it ended.
+    Its work (the anchors' check when due, the review every ``REVIEW_TURNS`` turns) is
+    done here; the session's end hands the last turn to the quit flush. Returns the
+    state with the prompt counted and the review to schedule once it is saved."""
+    if not event.transcript:
+        return now, None
+    if note.anchors[0] and _anchors_due(note.anchors):
+        from pi_memory.jobs import worker  # the prompt path loads a job module only now
+
+        worker.check_anchors_when_due(*note.anchors, event.cwd)
+    if not note.background:
+        return now, None
+    from pi_memory.jobs import records
+    from pi_memory.session import gate
+
+    counted, due = gate.prompted(now.gate, event.turn_key, note.review_turns)
+    return now._replace(gate=counted), _record(records.REVIEW, event) if due else None
+
+
+def _anchors_due(anchors: tuple[str, str]) -> bool:
+    import time
+
+    from pi_memory.anchors.cache import due
+
+    try:
+        return due(Path(anchors[0]), Path(anchors[1]), time.time())
+    except OSError:
+        return True  # the check says why, in the log
 
 
 def _prompt_receipts(event: HookEvent, note: Note, index: str, found: Surfaced | None) -> str:

@@ -3,7 +3,9 @@
 Hosts give no turn index, so the hooks count turns themselves: a turn's end
 counts once (a repeated delivery of the same turn, named by its key, does
 not count again), and every ``reviewTurns`` turns a review is started, the
-turn recorded *before* it runs, so one turn never starts two.
+turn recorded *before* it runs, so one turn never starts two. Where a host's
+turn ends are not hooked (one process less a turn), each prompt is counted
+instead and says the turn before it ended (:func:`prompted`).
 
 The review itself (a background job, or ``extract`` run by a person) moves
 two marks at different moments on purpose:
@@ -31,7 +33,7 @@ MIN_MESSAGES: Final = 4
 
 
 class ReviewGate(NamedTuple):
-    #: Turns the hooks counted.
+    #: Turns the hooks counted (their ends, or their prompts where ends are not hooked).
     turns: int = 0
     #: The key of the turn counted last (``""``: the host names none).
     last_key: str = ""
@@ -70,6 +72,16 @@ def turn_ended(gate: ReviewGate, key: str, every: int) -> tuple[ReviewGate, bool
     if not review_due(gate, every):
         return gate, False
     return gate._replace(started_at=gate.turns), True
+
+
+def prompted(gate: ReviewGate, key: str, every: int) -> tuple[ReviewGate, bool]:
+    """A prompt, where the host's turn ends are not hooked: the prompt named ``key`` is
+    counted, the turn before it ended; whether a review of the turns ended starts now."""
+    gate = count_turn(gate, key)
+    ended = gate.turns - 1
+    if not (ended > gate.started_at and ended - gate.started_at >= every):
+        return gate, False
+    return gate._replace(started_at=ended), True
 
 
 def decide(
