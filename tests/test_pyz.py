@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -134,3 +135,85 @@ def test_the_archive_serves_the_viewer_with_its_assets(tmp_path: Path, hermetic_
             assert served.status == 200
             assert served.text == (REPO / "pi_memory/viewer/static" / name).read_text("utf-8")
         assert viewer.get("/").status == 200
+
+
+#: Runs the archive (argv[1]) as ``python -S ARCHIVE ARGS`` does, and writes to the file
+#: $PROBE which sources of the archive the interpreter compiled, and the exit code.
+PROBE = """
+import json, os, runpy, sys
+compiled = []
+sys.addaudithook(lambda event, args: event == "compile" and compiled.append(str(args[1])))
+archive = sys.argv[1]
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(archive, run_name="__main__")
+    code = 0
+except SystemExit as exc:
+    code = exc.code
+with open(os.environ["PROBE"], "w", encoding="utf-8") as out:
+    json.dump({"code": code, "compiled": [n for n in compiled if n.startswith(archive)]}, out)
+"""
+
+
+def run_archive(
+    archive: Path, args: list[str], cwd: Path, env: dict[str, str], stdin: str = ""
+) -> tuple[object, str, list[str]]:
+    """The archive's exit code, stdout, and the sources of it the interpreter compiled."""
+    probe = cwd.parent / "probe.json"
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, str(archive), *args],
+        input=stdin, cwd=cwd, env={**env, "PROBE": str(probe)},
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = json.loads(probe.read_text("utf-8"))
+    return found["code"], done.stdout, found["compiled"]
+
+
+def test_the_archive_answers_a_hook_from_its_bytecode_and_exits_with_the_commands_code(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """Imports from a zip never write bytecode: what the archive does not carry, every
+    hook compiles again. With the interpreter that built it, nothing is compiled."""
+    from tests.hookhelp import make_project, payload
+
+    archive = tmp_path / "pi_memory.pyz"
+    build(archive)
+    root = make_project(tmp_path)
+    env = python_env(hermetic_home)
+    write = ["write", "--keyword", "deploy", "Ship on Fridays."]
+    assert run_archive(archive, write, root, env)[0] == 0
+    start = payload("claude-code", "SessionStart.startup", root)
+    hook = ["hook", "--host", "claude-code", "SessionStart"]
+    for _ in range(2):  # the full work, then the fast path's note
+        code, out, compiled = run_archive(archive, hook, root, env, start)
+        assert (code, compiled) == (0, [])
+        assert "#deploy" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    # A person's mistake is a non-zero exit from the archive as from the package.
+    assert run_archive(archive, ["write"], root, env)[0] == 1
+
+
+def test_another_interpreter_runs_the_archive_from_its_sources(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """Bytecode of another Python version (its magic number differs) is passed over: the
+    sources answer, compiled on every start (the control of the test above)."""
+    from tests.hookhelp import make_project, payload
+
+    built = tmp_path / "built.pyz"
+    build(built)
+    archive = tmp_path / "pi_memory.pyz"
+    with zipfile.ZipFile(built) as src, zipfile.ZipFile(archive, "w") as dest:
+        for info in src.infolist():
+            data = src.read(info)
+            dest.writestr(info, b"\0\0\0\0" + data[4:] if info.filename.endswith(".pyc") else data)
+    root = make_project(tmp_path)
+    env = python_env(hermetic_home)
+    write = ["write", "--keyword", "deploy", "Ship on Fridays."]
+    assert run_archive(archive, write, root, env)[0] == 0
+    start = payload("claude-code", "SessionStart.startup", root)
+    code, out, compiled = run_archive(archive, ["hook", "SessionStart"], root, env, start)
+    assert code == 0
+    assert "#deploy" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert f"{archive}/__main__.py" in compiled
+    assert f"{archive}/pi_memory/hosts/hooks.py" in compiled

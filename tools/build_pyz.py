@@ -9,7 +9,10 @@ read-only locations included: nothing is written next to it. Imports from a
 zip never write bytecode, so the archive carries its own, compiled by the
 interpreter that runs this script as unchecked-hash ``.pyc`` files beside each
 source (the layout zipimport reads); another Python version falls back to the
-sources, correct but slower. Entries are stored uncompressed: reading them
+sources, correct but slower. The archive's own ``__main__`` (compiled too)
+imports the package's ``pi_memory/__main__.py``, so the archive starts every
+command as the package directory does (a hook straight to its handler) and
+exits with the command's code. Entries are stored uncompressed: reading them
 costs less than inflating them on every hook.
 
 ``--measure`` times, in one interleaved run, ``python -S -c pass``,
@@ -35,8 +38,17 @@ PACKAGE = ROOT / "pi_memory"
 DATA_SUFFIXES = (".txt", ".ts", ".json", ".typed", ".css", ".js")
 
 
+#: The archive's entry point: the package's own, which runs the command and exits with
+#: its code.
+MAIN = (
+    '"""pi_memory.pyz: run the package\'s own entry point (pi_memory/__main__.py)."""\n'
+    "import pi_memory.__main__  # noqa: F401  # runs the command; exits with its code\n"
+)
+
+
 def stage(target: Path) -> int:
-    """Copy the package into ``target``, a ``.pyc`` beside each source; returns the module count."""
+    """Copy the package into ``target``, a ``.pyc`` beside each source, and the archive's
+    ``__main__``; returns the module count."""
     count = 0
     for source in sorted(PACKAGE.rglob("*")):
         if "__pycache__" in source.parts or not source.is_file():
@@ -48,15 +60,22 @@ def stage(target: Path) -> int:
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, dest)
         if source.suffix == ".py":
-            py_compile.compile(
-                str(dest),
-                cfile=str(dest.with_suffix(".pyc")),
-                dfile=str(relative),
-                doraise=True,
-                invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
-            )
+            _compile(dest, str(relative))
             count += 1
+    (target / "__main__.py").write_text(MAIN, "utf-8")
+    _compile(target / "__main__.py", "__main__.py")
     return count
+
+
+def _compile(source: Path, name: str) -> None:
+    """``source``'s bytecode beside it, valid whatever the archive's timestamps say."""
+    py_compile.compile(
+        str(source),
+        cfile=str(source.with_suffix(".pyc")),
+        dfile=name,
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
 
 
 def build(output: Path) -> int:
@@ -65,7 +84,7 @@ def build(output: Path) -> int:
         count = stage(staging)
         output.parent.mkdir(parents=True, exist_ok=True)
         partial = output.with_name(output.name + ".tmp")
-        zipapp.create_archive(staging, partial, main="pi_memory.cli:main")
+        zipapp.create_archive(staging, partial)
         os.replace(partial, output)
     return count
 
