@@ -35,9 +35,18 @@ def _package_path() -> None:
         sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def _run() -> int:
+    """A hook goes straight to its handler: the CLI's table and error handling are a
+    person's, and every module a hook imports is paid on every agent event."""
+    if sys.argv[1:2] == ["hook"]:
+        from pi_memory.hosts.hooks import run_hook
+
+        return run_hook(sys.argv[2:])
+    from pi_memory.cli import main
+
+    return main()
+
+
 _package_path()
 _bytecode_cache()
-
-from pi_memory.cli import main  # noqa: E402  # after the bytecode location is settled
-
-raise SystemExit(main())
+raise SystemExit(_run())  # after the bytecode location is settled

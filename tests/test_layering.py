@@ -657,7 +657,7 @@ TURN_END_HOOK = """
 import io, sys
 sys.stdin = io.StringIO(sys.argv[1])
 from pi_memory.cli import main
-code = main(["hook", "Stop"])
+code = main(["hook", "--host", "pi", "Stop"])  # pi's extension reports a turn's end
 print(code, sorted(m for m in ("subprocess", "threading") if m in sys.modules))
 """
 
@@ -679,3 +679,41 @@ def test_a_turn_end_with_nothing_to_start_loads_no_process_module(tmp_path: Path
             cwd=root, env=env, capture_output=True, text=True, check=True,
         )  # fmt: skip
     assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+
+
+def imported_by(argv: list[str], stdin: str, cwd: Path, env: dict[str, str]) -> list[str]:
+    """Every module ``python -X importtime ARGV`` imported, in order."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *argv],
+        input=stdin, cwd=cwd, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    rows = [line.split("|")[-1] for line in done.stderr.splitlines() if "import time:" in line]
+    return [row.strip() for row in rows[1:]]  # the first row is the header
+
+
+def test_a_session_start_with_nothing_changed_imports_only_what_it_uses(tmp_path: Path) -> None:
+    """Run as the hosts run it (``python -S PACKAGE hook …``): no command table, no error
+    handler for a person, no job module while no job is due, no process module."""
+    import os
+
+    from tests.hookhelp import make_project, payload
+
+    root = make_project(tmp_path)
+    store = root / ".pi/agent/memory-auto"
+    store.mkdir(parents=True)
+    (store / "DECISIONS.md").write_text(
+        "<!-- mid: 20261001-aaaa | t: 2026-10-01 10:00:00 | p: repo | src: user | tags: psql -->\n"
+        "Postgres listens on port 5433 in staging.\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["HOME"] = str(tmp_path / "home")
+    start = payload("claude-code", "SessionStart.startup", root)
+    argv = ["-S", str(PACKAGE), "hook", "--host", "claude-code", "SessionStart"]
+    imported_by(argv, start, root, env)  # the full work writes the fast path's note
+    loaded = imported_by(argv, start, root, env)
+    assert "pi_memory.hosts.fastpath" in loaded
+    unused = {"pi_memory.cli", "pi_memory.error_handler", "argparse", "subprocess", "threading"}
+    assert sorted(m for m in loaded if m in unused or under(m, "jobs")) == []

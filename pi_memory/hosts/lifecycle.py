@@ -470,11 +470,11 @@ def _model_missing(note: Note) -> str:
 
 def _dream_nudge(event: HookEvent, known: Known) -> str:
     """pi-memory's reminder to dream, counted once per new session; never fails the start."""
-    from datetime import datetime, timezone
-
     directory, sessions, hours = known.note.dream
     if not directory:
         return ""
+    from datetime import datetime, timezone
+
     try:
         from pi_memory.jobs.dream import count_session, nudge
 
@@ -504,7 +504,6 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
     failed or could not finish by its deadline (one waiter per session)."""
     import time
 
-    from pi_memory.jobs import records, worker
     from pi_memory.session.dirs import prune
 
     try:
@@ -512,9 +511,11 @@ def _background_at_start(note: Note, event: HookEvent) -> None:
             from pi_memory.hosts import fastpath
 
             fastpath.prune(note.session_days, time.time())
-        worker.check_anchors_when_due(*note.anchors, event.cwd)
+        _check_anchors(note, event)
         if not note.background:
             return
+        from pi_memory.jobs import records, worker
+
         for key in records.sessions_with_jobs():
             if not records.waiter_alive(key):
                 worker.spawn(key, event.cwd)
@@ -606,10 +607,7 @@ def _turn_before(
     state with the prompt counted and the review to schedule once it is saved."""
     if not event.transcript:
         return now, None
-    if note.anchors[0] and _anchors_due(note.anchors):
-        from pi_memory.jobs import worker  # the prompt path loads a job module only now
-
-        worker.check_anchors_when_due(*note.anchors, event.cwd)
+    _check_anchors(note, event)
     if not note.background:
         return now, None
     from pi_memory.jobs import records
@@ -619,15 +617,23 @@ def _turn_before(
     return now._replace(gate=counted), _record(records.REVIEW, event) if due else None
 
 
-def _anchors_due(anchors: tuple[str, str]) -> bool:
+def _check_anchors(note: Note, event: HookEvent) -> None:
+    """Start the anchors' check when due; the job modules are loaded only then."""
     import time
 
     from pi_memory.anchors.cache import due
 
+    directory, root = note.anchors
+    if not directory:
+        return
     try:
-        return due(Path(anchors[0]), Path(anchors[1]), time.time())
+        if not due(Path(directory), Path(root), time.time()):
+            return
     except OSError:
-        return True  # the check says why, in the log
+        pass  # the check says why, in the log
+    from pi_memory.jobs import worker
+
+    worker.check_anchors_when_due(directory, root, event.cwd)
 
 
 def _prompt_receipts(event: HookEvent, note: Note, index: str, found: Surfaced | None) -> str:
@@ -676,7 +682,6 @@ def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
 
 
 def on_turn_end(event: HookEvent) -> Answer:
-    from pi_memory.jobs import records, worker
     from pi_memory.session import gate, state
 
     sid = event.session_id
@@ -687,7 +692,7 @@ def on_turn_end(event: HookEvent) -> Answer:
     if _host(event).compact_hook_every_request:
         now = _settle_compression(event, now)
     note = know(event).note
-    worker.check_anchors_when_due(*note.anchors, event.cwd)
+    _check_anchors(note, event)
     due = False
     if note.background:
         counted, due = gate.turn_ended(now.gate, event.turn_key, note.review_turns)
@@ -699,6 +704,8 @@ def on_turn_end(event: HookEvent) -> Answer:
         line = hook_receipts.notice(note.notice)
     state.save(sid, loaded, now)
     if due:
+        from pi_memory.jobs import records, worker
+
         worker.schedule(_record(records.REVIEW, event), event.cwd)
     return Answer(notice=line)
 
@@ -763,13 +770,13 @@ def on_post_compact(event: HookEvent) -> Answer:
 
 
 def on_end(event: HookEvent) -> Answer:
-    from pi_memory.jobs import records, worker
-
     if not event.session_id or not event.transcript:
         return Answer()
     note = know(event).note
-    worker.check_anchors_when_due(*note.anchors, event.cwd)
+    _check_anchors(note, event)
     if note.background:
+        from pi_memory.jobs import records, worker
+
         worker.schedule(_record(records.FLUSH, event), event.cwd)
     return Answer()
 
