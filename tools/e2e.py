@@ -7,12 +7,13 @@ installed there from npm if missing; default ``$TMPDIR/pi_memory_e2e``), then
 re-runs itself inside a private network namespace (``unshare -n``: loopback
 only) and drives ``claude -p`` against a fake Anthropic server on 127.0.0.1
 (the shared host tools' ``fake_anthropic.py``), with this package's hooks installed for
-SessionStart, UserPromptSubmit, Stop, PreCompact and SessionEnd and a
-``memory.json`` whose model is that same fake server.
+SessionStart, UserPromptSubmit, PreCompact and SessionEnd (as ``install`` does: the
+next prompt does a turn end's work) and a ``memory.json`` whose model is that same
+fake server.
 
 Scenario, each step one ``claude -p`` process:
 
-1. session 1 states a fact over two turns; at Stop / SessionEnd a detached
+1. session 1 states a fact over two turns; at SessionEnd a detached
    worker runs the review and the fake, answering as a model would, proposes
    the memory, which is written to the project layer;
 2. session 2's first request carries the memory's keyword in the index;
@@ -25,7 +26,7 @@ Scenario, each step one ``claude -p`` process:
    the person ``memory: learned N`` (a ``hook_system_message``), which no request to
    the model carries;
 6. a memory anchored to ``src/deploy.py`` turns suspect: a commit changes the
-   file, a session's hooks (its start or its Stop) start the background check, and the next
+   file, a session's hooks (its start or a prompt) start the background check, and the next
    session's injected context says ``src/deploy.py changed since``;
 7. a memory written in another worktree of the repository (``git worktree
    add``) is in the next session's injected index in the main checkout,
