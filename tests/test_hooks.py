@@ -359,6 +359,36 @@ def test_gemini_precompress_before_every_request_is_not_a_compression(
     assert gemini_turn(hook, root, chat, dict(reply, id="r5")) == ""
 
 
+def test_gemini_a_compression_in_the_last_turn_is_settled_at_the_sessions_end(
+    tmp_path: Path, hook: Hook
+) -> None:
+    # AfterAgent is not hooked, and the next process's SessionStart drops an unsettled
+    # watch: a compression in a `gemini -p` process's one turn is settled by SessionEnd.
+    from pi_memory.session import state
+
+    root = make_project(tmp_path)
+    write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
+    chat = tmp_path / "session.jsonl"
+    chat.write_text((DATA / "transcripts" / "gemini_recorded.jsonl").read_text("utf-8"), "utf-8")
+    changes = {"transcript_path": str(chat)}
+    start = payload("gemini", "SessionStart.startup", root, **changes)
+    sid = json.loads(start)["session_id"]
+    assert hook("hook", "SessionStart", stdin=start, cwd=root) == (0, "", "")
+    ask = payload("gemini", "BeforeAgent", root, **changes)
+    assert "port 5433" in context_of(
+        hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent"
+    )
+    hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root, **changes), cwd=root)
+    assert state.load(sid).watch is not None
+    with chat.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"$set": {"sessionId": sid}}) + "\n")
+        out.write(json.dumps({"id": "r1", "type": "gemini", "content": "Port 5433."}) + "\n")
+    end = payload("gemini", "SessionEnd", root, **changes)
+    assert hook("hook", "SessionEnd", stdin=end, cwd=root) == (0, "", "")
+    settled = state.load(sid)
+    assert (settled.watch, settled.surfaced, settled.reinject) == (None, (), state.FRESH)
+
+
 def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
     tmp_path: Path, hook: Hook
 ) -> None:

@@ -21,7 +21,8 @@ with the first prompt instead, after it, as BeforeAgent's context.
 
 ``AfterAgent`` is not hooked: the next BeforeAgent does a turn end's work
 (settling a compression, the review every ``REVIEW_TURNS`` turns), and
-SessionEnd's quit flush covers the last turn.
+SessionEnd settles the last turn's compression and hands the turn to the quit
+flush.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ HOST: Final = Host(
     sends=sends,
     injected_index_at_prompt=True,
     # PreCompress (``auto``) fires before every model request; a compression shows only in
-    # the chat recording (a new chat begun on it), read at the turn's end or the next prompt.
+    # the chat recording (a new chat begun on it), read at the next prompt or the session's end.
     compact_hook_every_request=True,
     no_start_after_compact=True,
 )

@@ -14,9 +14,9 @@
 ``pre_compact``
     The handoff extraction of what is about to be summarised, in the background.
     Gemini CLI fires it before every request (``trigger: auto``) and compresses
-    only past a threshold, so there it is a watch: the turn's end (or the next
-    prompt) reads what the CLI appended to its chat recording since, and only a
-    new chat begun on it (what a compression does) counts as a compaction.
+    only past a threshold, so there it is a watch: the next prompt (or the
+    session's end) reads what the CLI appended to its chat recording since, and
+    only a new chat begun on it (what a compression does) counts as a compaction.
 ``post_compact``
     Forget what was surfaced (the summary dropped it). The frozen injected index stays:
     a session start may come before the one for the compaction (Codex sends
@@ -772,6 +772,13 @@ def on_post_compact(event: HookEvent) -> Answer:
 def on_end(event: HookEvent) -> Answer:
     if not event.session_id or not event.transcript:
         return Answer()
+    if _host(event).compact_hook_every_request:
+        # Gemini: no turn-end hook settles a compression of the session's last turn, and
+        # the next process's start drops the watch: the session's end settles it.
+        from pi_memory.session import state
+
+        loaded = state.load(event.session_id)
+        state.save(event.session_id, loaded, _settle_compression(event, loaded))
     note = know(event).note
     _check_anchors(note, event)
     if note.background:
