@@ -16,6 +16,11 @@ and no model:
   (``go`` finds ``went``, ``children`` finds ``child``). Forms shorter than
   four letters are left out: found as substrings they would match inside
   other words (``ran`` in ``grandma``).
+- **A question asks for an answer of a shape.** "When" is answered by a
+  time (``yesterday``, ``last week``, ``in June``, ``2022``), "how many" by a
+  number, "how long" by a duration (``five years``, ``since``), "how often" by
+  a frequency (``every``, ``twice``, ``weekly``): a memory that
+  holds one is a little closer than one that does not (:func:`answer_shape`).
 - **A date is also a time.** A month name, or a year, is found in a memory's
   time as well as in its text: "in June" asks for what happened in June; the
   day of a whole date (``October 13, 2023``, ``7 July``) asks for that day.
@@ -26,6 +31,7 @@ index hands over is exactly an entry the scorer would keep.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
@@ -81,6 +87,31 @@ MONTHS: Final = (
 )  # fmt: skip
 #: A year a memory may have been written in.
 _YEARS: Final = range(1970, 2100)
+
+
+_NUMBER: Final = (
+    r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+    r"|a dozen|a couple|a few|several"
+)
+_TIME_WORDS: Final = (
+    "yesterday|today|tonight|tomorrow|ago|recently|weekend|"
+    "(?:last|next|this) (?:week|month|year|night|morning|summer|winter|spring|fall)|"
+    "(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+    + "|".join(month for month in MONTHS if month != "may")
+    + r"|\d{4}|\d{1,2}(?:st|nd|rd|th)"
+)
+#: What an answer of each shape holds, found in a lowercased body.
+ANSWERS: Final = {
+    "when": re.compile(rf"\b(?:{_TIME_WORDS})\b"),
+    "how many": re.compile(rf"\b(?:{_NUMBER})\b"),
+    "how long": re.compile(
+        rf"\b(?:(?:{_NUMBER}) (?:years?|months?|weeks?|days?|hours?|minutes?)|since)\b"
+    ),
+    "how often": re.compile(
+        r"\b(?:every|once|twice|\w+ times|daily|weekly|monthly|yearly|usually|always|often"
+        r"|regularly)\b"
+    ),
+}
 
 
 class Term(NamedTuple):
@@ -140,6 +171,16 @@ def _beside_number(wanted: str, words: Sequence[str]) -> bool:
             if any(other.isdigit() for other in near):
                 return True
     return False
+
+
+def answer_shape(query: str) -> re.Pattern[str] | None:
+    """What a memory answering ``query`` would hold, when the question says (a time
+    for "when", a number for "how many", a duration for "how long"), else ``None``."""
+    asked = " ".join(query.lower().split())
+    for opening, pattern in ANSWERS.items():
+        if asked.startswith(opening + " "):
+            return pattern
+    return None
 
 
 def forms_of(token: str) -> tuple[str, ...]:

@@ -4,12 +4,14 @@ Modes (pi-memory-auto's retrieval table):
 
 ``keyword`` (default)
     A hit needs any one query token in the body or keyword. Scored
-    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + phrases*1 + recency``,
-    pi-memory-auto's shape (content match dominates, keyword hits next, time breaks
-    ties), with content match measured over the entries searched: query tokens
-    weigh by their rarity (idf) in ``coverage`` and ``textHits``, body hits
-    saturate and are normalised by body length, and each adjacent pair of
-    query words found verbatim counts as a phrase.
+    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + phrases*1 + answer*1
+    + recency``, pi-memory-auto's shape (content match dominates, keyword hits
+    next, time breaks ties), with content match measured over the entries
+    searched: query tokens weigh by their rarity (idf) in ``coverage`` and
+    ``textHits``, body hits saturate and are normalised by body length, each
+    adjacent pair of query words found verbatim counts as a phrase, and a body
+    holding what the question's answer looks like (a time for "when", a number
+    for "how many") counts as ``answer``.
     When nothing matches, the newest entries are listed and ``fallback`` is set.
 ``all``
     Every entry, ranked by the same scorer with a three times stronger
@@ -82,6 +84,8 @@ TAG_PARTIAL_WEIGHT: Final = 2.0
 TEXT_HIT_WEIGHT: Final = 0.5
 #: Each adjacent pair of query words found verbatim in the body.
 PHRASE_WEIGHT: Final = 1.0
+#: A body holding what the question's answer looks like (a time for "when").
+ANSWER_SHAPE_WEIGHT: Final = 1.0
 #: Term-frequency saturation and length normalisation (the usual BM25 values).
 SATURATION: Final = 1.2
 LENGTH_NORM: Final = 0.75
@@ -255,9 +259,12 @@ class _Asked(NamedTuple):
     dated: list[tuple[int, str]]
     #: Adjacent query word pairs found verbatim in a body (:func:`phrases`).
     phrases: list[str]
+    #: What a body answering the question holds (:func:`pi_memory.query_terms.answer_shape`).
+    shape: re.Pattern[str] | None
 
 
 def _asked(query: str, tokens: Sequence[str]) -> _Asked:
+    from pi_memory.query_terms import answer_shape
     from pi_memory.query_terms import terms as query_terms
 
     asked = query_terms(query, tokens)
@@ -270,7 +277,7 @@ def _asked(query: str, tokens: Sequence[str]) -> _Asked:
     patterns += [form for _, form in others]
     extra = list(enumerate((at for at, _ in others), len(asked)))
     dated = [(position, term.time) for position, term in enumerate(asked) if term.time]
-    return _Asked(names, forms, patterns, extra, dated, phrases(query))
+    return _Asked(names, forms, patterns, extra, dated, phrases(query), answer_shape(query))
 
 
 #: A matched entry before weighing: (its position, hits per term, which terms its
@@ -343,14 +350,18 @@ class _Tally:
 
 def body_bonus(body: str, asked: _Asked) -> float:
     """What a score gains from the lowercased body beyond its hits: each query phrase
-    found verbatim. Anything added here must stay within :func:`body_bonus_bound`,
-    which the search index works out without the body."""
-    return PHRASE_WEIGHT * sum(phrase in body for phrase in asked.phrases)
+    found verbatim, and an answer of the shape the question asks for. Anything added
+    here must stay within :func:`body_bonus_bound`, which the search index works out
+    without the body."""
+    bonus = PHRASE_WEIGHT * sum(phrase in body for phrase in asked.phrases)
+    if asked.shape is not None and asked.shape.search(body):
+        bonus += ANSWER_SHAPE_WEIGHT
+    return bonus
 
 
-def body_bonus_bound(possible: int) -> float:
+def body_bonus_bound(possible: int, asked: _Asked) -> float:
     """The most :func:`body_bonus` can add to a body that may hold ``possible`` phrases."""
-    return PHRASE_WEIGHT * possible
+    return PHRASE_WEIGHT * possible + (ANSWER_SHAPE_WEIGHT if asked.shape is not None else 0.0)
 
 
 def _score_entries(
@@ -368,8 +379,9 @@ def _score_entries(
     measured over the entries searched: ``coverage`` is the share of the
     query's weight (each term's :func:`idf`) found in the body or the keyword
     (or, for a date, the entry's time), ``textHits`` the idf-weighted,
-    saturated and length-normalised count of body hits, and each query phrase
-    found verbatim adds :data:`PHRASE_WEIGHT` (:func:`body_bonus`). Without
+    saturated and length-normalised count of body hits, each query phrase
+    found verbatim adds :data:`PHRASE_WEIGHT` and a body holding an answer of
+    the shape asked :data:`ANSWER_SHAPE_WEIGHT` (:func:`body_bonus`). Without
     ``every``, entries that match no term in the body or keyword are left out.
     What depends only on the keyword (which terms it contains, its tag score)
     is computed once per distinct keyword.
@@ -513,7 +525,7 @@ def search_candidates(
         row = _row(briefs[n], n, score, clock)
         return _demoted_row(row, briefs[n].id, suspect)
 
-    bounds = [ranked(n, score + body_bonus_bound(found.possible[n])) for n, score in scored]
+    bounds = [ranked(n, score + body_bonus_bound(found.possible[n], asked)) for n, score in scored]
     base = dict(scored)
     size = max(1, page) * PAGE_SIZE
     best: list[_Row] = []
@@ -522,7 +534,7 @@ def search_candidates(
             break  # no body bonus lifts this one, or any after it, onto the page
         n = -bound[4]
         row = bound
-        if found.possible[n]:
+        if found.possible[n] or asked.shape is not None:
             row = ranked(n, base[n] + body_bonus(entry(n).body.lower(), asked))
         (heapq.heappush if len(best) < size else heapq.heappushpop)(best, row)
     return _page(

@@ -105,6 +105,34 @@ def test_the_day_asked_ranks_that_day_first() -> None:
     assert ids("painting shown on 13 October", entries)[2] == "20231020-0001"
 
 
+def test_a_memory_holding_an_answer_of_the_shape_asked_ranks_first() -> None:
+    newer = "2025-06-01 10:00:00"
+    entries = [
+        entry("20250302-0001", "Melanie went camping with the kids.", time=newer),
+        entry("20250302-0002", "Melanie went camping with the kids last week."),
+    ]
+    assert ids("When did Melanie go camping?", entries)[0] == "20250302-0002"
+    # Not asked when: the newer memory first, as before.
+    assert ids("Where did Melanie go camping?", entries)[0] == "20250302-0001"
+    entries = [
+        entry("20250302-0001", "Melanie has kids who love hiking.", time=newer),
+        entry("20250302-0002", "Melanie has three kids."),
+    ]
+    assert ids("How many kids does Melanie have?", entries)[0] == "20250302-0002"
+    entries = [
+        entry("20250302-0001", "Melanie and her husband are married.", time=newer),
+        entry("20250302-0002", "Melanie and her husband have been married five years."),
+    ]
+    assert ids("How long have Melanie and her husband been married?", entries)[0] == (
+        "20250302-0002"
+    )
+    entries = [
+        entry("20250302-0001", "John goes to the gym.", time=newer),
+        entry("20250302-0002", "John goes to the gym twice a week."),
+    ]
+    assert ids("How often does John go to the gym?", entries)[0] == "20250302-0002"
+
+
 def test_scaffolding_does_not_outweigh_the_topic() -> None:
     entries = [
         entry("20250302-0001", "Melanie has painted for seven years."),

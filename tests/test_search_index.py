@@ -16,6 +16,7 @@ from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry
 from pi_memory.keywords import stem
 from pi_memory.layouts.categories.format import format_entry
 from pi_memory.open_store import open_store
+from pi_memory.query_terms import answer_shape
 from pi_memory.retrieval import (
     Candidates,
     Corpus,
@@ -34,6 +35,8 @@ WORDS = [
     "the", "with", "Use", "DEPLOYS", "café", "naïve", "x-ray", "e2e", "ports,", "(redis)",
     # Read as a question: irregular forms, hyphenated words, dates, scaffolding.
     "went", "going", "children", "child", "self-care", "care", "October", "2026", "how long",
+    # An answer of the shape asked ("when" is answered by a time).
+    "When", "last week", "yesterday", "twice",
 ]  # fmt: skip
 KEYWORDS = ["deploy", "redis-cache", "部署", "c++", "ports", "misc", "Node.js"]
 
@@ -174,7 +177,15 @@ def test_search_decodes_only_what_it_returns() -> None:
         return search_index.entries_at(index, [n])[0]
 
     corpus = Corpus(index.size, index.total_length)
-    for query in ["deploy", "redis cache", "painted care", "went 2026", *queries(rng, 200)]:
+    shaped = ["When deploy?", "how long redis", "when went yesterday cache"]
+    for query in [
+        "deploy",
+        "redis cache",
+        "painted care",
+        "went 2026",
+        *shaped,
+        *queries(rng, 200),
+    ]:
         terms = search_index_terms(query, "keyword")
         if terms is None:
             continue
@@ -194,7 +205,8 @@ def test_search_decodes_only_what_it_returns() -> None:
             assert result == search(chosen, query, page=page, now=NOW, corpus=corpus)
             returned = {hit.entry.id for hit in result.hits}
             assert returned <= {entries[n].id for n in decoded}
-            if not terms.phrases:  # nothing but the page can earn a body bonus
+            if not terms.phrases and answer_shape(query) is None:
+                # nothing but the page can earn a body bonus
                 assert len(set(decoded)) == len(result.hits)
 
 
