@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,19 @@ from tests.mcpclient import McpClient
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 
 SIGNALS = [signal.SIGTERM, signal.SIGHUP] if os.name == "posix" else []
+
+
+@pytest.fixture(autouse=True)
+def hangup_as_from_a_terminal() -> Iterator[None]:
+    """The processes these tests start have SIGHUP's default action, as one started from a
+    terminal has, even when this run ignores it (under ``nohup``, as CI runners may run):
+    an ignored SIGHUP is inherited, and a process that ignores it is right to keep it
+    (its own case below)."""
+    before = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 def holder(directory: Path, prelude: str = "") -> subprocess.Popen[bytes]:
