@@ -131,6 +131,8 @@ class Known(NamedTuple):
     warning: str = ""
     #: pi-memory: a required model is missing or does not resolve; nothing is initialised.
     misconfigured: bool = False
+    #: The session keys whose jobs this hook scheduled (their worker is started).
+    scheduled: tuple[str, ...] = ()
 
 
 def know(event: HookEvent, *, refresh: bool = False) -> Known:
@@ -274,11 +276,14 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
         if event.moment == "prompt"
         else None
     )
+    scheduled: tuple[str, ...] = ()
     if refresh and warning is None and note.background:
         # Checked after this rebuild as after every other: a round due before exit catches up.
+        from pi_memory.jobs.records import CONSOLIDATE
         from pi_memory.jobs.worker import schedule_due_rounds
 
-        schedule_due_rounds(store, config.consolidate_every, event.cwd)
+        if schedule_due_rounds(store, config.consolidate_every, event.cwd):
+            scheduled = (CONSOLIDATE,)
     problems = [f"pi_memory: {line}" for line in fresh.read_problems()]
     if fresh.withheld() and not fresh.provenance().declined:
         problems.append(f"pi_memory: {fresh.withheld_note()}")
@@ -293,7 +298,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
             return memories
         return corpus(fresh.visible(), fresh.foreign(), fresh.suspects())
 
-    return Known(note, built, lambda: config, said)
+    return Known(note, built, lambda: config, said, scheduled=scheduled)
 
 
 def _watched(
@@ -435,7 +440,7 @@ def on_start(event: HookEvent) -> Answer:
     known = know(event, refresh=True)
     if known.misconfigured:
         return Answer("", known.warning)
-    _background_at_start(known.note, event)
+    _background_at_start(known.note, event, known.scheduled)
     said = "\n".join(part for part in (known.warning, _model_missing(known.note)) if part)
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
@@ -498,26 +503,34 @@ def _dream_settings(config: Config, store: Store) -> tuple[str, int, float]:
     return (str(directory), config.dream.nudge_after_sessions, config.dream.nudge_after_hours)
 
 
-def _background_at_start(note: Note, event: HookEvent) -> None:
+def _background_at_start(note: Note, event: HookEvent, scheduled: Sequence[str]) -> None:
     """Prune old session state, and start a worker for each session with jobs: it runs
     what a dead worker left behind, or waits for a live one and takes over what that one
-    failed or could not finish by its deadline (one waiter per session)."""
+    failed or could not finish by its deadline (one waiter per session).
+
+    A session whose jobs this start ``scheduled`` already has its worker: a second one
+    would wait for it and retry at once what it just failed, two attempts for one start.
+    """
     import time
 
-    from pi_memory.session.dirs import prune
+    from pi_memory.session.dirs import prune, session_key
 
     try:
         if prune(note.session_days, time.time()) is not None:
             from pi_memory.hosts import fastpath
 
             fastpath.prune(note.session_days, time.time())
-        _check_anchors(note, event)
+        started = {session_key(name) for name in scheduled}
+        if _check_anchors(note, event):
+            from pi_memory.jobs.records import ANCHORS
+
+            started.add(session_key(ANCHORS))
         if not note.background:
             return
         from pi_memory.jobs import records, worker
 
         for key in records.sessions_with_jobs():
-            if not records.waiter_alive(key):
+            if key not in started and not records.waiter_alive(key):
                 worker.spawn(key, event.cwd)
     except OSError as exc:
         from pi_memory.error_handler import log_line
@@ -617,23 +630,24 @@ def _turn_before(
     return now._replace(gate=counted), _record(records.REVIEW, event) if due else None
 
 
-def _check_anchors(note: Note, event: HookEvent) -> None:
-    """Start the anchors' check when due; the job modules are loaded only then."""
+def _check_anchors(note: Note, event: HookEvent) -> bool:
+    """Start the anchors' check when due (True when it was scheduled); the job modules
+    are loaded only then."""
     import time
 
     from pi_memory.anchors.cache import due
 
     directory, root = note.anchors
     if not directory:
-        return
+        return False
     try:
         if not due(Path(directory), Path(root), time.time()):
-            return
+            return False
     except OSError:
         pass  # the check says why, in the log
     from pi_memory.jobs import worker
 
-    worker.check_anchors_when_due(directory, root, event.cwd)
+    return worker.check_anchors_when_due(directory, root, event.cwd)
 
 
 def _prompt_receipts(event: HookEvent, note: Note, index: str, found: Surfaced | None) -> str:
