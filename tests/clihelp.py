@@ -101,7 +101,7 @@ def run_process(
         text=True,
         encoding="utf-8",
         env=full_env,
-        timeout=60,
+        timeout=600,  # a bound on a hang: a loaded machine takes minutes, not 60 s
         check=False,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)

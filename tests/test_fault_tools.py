@@ -21,7 +21,7 @@ def tool(name: str, *args: str) -> dict[str, Any] | list[dict[str, Any]]:
         [sys.executable, str(REPO / "tools" / name), "--json", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=900,  # a bound on a hang: 120 s ran out at a load of 35
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
