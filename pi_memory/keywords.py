@@ -47,7 +47,6 @@ _STOPWORD_TEXT: Final = """
     """
 STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
 
-_HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
 #: Unicode punctuation categories that only separate the parts of a keyword.
 _SEPARATOR_CATEGORIES: Final = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"})
 #: Punctuation that changes what a keyword names (``c#`` is not ``c``), so it stays.
@@ -58,6 +57,13 @@ _SENTENCE_END_RE: Final = re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]")
 _CODE_SPAN_RE: Final = re.compile(r"`([^`\n]+)`")
 _IDENTIFIER_RE: Final = re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+")
 _WORD_RE: Final = re.compile(r"[^\W\d_][\w'-]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _han_run_re() -> re.Pattern[str]:
+    """A run of Han characters; compiled when first needed (the class takes
+    milliseconds to compile, and most processes never ask)."""
+    return re.compile(f"[{HAN_CLASS}]+")
 
 
 def stem(token: str) -> str:
@@ -150,7 +156,7 @@ def keyword_issue(keyword: str) -> str | None:
     han = sum(1 for char in text if is_han(char))
     if han > MAX_HAN:
         return f"{han} Chinese characters (at most {MAX_HAN})"
-    words = len(_HAN_RUN_RE.sub(" ", text).split())
+    words = len(_han_run_re().sub(" ", text).split())
     if words > MAX_WORDS:
         return f"{words} words (at most {MAX_WORDS})"
     if not canonical_key(text):
@@ -292,7 +298,7 @@ def derive_keyword(body: str) -> str:
     identifier = _IDENTIFIER_RE.search(sentence)
     if identifier and _valid(identifier.group()):
         return identifier.group()
-    han = _HAN_RUN_RE.search(sentence)
+    han = _han_run_re().search(sentence)
     if han:
         return han.group()[:MAX_HAN]
     words = [

@@ -7,15 +7,24 @@ ranking, paging and rendering of a search are not this event's to import.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
 from pi_memory.keywords import STOPWORDS
 from pi_memory.text import HAN_CLASS
 
-_TOKEN_RE: Final = re.compile(
-    f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"
-)
+#: A token: a Han run, or a word with the identifiers' joins (``node.js``, ``--delete``).
+_TOKEN_PATTERN: Final = f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"
+#: The same over a text without Han characters (an ASCII one): no run to set apart.
+_ASCII_TOKEN_RE: Final = re.compile(r"()-{0,2}\w+(?:[./-]\w+)*")
+
+
+@functools.lru_cache(maxsize=1)
+def _token_re() -> re.Pattern[str]:
+    """:data:`_TOKEN_PATTERN`, compiled when a text needs it: its Han classes take
+    milliseconds to compile, and most queries and prompts are ASCII."""
+    return re.compile(_TOKEN_PATTERN)
 
 
 def _han_tokens(run: str) -> list[str]:
@@ -36,7 +45,9 @@ def tokenize(text: str) -> list[str]:
     letters are dropped; a Han run gives itself and its 2-grams.
     """
     seen: dict[str, None] = {}
-    for match in _TOKEN_RE.finditer(text.lower()):
+    lowered = text.lower()
+    pattern = _ASCII_TOKEN_RE if lowered.isascii() else _token_re()
+    for match in pattern.finditer(lowered):
         token = match.group()
         if match.group(1):
             for piece in _han_tokens(token):
