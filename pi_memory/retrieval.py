@@ -285,6 +285,21 @@ def _asked(query: str, tokens: Sequence[str]) -> _Asked:
 _Matched = tuple[int, list[int], "tuple[bool, ...] | None", float, int]
 
 
+class _Parts(NamedTuple):
+    """A matched entry's content score in the parts the scorer adds up: the score is
+    ``coverage + tag + text_hits`` (:func:`_content`), plus the body bonus and recency."""
+
+    at: int
+    coverage: float
+    tag: float
+    text_hits: float
+
+
+def _content(parts: _Parts, tag: float) -> float:
+    """The content score with the tag score ``tag``, added in the scorer's order."""
+    return parts.coverage + tag + parts.text_hits
+
+
 class _Tally:
     """Content match over the entries searched, one entry at a time: which match, how
     many entries hold each term, how long the bodies are."""
@@ -296,23 +311,36 @@ class _Tally:
         self.matched: list[_Matched] = []
         self.total_length = 0
 
+    def keyword_facts(self, keyword: str, key: str = "") -> tuple[tuple[bool, ...] | None, float]:
+        """:func:`_keyword_facts`, once per distinct keyword (``key``: its canonical key
+        when known)."""
+        facts = self.per_keyword.get(keyword)
+        if facts is None:
+            key = key or canonical_key(keyword)
+            asked = self.asked
+            facts = self.per_keyword[keyword] = _keyword_facts(
+                keyword, key, asked.names, asked.forms
+            )
+        return facts
+
     def add(
-        self, index: int, counts: list[int], *, keyword: str, key: str, when: str, size: int
+        self,
+        index: int,
+        counts: list[int],
+        in_keyword: tuple[bool, ...] | None,
+        *,
+        tag: float,
+        when: str,
+        size: int,
     ) -> bool:
-        """Count one entry (``counts``: hits of each pattern; ``key``: ``canonical_key``
-        of ``keyword``, or ``""`` to work it out); whether it matched."""
+        """Count one entry (``counts``: hits of each pattern; ``in_keyword``: which terms
+        its keyword holds; ``when``: its confirmed time, read for date terms); whether
+        it matched."""
         asked, count = self.asked, len(self.asked.names)
         self.total_length += size
         for source, position in asked.extra:
             counts[position] += counts[source]
         del counts[count:]
-        facts = self.per_keyword.get(keyword)
-        if facts is None:
-            key = key or canonical_key(keyword)
-            facts = self.per_keyword[keyword] = _keyword_facts(
-                keyword, key, asked.names, asked.forms
-            )
-        in_keyword, tag = facts
         if counts.count(0) == count and in_keyword is None:
             return False
         if asked.dated:
@@ -324,15 +352,15 @@ class _Tally:
         self.matched.append((index, counts, in_keyword, tag, size))
         return True
 
-    def scores(self, corpus: Corpus | None, size: int) -> list[tuple[int, float]]:
-        """(position, score before any body bonus) of each matched entry."""
+    def scores(self, corpus: Corpus | None, size: int) -> list[_Parts]:
+        """The content score's parts of each matched entry."""
         total_length = self.total_length
         if corpus is not None:
             size, total_length = corpus
         weights = [idf(size, found) for found in self.containing]
         mean_length = total_length / size if size else 1.0
         weight = sum(weights)
-        scored: list[tuple[int, float]] = []
+        scored: list[_Parts] = []
         for index, counts, in_keyword, tag, length in self.matched:
             covered = 0.0
             text_hits = 0.0
@@ -343,8 +371,8 @@ class _Tally:
                     text_hits += weights[position] * _saturated(hits, ratio)
                 elif in_keyword is not None and in_keyword[position]:
                     covered += weights[position]
-            score = COVERAGE_WEIGHT * covered / weight + tag + TEXT_HIT_WEIGHT * text_hits / weight
-            scored.append((index, score))
+            coverage = COVERAGE_WEIGHT * covered / weight
+            scored.append(_Parts(index, coverage, tag, TEXT_HIT_WEIGHT * text_hits / weight))
         return scored
 
 
@@ -393,14 +421,20 @@ def _score_entries(
     for index, entry in enumerate(entries):
         body = entry.body.lower()
         counts = list(map(body.count, asked.patterns))
+        in_keyword, tag = tally.keyword_facts(entry.keyword)
         when = entry.last or entry.time
-        if tally.add(index, counts, keyword=entry.keyword, key="", when=when, size=len(body)):
+        if tally.add(index, counts, in_keyword, tag=tag, when=when, size=len(body)):
             bodies[index] = body
         elif every:
             unmatched.append(index)
     rows = [
-        _row(entries[index], index, score + body_bonus(bodies[index], asked), clock)
-        for index, score in tally.scores(corpus, len(entries))
+        _row(
+            entries[parts.at],
+            parts.at,
+            _content(parts, parts.tag) + body_bonus(bodies[parts.at], asked),
+            clock,
+        )
+        for parts in tally.scores(corpus, len(entries))
     ]
     rows.extend(_row(entries[index], index, 0.0, clock) for index in unmatched)
     return rows
@@ -478,14 +512,23 @@ def search_index_terms(query: str, mode: str) -> IndexTerms | None:
 
 
 class Candidates(NamedTuple):
-    """The entries a search index found for a keyword query, none of them decoded yet."""
+    """The entries a search index found for a keyword query, none of them decoded yet:
+    what the postings say of each, and how to read more."""
 
-    #: Each candidate's brief (``search_index.Brief``), in the order of the files searched.
-    briefs: Sequence[Brief]
     #: Per candidate: the hits of each of :attr:`IndexTerms.patterns` in its body.
     counts: Sequence[list[int]]
+    #: Per candidate: which of :attr:`IndexTerms.tokens` its keyword holds (``None``: none).
+    in_keyword: Sequence[tuple[bool, ...] | None]
+    #: Per candidate: ``len(body.lower())``.
+    lengths: Sequence[int]
+    #: Per candidate: its confirmed time in the sortable form (``search_index.ranked_time``).
+    whens: Sequence[str]
+    #: Per candidate: its keyword's canonical key.
+    keys: Sequence[str]
     #: Per candidate: how many of :attr:`IndexTerms.phrases` its body may hold.
     possible: Sequence[int]
+    #: The brief (``search_index.Brief``) of the candidate at a position.
+    brief: Callable[[int], Brief]
     #: The candidate at a position, decoded.
     entry: Callable[[int], Entry]
 
@@ -500,20 +543,37 @@ def search_candidates(
     corpus: Corpus,
     suspect: Mapping[str, str] = MappingProxyType({}),
 ) -> SearchResult:
-    """:func:`search` in mode ``keyword`` over what a search index found: the same
-    page, scored from the candidates' hits and briefs; only the entries that may
-    reach the page are decoded (those whose body bonus could lift them), then the
-    page's own."""
+    """:func:`search` in mode ``keyword`` over what a search index found: the same page,
+    reading only what can reach it.
+
+    Every candidate is scored from the postings and the index's columns (hits,
+    keyword, key, time) except for the body bonus, and ranked as if fresh: a row
+    that bounds its real one from above (the body bonus it may earn is added; being
+    stale, superseded or suspect only lowers a row). Candidates are then read best
+    bound first, their brief (for the group) and, when their body may hold a
+    phrase, their text, until the page is full of rows no bound left can beat. A
+    query with a date term reads every brief first (a memory's time is part of its
+    match)."""
     clock = _Clock(now, review_months)
     asked = _asked(query, tokenize(query) or _literal(query))
     tally = _Tally(asked)
-    briefs = found.briefs
-    for n, brief in enumerate(briefs):
-        when = brief.last or brief.time
-        tally.add(
-            n, found.counts[n], keyword=brief.keyword, key=brief.key, when=when, size=brief.length
-        )
-    scored = tally.scores(corpus, len(briefs))
+    for n, counts in enumerate(found.counts):
+        when = ""
+        if asked.dated:
+            brief = found.brief(n)
+            when = brief.last or brief.time
+        tally.add(n, counts, found.in_keyword[n], tag=0.0, when=when, size=found.lengths[n])
+    scored = tally.scores(corpus, len(found.counts))
+    tags: dict[str, float] = {}
+    for key in found.keys:
+        if key not in tags:
+            tags[key] = _tag_score(key, asked.forms)
+    bounds = []
+    for position, parts in enumerate(scored):
+        n = parts.at
+        score = _content(parts, tags[found.keys[n]]) + body_bonus_bound(found.possible[n], asked)
+        bounds.append((_fresh_row(found.whens[n], score, clock), position))
+    bounds.sort(reverse=True)
     decoded: dict[int, Entry] = {}
 
     def entry(n: int) -> Entry:
@@ -521,21 +581,18 @@ def search_candidates(
             decoded[n] = found.entry(n)
         return decoded[n]
 
-    def ranked(n: int, score: float) -> _Row:
-        row = _row(briefs[n], n, score, clock)
-        return _demoted_row(row, briefs[n].id, suspect)
-
-    bounds = [ranked(n, score + body_bonus_bound(found.possible[n], asked)) for n, score in scored]
-    base = dict(scored)
     size = max(1, page) * PAGE_SIZE
     best: list[_Row] = []
-    for bound in sorted(bounds, reverse=True):
+    for bound, position in bounds:
         if len(best) == size and bound < best[0]:
-            break  # no body bonus lifts this one, or any after it, onto the page
-        n = -bound[4]
-        row = bound
+            break  # neither this one nor any after it can reach the page
+        parts = scored[position]
+        n = parts.at
+        brief = found.brief(n)
+        score = _content(parts, tags[found.keys[n]])
         if found.possible[n] or asked.shape is not None:
-            row = ranked(n, base[n] + body_bonus(entry(n).body.lower(), asked))
+            score += body_bonus(entry(n).body.lower(), asked)
+        row = _demoted_row(_row(brief, n, score, clock), brief.id, suspect)
         (heapq.heappush if len(best) < size else heapq.heappushpop)(best, row)
     return _page(
         sorted(best, reverse=True),
@@ -549,6 +606,18 @@ def search_candidates(
         review_months=review_months,
         suspect=suspect,
     )
+
+
+#: Above every id (``YYYYMMDD-xxxx``): a bound sorts after each row of its score and time.
+_ABOVE_EVERY_ID: Final = "\U0010ffff"
+
+
+def _fresh_row(when: str, score: float, clock: _Clock) -> _Row:
+    """The row of a fresh entry confirmed at ``when`` (sortable) with ``score`` before
+    recency, above the row of any entry of that time and score (:func:`_row`)."""
+    if when >= clock.recency_cutoff:
+        score += clock.recency_boost * clock.recency(when)
+    return (-_FRESH, score, when, _ABOVE_EVERY_ID, 0)
 
 
 def _tag_keys(query: str) -> list[str]:

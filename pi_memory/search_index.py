@@ -68,6 +68,29 @@ def brief_of(entry: Entry) -> Brief:
     )
 
 
+def ranked_time(entry: Entry) -> str:
+    """The time ranking sorts ``entry`` by: ``last`` or ``time`` in the sortable form."""
+    from pi_memory.staleness import sortable_time
+
+    when = entry.last or entry.time
+    return when if len(when) == 19 and when[10] == " " else sortable_time(when)
+
+
+class _Column:
+    """Strings one after the other, UTF-8, with where each starts (built, then packed)."""
+
+    def __init__(self, text: bytes | memoryview = b"", starts: bytes | memoryview = b"") -> None:
+        self.text = bytearray(text)
+        self.starts = _unpacked(starts) if starts else array(_TYPECODE, [0])
+
+    def append(self, value: str) -> None:
+        self.text += _utf8(value)
+        self.starts.append(len(self.text))
+
+    def packed(self) -> tuple[bytes, bytes]:
+        return bytes(self.text), self.starts.tobytes()
+
+
 class Signals(NamedTuple):
     """What a query finds in one file without decoding a row (see :func:`signals`)."""
 
@@ -75,6 +98,14 @@ class Signals(NamedTuple):
     positions: list[int]
     #: Per position: the hits of each pattern in its lowercased body.
     counts: list[list[int]]
+    #: Per position: which of the tokens its lowercased keyword holds (``None``: none).
+    in_keyword: list[tuple[bool, ...] | None]
+    #: Per position: ``len(body.lower())``.
+    lengths: list[int]
+    #: Per position: its confirmed time as ranking sorts it (:func:`ranked_time`).
+    whens: list[str]
+    #: Per position: its keyword's canonical key.
+    keys: list[str]
     #: Per position: how many of the phrases its body may hold (at least those it holds).
     possible: list[int]
 
@@ -111,6 +142,17 @@ class SearchIndex(NamedTuple):
     briefs: bytes | memoryview
     #: Where each entry's brief starts in ``briefs`` (one more offset marks the end).
     brief_offsets: bytes | memoryview
+    #: Each entry's ``len(body.lower())``.
+    lengths: bytes | memoryview
+    #: Each entry's confirmed time as ranking sorts it (:func:`ranked_time`), UTF-8, one
+    #: after the other, with where each starts (one more offset marks the end).
+    whens: bytes | memoryview
+    when_starts: bytes | memoryview
+    #: The distinct canonical keys of the keywords, UTF-8, one after the other, with
+    #: where each starts, and each entry's key by its number.
+    keys: bytes | memoryview
+    key_starts: bytes | memoryview
+    key_numbers: bytes | memoryview
     #: Where each entry's row starts in ``rows`` (one more offset marks the end).
     offsets: bytes | memoryview
     #: How many entries, from the first, the tables cover; the others were appended
@@ -128,9 +170,9 @@ class _Table(NamedTuple):
     """One table of a :class:`SearchIndex`, as it is read."""
 
     text: bytes
-    starts: Sequence[int]
-    postings: Sequence[int]
-    posting_starts: Sequence[int]
+    starts: memoryview
+    postings: memoryview
+    posting_starts: memoryview
 
     def holding(self, needle: str, *, at_start: bool = False) -> dict[int, int]:
         """The terms holding ``needle`` -> where it is first found in each; ``at_start``:
@@ -201,9 +243,21 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
     rows = bytearray()
     brief_offsets = array(_TYPECODE, [0])
     briefs = bytearray()
+    lengths = array(_TYPECODE)
+    whens = _Column()
+    keys = _Column()
+    key_numbers = array(_TYPECODE)
+    numbered: dict[str, int] = {}
     for position, entry in enumerate(entries):
         body = entry.body.lower()
         total_length += len(body)
+        lengths.append(len(body))
+        whens.append(ranked_time(entry))
+        key = brief_of(entry).key
+        if key not in numbered:
+            numbered[key] = len(numbered)
+            keys.append(key)
+        key_numbers.append(numbered[key])
         for chunk, count in Counter(body.split()).items():
             chunks.setdefault(chunk, []).append(position)
             times.setdefault(chunk, []).append(count)
@@ -231,6 +285,12 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
         keyword_posting_starts=keyword_posting_starts,
         briefs=bytes(briefs),
         brief_offsets=brief_offsets.tobytes(),
+        lengths=lengths.tobytes(),
+        whens=whens.packed()[0],
+        when_starts=whens.packed()[1],
+        keys=keys.packed()[0],
+        key_starts=keys.packed()[1],
+        key_numbers=key_numbers.tobytes(),
         offsets=offsets.tobytes(),
         indexed=len(entries),
         tail=(),
@@ -267,26 +327,66 @@ def matching(index: SearchIndex, patterns: Iterable[str], tokens: Iterable[str])
 
 def _keyword_matches(index: SearchIndex, tokens: Iterable[str]) -> set[int]:
     """Positions of the entries whose lowercased keyword holds one of ``tokens``."""
-    named = [token for token in tokens if token]
-    table = _keywords(index)
     found: set[int] = set()
-    for token in named:
-        found.update(table.entries(table.holding(token)))
-    for n, keyword in enumerate(index.tail_keywords, start=index.indexed):
-        if any(token in keyword for token in named):
-            found.add(n)
+    for holding in _keywords_holding(index, tokens):
+        found.update(holding)
     return found
+
+
+def _keywords_holding(index: SearchIndex, tokens: Iterable[str]) -> list[set[int]]:
+    """Per token: the positions of the entries whose lowercased keyword holds it."""
+    table = _keywords(index)
+    holding: list[set[int]] = []
+    for token in tokens:
+        found = table.entries(table.holding(token)) if token else set()
+        found.update(
+            n
+            for n, keyword in enumerate(index.tail_keywords, start=index.indexed)
+            if token and token in keyword
+        )
+        holding.append(found)
+    return holding
 
 
 def signals(
     index: SearchIndex, patterns: Sequence[str], tokens: Sequence[str], phrases: Sequence[str]
 ) -> Signals:
-    """The entries that match (as :func:`matching`), each with its hits of every pattern
-    and how many ``phrases`` (two words and a space) its body may hold, from the
-    postings alone: a pattern's hits in a body are, over the chunks holding it, the
-    chunk's own count times how often the body has the chunk; a body holds ``a b``
-    only where a chunk ends in ``a`` and one starts with ``b``. Patterns are never
-    empty and never hold whitespace."""
+    """The entries that match (as :func:`matching`), each with its hits of every pattern,
+    which tokens its keyword holds, its length, time and key, and how many ``phrases``
+    (two words and a space) its body may hold: from the postings and columns alone.
+    Patterns are never empty and never hold whitespace."""
+    counts = _hits(index, patterns)
+    holding = _keywords_holding(index, tokens)
+    for found in holding:
+        for n in found:
+            counts.setdefault(n, [0] * len(patterns))
+    positions = sorted(counts)
+    named: list[tuple[bool, ...] | None] = [None] * len(positions)
+    if any(holding):
+        for at, n in enumerate(positions):
+            in_keyword = tuple(n in found for found in holding)
+            named[at] = in_keyword if any(in_keyword) else None
+    lengths = _ints(index.lengths)
+    key_numbers = _ints(index.key_numbers)
+    numbers = [key_numbers[n] for n in positions]
+    distinct = sorted(set(numbers))
+    keys = dict(zip(distinct, _strings_at(index.keys, _ints(index.key_starts), distinct)))
+    possible = _possible(index, phrases, positions)
+    return Signals(
+        positions,
+        [counts[n] for n in positions],
+        named,
+        [lengths[n] for n in positions],
+        _strings_at(index.whens, _ints(index.when_starts), positions),
+        [keys[number] for number in numbers],
+        [possible[n] for n in positions],
+    )
+
+
+def _hits(index: SearchIndex, patterns: Sequence[str]) -> dict[int, list[int]]:
+    """Position -> the hits of each pattern in its body, for the bodies holding one: over
+    the chunks holding a pattern, the chunk's own count times how often the body has
+    the chunk."""
     counts: dict[int, list[int]] = {}
     width = len(patterns)
     chunks = _chunks(index)
@@ -297,19 +397,26 @@ def signals(
         wanted = _utf8(pattern)
         for chunk in chunks.holding(pattern):
             times = text.count(wanted, starts[chunk], starts[chunk + 1] - 1)
-            for at in range(posting_starts[chunk], posting_starts[chunk + 1]):
-                row = counts.get(postings[at])
+            low, high = posting_starts[chunk], posting_starts[chunk + 1]
+            for n, often in zip(postings[low:high].tolist(), frequencies[low:high].tolist()):
+                row = counts.get(n)
                 if row is None:
-                    row = counts[postings[at]] = [0] * width
-                row[column] += times * frequencies[at]
+                    row = counts[n] = [0] * width
+                row[column] += times * often
     for n, body in enumerate(index.tail, start=index.indexed):
         row = list(map(body.count, patterns))
         if any(row):
             counts[n] = row
-    for n in _keyword_matches(index, tokens):
-        counts.setdefault(n, [0] * width)
-    positions = sorted(counts)
+    return counts
+
+
+def _possible(index: SearchIndex, phrases: Sequence[str], positions: list[int]) -> dict[int, int]:
+    """Position -> how many of ``phrases`` its body may hold: a body holds ``a b`` only
+    where a chunk ends in ``a`` and one starts with ``b``."""
     possible = dict.fromkeys(positions, 0)
+    if not phrases:
+        return possible
+    chunks = _chunks(index)
     for phrase in phrases:
         first, _, second = phrase.partition(" ")
         ending = chunks.entries(chunks.holding(f"{first}\n"))
@@ -317,7 +424,16 @@ def signals(
         found.update(n for n, body in enumerate(index.tail, start=index.indexed) if phrase in body)
         for n in found & possible.keys():
             possible[n] += 1
-    return Signals(positions, [counts[n] for n in positions], [possible[n] for n in positions])
+    return possible
+
+
+def _strings_at(text: bytes | memoryview, starts: Sequence[int], numbers: list[int]) -> list[str]:
+    """The strings at ``numbers`` of a column (see :class:`_Column`)."""
+    raw = bytes(text)
+    if len(numbers) > 64 and raw.isascii():  # one decoding, then slices of it
+        whole = raw.decode("ascii")
+        return [whole[starts[n] : starts[n + 1]] for n in numbers]
+    return [raw[starts[n] : starts[n + 1]].decode("utf-8", "surrogatepass") for n in numbers]
 
 
 def entries_at(index: SearchIndex, positions: Iterable[int]) -> list[Entry]:
@@ -359,7 +475,22 @@ def appended(index: SearchIndex, entries: Sequence[Entry]) -> SearchIndex:
         briefs.append(marshal.dumps(tuple(brief_of(entry))))
         brief_offsets.append(brief_offsets[-1] + len(briefs[-1]))
     bodies = tuple(entry.body.lower() for entry in entries)
+    lengths = _unpacked(index.lengths)
+    lengths.extend(map(len, bodies))
+    whens = _Column(index.whens, index.when_starts)
+    keys = _Column(index.keys, index.key_starts)
+    key_numbers = _unpacked(index.key_numbers)
+    for entry in entries:
+        whens.append(ranked_time(entry))
+        key_numbers.append(len(keys.starts) - 1)
+        keys.append(brief_of(entry).key)
     return index._replace(
+        lengths=lengths.tobytes(),
+        whens=whens.packed()[0],
+        when_starts=whens.packed()[1],
+        keys=keys.packed()[0],
+        key_starts=keys.packed()[1],
+        key_numbers=key_numbers.tobytes(),
         size=index.size + len(entries),
         total_length=index.total_length + sum(map(len, bodies)),
         offsets=offsets.tobytes(),
@@ -389,16 +520,23 @@ def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | 
     brief_offsets = _unpacked(index.brief_offsets)
     rows = bytes(index.rows)
     briefs = bytes(index.briefs)
+    whens = bytes(index.whens)
+    when_starts = _unpacked(index.when_starts)
     for position in sorted(changes, reverse=True):
         if not 0 <= position < index.size:
             return None
         entry = changes[position]
         old = entries_at(index, [position])[0]
         if old.body != entry.body or old.keyword.lower() != entry.keyword.lower():
+            return None  # the tables hold them
+        if brief_of(old).key != brief_of(entry).key:
             return None
         rows = _spliced(rows, offsets, position, marshal.dumps(tuple(entry)))
         briefs = _spliced(briefs, brief_offsets, position, marshal.dumps(tuple(brief_of(entry))))
+        whens = _spliced(whens, when_starts, position, _utf8(ranked_time(entry)))
         index = index._replace(
+            whens=whens,
+            when_starts=when_starts.tobytes(),
             offsets=offsets.tobytes(),
             rows=rows,
             briefs=briefs,
@@ -433,6 +571,12 @@ _MAPPED: Final = (
     "keyword_posting_starts",
     "briefs",
     "brief_offsets",
+    "lengths",
+    "whens",
+    "when_starts",
+    "keys",
+    "key_starts",
+    "key_numbers",
     "offsets",
     "rows",
 )

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from pi_memory.layouts.protocol import IndexChange, Injected, LayerStore
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
     from pi_memory.provenance import Provenance, TrustRecord
-    from pi_memory.retrieval import SearchResult
+    from pi_memory.retrieval import Candidates, SearchResult
+    from pi_memory.search_index import Brief, SearchIndex, Signals
     from pi_memory.worktree_memories import WorktreeSource
 
 LAYER_ALIASES: Final = {
@@ -983,19 +984,16 @@ class Store:
         self, query: str, page: int, now: datetime, suspect: Mapping[str, str]
     ) -> SearchResult | None:
         """A keyword search that reads only the postings it needs, through each file's
-        search index, and decodes only the entries it returns; ``None`` when it cannot
+        search index, and decodes only what can reach the page; ``None`` when it cannot
         answer (nothing matched, so the newest entries are listed, or a layout without
         files to index)."""
         from pi_memory import search_index
-        from pi_memory.retrieval import Candidates, Corpus, search_candidates, search_index_terms
+        from pi_memory.retrieval import Corpus, search_candidates, search_index_terms
 
         terms = search_index_terms(query, "keyword")
         if terms is None:
             return None
-        briefs: list[search_index.Brief] = []
-        counts: list[list[int]] = []
-        possible: list[int] = []
-        where: list[tuple[search_index.SearchIndex, int]] = []
+        found = _Found()
         size = total_length = 0
         layers = [self.layer(layer) for layer in LAYERS if layer not in self.settings.unavailable]
         allowed: list[Collection[str] | None] = [None] * len(layers)
@@ -1014,23 +1012,11 @@ class Store:
                     continue
                 size += index.size
                 total_length += index.total_length
-                found = search_index.signals(index, *terms)
-                at = search_index.briefs_at(index, found.positions)
-                for n, brief in enumerate(at):
-                    if only is None or brief.id in only:
-                        briefs.append(brief)
-                        counts.append(found.counts[n])
-                        possible.append(found.possible[n])
-                        where.append((index, found.positions[n]))
-        if not briefs:
+                found.add(index, search_index.signals(index, *terms), only)
+        if not found.where:
             return None
-
-        def entry(n: int) -> Entry:
-            index, position = where[n]
-            return search_index.entries_at(index, [position])[0]
-
         return search_candidates(
-            Candidates(briefs, counts, possible, entry),
+            found.candidates(),
             query,
             page=page,
             now=now,
@@ -1115,3 +1101,60 @@ def validate_body(body: str, *, max_bytes: int) -> str:
 def _describe(exc: OSError) -> str:
     where = f": {exc.filename}" if exc.filename else ""
     return f"{exc.strerror or exc}{where}"
+
+
+class _Found:
+    """What the search indexes of a store's files found for a query, file after file,
+    in :meth:`Store.read_all`'s order; nothing decoded until asked."""
+
+    def __init__(self) -> None:
+        self.where: list[tuple[SearchIndex, int]] = []
+        self.counts: list[list[int]] = []
+        self.in_keyword: list[tuple[bool, ...] | None] = []
+        self.lengths: list[int] = []
+        self.whens: list[str] = []
+        self.keys: list[str] = []
+        self.possible: list[int] = []
+
+    def add(self, index: SearchIndex, signals: Signals, only: Collection[str] | None) -> None:
+        """The entries of one file's index; ``only``: the ids to keep (another worktree's)."""
+        from pi_memory.search_index import briefs_at
+
+        kept: Iterable[int] = range(len(signals.positions))
+        if only is not None:
+            briefs = briefs_at(index, signals.positions)
+            kept = [n for n in kept if briefs[n].id in only]
+        for n in kept:
+            self.where.append((index, signals.positions[n]))
+            self.counts.append(signals.counts[n])
+            self.in_keyword.append(signals.in_keyword[n])
+            self.lengths.append(signals.lengths[n])
+            self.whens.append(signals.whens[n])
+            self.keys.append(signals.keys[n])
+            self.possible.append(signals.possible[n])
+
+    def brief(self, n: int) -> Brief:
+        from pi_memory.search_index import briefs_at
+
+        index, position = self.where[n]
+        return briefs_at(index, [position])[0]
+
+    def entry(self, n: int) -> Entry:
+        from pi_memory.search_index import entries_at
+
+        index, position = self.where[n]
+        return entries_at(index, [position])[0]
+
+    def candidates(self) -> Candidates:
+        from pi_memory.retrieval import Candidates
+
+        return Candidates(
+            self.counts,
+            self.in_keyword,
+            self.lengths,
+            self.whens,
+            self.keys,
+            self.possible,
+            self.brief,
+            self.entry,
+        )

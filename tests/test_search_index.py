@@ -6,6 +6,7 @@ import os
 import random
 import subprocess
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -194,13 +195,9 @@ def test_search_decodes_only_what_it_returns() -> None:
             continue
         for page in (1, 2, 3):
             decoded.clear()
-            candidates = Candidates(
-                search_index.briefs_at(index, found.positions),
-                [list(counts) for counts in found.counts],
-                found.possible,
-                lambda n, at=found.positions: entry(at[n]),
+            result = search_candidates(
+                candidates(index, found, entry), query, page=page, now=NOW, corpus=corpus
             )
-            result = search_candidates(candidates, query, page=page, now=NOW, corpus=corpus)
             chosen = [entries[n] for n in found.positions]
             assert result == search(chosen, query, page=page, now=NOW, corpus=corpus)
             returned = {hit.entry.id for hit in result.hits}
@@ -208,6 +205,61 @@ def test_search_decodes_only_what_it_returns() -> None:
             if not terms.phrases and answer_shape(query) is None:
                 # nothing but the page can earn a body bonus
                 assert len(set(decoded)) == len(result.hits)
+
+
+def candidates(
+    index: search_index.SearchIndex, found: search_index.Signals, entry: Callable[[int], Entry]
+) -> Candidates:
+    """What the store hands the ranking for one index, with ``entry`` to decode a row."""
+    positions = found.positions
+    return Candidates(
+        [list(counts) for counts in found.counts],
+        found.in_keyword,
+        found.lengths,
+        found.whens,
+        found.keys,
+        found.possible,
+        lambda n: search_index.briefs_at(index, [positions[n]])[0],
+        lambda n: entry(positions[n]),
+    )
+
+
+def test_a_page_of_strong_matches_reads_no_other_brief() -> None:
+    """Three memories hold every word of the query, a hundred only one: the first page
+    (of three) is found without reading the hundred."""
+    entries = [
+        Entry(
+            f"20261101-a{i:03x}",
+            f"2026-11-01 {i // 60:02d}:{i % 60:02d}:00",
+            "p",
+            "auto",
+            "misc",
+            body,
+        )
+        for i, body in enumerate(
+            [f"Port {n} is taken." for n in range(100)] + ["Deploy to staging on port 8080."] * 3
+        )
+    ]
+    index = search_index.build(entries)
+    read: list[int] = []
+
+    def brief(n: int) -> search_index.Brief:
+        read.append(n)
+        return search_index.briefs_at(index, [found.positions[n]])[0]
+
+    query = "deploy staging port"
+    found = search_index.signals(index, *search_index_terms(query, "keyword") or ())
+    chosen = Candidates(
+        [list(c) for c in found.counts], found.in_keyword, found.lengths, found.whens,
+        found.keys, found.possible, brief,
+        lambda n: search_index.entries_at(index, [found.positions[n]])[0],
+    )  # fmt: skip
+    corpus = Corpus(index.size, index.total_length)
+    result = search_candidates(chosen, query, now=NOW, corpus=corpus)
+    assert result == search(entries, query, now=NOW)
+    assert [hit.entry.body for hit in result.hits[:3]] == ["Deploy to staging on port 8080."] * 3
+    assert result.total == 103
+    assert len(read) < 103
 
 
 @pytest.mark.parametrize("seed", range(10))
