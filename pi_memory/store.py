@@ -1118,20 +1118,19 @@ class _Found:
 
     def add(self, index: SearchIndex, signals: Signals, only: Collection[str] | None) -> None:
         """The entries of one file's index; ``only``: the ids to keep (another worktree's)."""
-        from pi_memory.search_index import briefs_at
+        from pi_memory.search_index import Signals, briefs_at
 
-        kept: Iterable[int] = range(len(signals.positions))
         if only is not None:
             briefs = briefs_at(index, signals.positions)
-            kept = [n for n in kept if briefs[n].id in only]
-        for n in kept:
-            self.where.append((index, signals.positions[n]))
-            self.counts.append(signals.counts[n])
-            self.in_keyword.append(signals.in_keyword[n])
-            self.lengths.append(signals.lengths[n])
-            self.whens.append(signals.whens[n])
-            self.keys.append(signals.keys[n])
-            self.possible.append(signals.possible[n])
+            kept = [n for n, brief in enumerate(briefs) if brief.id in only]
+            signals = Signals._make([column[n] for n in kept] for column in signals)
+        self.where.extend((index, position) for position in signals.positions)
+        self.counts.extend(signals.counts)
+        self.in_keyword.extend(signals.in_keyword)
+        self.lengths.extend(signals.lengths)
+        self.whens.extend(signals.whens)
+        self.keys.extend(signals.keys)
+        self.possible.extend(signals.possible)
 
     def brief(self, n: int) -> Brief:
         from pi_memory.search_index import briefs_at
