@@ -6,6 +6,7 @@ from pi_memory.detect.duplicates import DuplicatePair, find_duplicates, find_dup
 from pi_memory.detect.pairs import features
 from pi_memory.detect.set_join import PrefixIndex, rank_order
 from pi_memory.detect.text_features import (
+    body_order,
     content_list,
     jaccard,
     keyword_set,
@@ -270,9 +271,13 @@ def test_word_tokens_are_the_tokens_of_the_body_without_its_numbers(body: str) -
 
     [item] = features([entry("20261001-0001", body)])["project"]
     without_numbers = re.sub(r"\d+(?:\.\d+)*", " ", body)
-    assert list(item.word_list) == token_list(without_numbers)
-    assert list(item.content_list) == content_list(token_list(without_numbers))
-    assert list(item.number_list) == number_list(body)
+    numbers, words, content = body_order(body)
+    assert list(words) == token_list(without_numbers)
+    assert list(content) == content_list(token_list(without_numbers))
+    assert list(numbers) == number_list(body)
+    assert item.words == frozenset(words)
+    assert item.content == frozenset(content)
+    assert item.numbers == frozenset(numbers)
     assert item.tokens == tokens(body)
 
 
@@ -285,3 +290,15 @@ def test_a_body_is_normalised_at_any_whitespace_case_and_trailing_punctuation() 
     assert normalize_memory_text(body) == "deploy the api before friday"
     assert normalize_memory_text("a\x1cb") == "a b"  # a separator \s counts as a space
     assert normalize_memory_text("  …  ") == ""
+
+
+def test_the_sets_made_directly_are_the_sets_of_the_ordered_parts() -> None:
+    # Facts worked out from scratch skip the ordering; kept facts come from the ordered
+    # parts. Both must be the same sets.
+    from pi_memory.detect.text_features import body_facts, body_lists, facts_of
+    from tests.similarity_stores import realistic_store
+
+    bodies = [e.body for seed in range(3) for e in random_store(seed, 200)]
+    bodies += [e.body for e in realistic_store(600, 1)] + ["", "3000", "v2 …", "部署 80"]
+    for body in bodies:
+        assert body_facts(body) == facts_of(*body_lists(body)), body

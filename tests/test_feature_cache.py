@@ -15,7 +15,7 @@ import pytest
 from pi_memory.detect.conflicts import find_conflicts
 from pi_memory.detect.duplicates import find_duplicates
 from pi_memory.detect.feature_cache import KIND, RULES, known_facts, rows_of
-from pi_memory.detect.text_features import body_facts
+from pi_memory.detect.text_features import body_facts, body_lists
 from pi_memory.entry import Entry
 from pi_memory.fs.parse_cache import cache_dir, keep
 from pi_memory.layouts.categories.format import format_entry
@@ -191,13 +191,10 @@ SAMPLES = [
 #: :data:`RULES` and a checksum of what the rules make of the samples. Kept facts are
 #: believed while RULES is unchanged, so a change to the rules must raise it: when
 #: this fails, raise RULES and put both new values here.
-PINNED = (1, 0x552E0893)
+PINNED = (1, 0xA678A8FE)
 
 
 def test_the_rules_version_moves_with_the_rules() -> None:
     bodies = SAMPLES + [entry.body for entry in random_store(1, 60)]
-    made = [
-        tuple(sorted(part) if isinstance(part, frozenset) else part for part in body_facts(body))
-        for body in bodies
-    ]
+    made = [body_lists(body) for body in bodies]
     assert (RULES, zlib.crc32(repr(made).encode("utf-8"))) == PINNED

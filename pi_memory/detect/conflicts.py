@@ -51,7 +51,7 @@ from pi_memory.detect.set_join import (
     self_join,
     size_allows,
 )
-from pi_memory.detect.text_features import BodyFacts, Features, jaccard, spelled
+from pi_memory.detect.text_features import BodyFacts, Features, body_order, jaccard, spelled
 from pi_memory.entry import Entry
 from pi_memory.text import is_han
 
@@ -89,17 +89,20 @@ def _judge(x: Features, y: Features, now: str) -> ConflictPair | None:
     if numeric:
         if words < MIN_SIMILARITY_NUMBERS:
             return None
-        values = _differing(old.number_list, new.numbers) + _differing(new.number_list, old.numbers)
+        old_numbers, new_numbers = body_order(old.entry.body)[0], body_order(new.entry.body)[0]
+        values = _differing(old_numbers, new.numbers) + _differing(new_numbers, old.numbers)
     else:
         if jaccard(old.content, new.content) < MIN_SIMILARITY_WORDS:
             return None
-        gone = _differing(old.content_list, new.content)
-        came = _differing(new.content_list, old.content)
+        _, old_words, old_content = body_order(old.entry.body)
+        _, new_words, new_content = body_order(new.entry.body)
+        gone = _differing(old_content, new.content)
+        came = _differing(new_content, old.content)
         if not (0 < len(gone) <= MAX_REPLACED_WORDS and 0 < len(came) <= MAX_REPLACED_WORDS):
             return None
-        if not substituted_in_place(old.content_list, new.content_list):
+        if not substituted_in_place(old_content, new_content):
             return None
-        values = spelled(old.word_list, gone) + spelled(new.word_list, came)
+        values = spelled(old_words, gone) + spelled(new_words, came)
     similarity = jaccard(old.tokens, new.tokens)
     return ConflictPair(
         older=old.entry.id,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Set
+from functools import lru_cache
 from typing import Final, NamedTuple
 
 from pi_memory.entry import (
@@ -159,19 +160,11 @@ def keyword_keys(keywords: Iterable[str]) -> dict[str, str]:
 
 
 #: What a body alone decides, in :class:`Features`' order after ``key``: the
-#: normalised body, tokens, numbers (list, set), number-free words (list, set),
-#: content words (list, set). A pure function of the body, so it can be kept
-#: across runs (see :mod:`pi_memory.detect.feature_cache`).
-BodyFacts = tuple[
-    str,
-    frozenset[str],
-    tuple[str, ...],
-    frozenset[str],
-    tuple[str, ...],
-    frozenset[str],
-    tuple[str, ...],
-    frozenset[str],
-]
+#: normalised body, its tokens, numbers, number-free words and content words,
+#: each as a set (the joins and the rules compare sets; :func:`body_order` has
+#: them in order). A pure function of the body, so it can be kept across runs
+#: (see :mod:`pi_memory.detect.feature_cache`).
+BodyFacts = tuple[str, frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
 
 
 class Features(NamedTuple):
@@ -179,7 +172,9 @@ class Features(NamedTuple):
 
     A named tuple rather than a dataclass: a store of 100,000 memories builds
     100,000 of these, and a tuple is several times cheaper to create. After
-    ``key`` come the :data:`BodyFacts`, in their order.
+    ``key`` come the :data:`BodyFacts`, in their order. What a rule reads in
+    order (the numbers and words a conflict names) is :func:`body_order` of
+    the entry's body, worked out only for the pairs that get that far.
     """
 
     entry: Entry
@@ -190,14 +185,11 @@ class Features(NamedTuple):
     #: The body as write-time de-duplication sees it.
     norm: str
     tokens: frozenset[str]
-    #: Numbers as written, in order of first appearance.
-    number_list: tuple[str, ...]
+    #: Numbers as written (``1.2.3`` is one).
     numbers: frozenset[str]
-    #: Word tokens of the body with every number removed, in order of first appearance.
-    word_list: tuple[str, ...]
+    #: Word tokens of the body with every number removed.
     words: frozenset[str]
-    #: The content words (see the module docstring), in order of first appearance.
-    content_list: tuple[str, ...]
+    #: The content words (see the module docstring).
     content: frozenset[str]
 
 
@@ -236,28 +228,49 @@ def body_lists(
 
 def facts_of(
     norm: str,
-    tokens: tuple[str, ...],
-    numbers: tuple[str, ...],
-    words: tuple[str, ...],
-    content: tuple[str, ...],
+    tokens: Iterable[str],
+    numbers: Iterable[str],
+    words: Iterable[str],
+    content: Iterable[str],
 ) -> BodyFacts:
-    """:data:`BodyFacts` from :func:`body_lists`' parts (the sets made from the lists)."""
+    """:data:`BodyFacts` from :func:`body_lists`' parts."""
     token_set = frozenset(tokens)
-    return (
-        norm,
-        token_set,
-        numbers,
-        frozenset(numbers) if numbers else _EMPTY,
-        words,
-        frozenset(words) if numbers else token_set,
-        content,
-        frozenset(content),
-    )
+    number_set = frozenset(numbers)
+    word_set = frozenset(words) if number_set else token_set
+    return norm, token_set, number_set or _EMPTY, word_set, frozenset(content)
 
 
 _EMPTY: Final[frozenset[str]] = frozenset()
 
 
 def body_facts(body: str) -> BodyFacts:
-    """What the detectors read of ``body`` (see :data:`BodyFacts`)."""
-    return facts_of(*body_lists(body))
+    """What the detectors read of ``body`` (see :data:`BodyFacts`): the sets of
+    :func:`body_lists`, made without putting anything in order."""
+    lowered = body.lower()
+    if not lowered.isascii():
+        return facts_of(*body_lists(body))
+    norm = normalize_ascii_lowered(lowered)
+    found = _ASCII_TOKEN_RE.findall(lowered)
+    tokens = frozenset(found)
+    # The tokens are the [a-z0-9] runs and a digit has no case: the body holds a
+    # digit only if they do. Most bodies carry no number.
+    if "".join(tokens).isalpha():
+        return (
+            norm,
+            tokens,
+            _EMPTY,
+            tokens,
+            frozenset(filter(None, map(_CONTENT.__getitem__, found))),
+        )
+    # The tokens of the body without its numbers are its letter runs: no substitution.
+    words = _ASCII_WORD_RE.findall(lowered)
+    numbers = frozenset(_NUMBER_RE.findall(body))
+    content = frozenset(filter(None, map(_CONTENT.__getitem__, words)))
+    return norm, tokens, numbers, frozenset(words), content
+
+
+@lru_cache(maxsize=4096)
+def body_order(body: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The numbers, number-free words and content words of ``body`` in order of first
+    appearance, each once: what a conflict names, in the order the body says it."""
+    return body_lists(body)[2:]
