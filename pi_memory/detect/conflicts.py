@@ -182,16 +182,16 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
       words and their sizes differ by at most 3: prefixes of at most 4 tokens;
     - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
     """
-    by_keyword: dict[str, list[int]] = {}
-    for index, item in enumerate(group):
-        if item.key and (item.words or item.content):
-            by_keyword.setdefault(item.key, []).append(index)
+    ranks, tokens, by_keyword = group_order(group)
     pairs: set[tuple[int, int]] = set()
-    for members in by_keyword.values():
+    for keyword_members in by_keyword.values():
+        if len(keyword_members) < 2:
+            continue
+        # A body of numbers and function words alone has nothing to compare.
+        members = [i for i in keyword_members if group[i].words or group[i].content]
         if len(members) <= SMALL_GROUP:
             pairs.update(p for p in _plausible_pairs(group, members) if _may_conflict(group, *p))
             continue
-        ranks, tokens = group_order(group)
         # Without numbers a body's words are its tokens, already in order: only
         # the bodies with numbers need their words ordered.
         orders = _WordOrders(tokens)

@@ -142,15 +142,11 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     group at the acceptance threshold.
     """
     pairs = _identical_bodies(group)
-    orders = group_order(group).tokens
+    _, orders, by_keyword = group_order(group)
     sets = _Sets(
         [item.tokens for item in group], [item.numbers for item in group], list(map(len, orders))
     )
     _join(sets, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
-    by_keyword: dict[str, list[int]] = {}
-    for index, item in enumerate(group):
-        if item.key:
-            by_keyword.setdefault(item.key, []).append(index)
     # One keyword per entry: a pair shares at most one, so the two-keyword
     # branch of the rule never applies and the token gate is MIN_TOKEN (a pair
     # sharing the keyword that reaches it also reaches MIN_SCORE).

@@ -14,7 +14,7 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from itertools import chain
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 if TYPE_CHECKING:
@@ -363,12 +363,25 @@ _KEPT_ORDERS: Final = 4
 
 
 class GroupOrder(NamedTuple):
-    """One token order for a group, shared by both detectors' joins."""
+    """What both detectors' joins share of a group: one token order, the keyword groups."""
 
-    #: Every token, content word and number-free word of the group, rarest first.
+    #: Every token of the group, rarest first; any other word gets a rank on first sight.
     ranks: dict[str, int]
     #: Each item's tokens in that order (see :func:`rank_order`).
     tokens: list[list[int]]
+    #: The items of each keyword (canonical key; items without one are in none),
+    #: ascending.
+    keywords: dict[str, list[int]]
+
+
+class _Ranks(dict[str, int]):
+    """Ranks by word. A word no token of the group spells (a content word's lemma, a
+    number-free word cut out of a token) is ranked on first sight, after every token:
+    any fixed order keeps a join exact, and such words are few."""
+
+    def __missing__(self, word: str) -> int:
+        rank = self[word] = len(self)
+        return rank
 
 
 #: The orders of the last store's groups (by the identity of each group's list:
@@ -378,28 +391,25 @@ _orders: dict[int, tuple[Sequence[Features], GroupOrder]] = {}
 
 
 def group_order(group: Sequence[Features]) -> GroupOrder:
-    """The rank order of ``group``'s tokens, made once for both detectors.
+    """The rank order of ``group``'s tokens and its keyword groups, made once for both
+    detectors.
 
     Any fixed order keeps the prefix joins exact; rarest first keeps them
-    selective. One ranking over tokens, content words and number-free words
-    serves both (a word counts once per body that holds it in any of them),
-    and each item's tokens are sorted once: a body without numbers has its
-    tokens as its words.
+    selective. Each item's tokens are sorted once: a body without numbers has
+    its tokens as its words.
     """
     known = _orders.get(id(group))
     if known is not None and known[0] is group:
         return known[1]
-    # Most content words are tokens of the same body as they are: count the rest.
-    ranks = rarity_ranks(
-        chain.from_iterable(
-            (item.tokens, item.content - item.tokens, item.words - item.tokens)
-            if item.numbers
-            else (item.tokens, item.content - item.tokens)
-            for item in group
-        )
+    tokens = [item.tokens for item in group]
+    ranks = _Ranks(rarity_ranks(tokens))
+    keywords: dict[str, list[int]] = {}
+    for index, item in enumerate(group):
+        if item.key:
+            keywords.setdefault(item.key, []).append(index)
+    order = GroupOrder(
+        ranks, list(map(sorted, map(map, repeat(ranks.__getitem__), tokens))), keywords
     )
-    get = ranks.__getitem__
-    order = GroupOrder(ranks, [sorted(map(get, item.tokens)) for item in group])
     if len(_orders) >= _KEPT_ORDERS:
         _orders.clear()
     _orders[id(group)] = (group, order)
