@@ -70,6 +70,52 @@ def test_a_nohup_holder_keeps_ignoring_sighup(tmp_path: Path) -> None:
     assert out == b"released\n" and not (tmp_path / ".lock").exists()
 
 
+# A signal that lands while a finaliser runs (an object's __del__, a weakref callback)
+# raises there, where Python prints "Exception ignored" with a traceback and goes on.
+IN_FINALISER = """
+import sys, time
+from pathlib import Path
+from pi_memory.fs.lock import StoreLock
+from pi_memory.fs.termination import Terminated
+
+class Slow:
+    def __del__(self):
+        print("finalising", flush=True)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            pass
+
+try:
+    with StoreLock(Path(sys.argv[1]), "add"):
+        slow = Slow()
+        del slow
+        print("finaliser done", flush=True)
+        time.sleep(30)
+except Terminated as ended:
+    print("ended", flush=True)
+    sys.exit(ended.exit_code)
+"""
+
+
+@pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
+def test_a_signal_during_a_finaliser_still_ends_the_run_without_a_traceback(
+    tmp_path: Path, signum: int
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", IN_FINALISER, str(tmp_path)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == b"finalising\n"
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err
+    assert out == b"finaliser done\nended\n"
+    assert proc.returncode == 128 + signum
+    assert not (tmp_path / ".lock").exists()
+
+
 def big_store(project: Path, count: int) -> Path:
     """A categories project layer of ``count`` memories, so that a write takes a while."""
     from pi_memory.entry import Entry

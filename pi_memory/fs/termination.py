@@ -11,6 +11,13 @@ kept) raises :class:`Terminated` instead, which unwinds like
 The few instructions that create or remove the lock file run
 :class:`uninterrupted`: a signal that arrives there is raised when they end,
 so the file and the record of who holds it never disagree.
+
+A signal that arrives while a finaliser runs (an object's ``__del__``, a
+weakref callback) raises there, where Python prints "Exception ignored" and
+goes on as if nothing had happened. The process's unraisable hook takes such
+a :class:`Terminated` back: nothing is printed, and a one-shot timer (SIGALRM,
+a millisecond later) raises it again once the finaliser has returned; should
+the timer land in the hook itself, or in another finaliser, it is put off again.
 """
 
 from __future__ import annotations
@@ -46,12 +53,47 @@ def end_by_exception() -> None:
     if _installed or threading.current_thread() is not threading.main_thread():
         return
     import signal
+    import sys
 
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(signal, name, None)
         if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
             signal.signal(signum, _raise)
+    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) == signal.SIG_DFL:
+        signal.signal(signal.SIGALRM, _raise_put_off)
+        previous = sys.unraisablehook
+
+        def unraisable(report: sys.UnraisableHookArgs) -> None:
+            if isinstance(report.exc_value, Terminated):
+                _put_off(report.exc_value.signum)
+            else:
+                previous(report)
+
+        sys.unraisablehook = unraisable
     _installed = True
+
+
+_put_off_signum: int | None = None
+
+
+def _put_off(signum: int) -> None:
+    """Raise :class:`Terminated` for ``signum`` a moment from now, outside the finaliser."""
+    import signal
+
+    global _put_off_signum  # noqa: PLW0603 -- one signal waits for the timer
+    _put_off_signum = signum
+    signal.setitimer(signal.ITIMER_REAL, 0.001)
+
+
+def _raise_put_off(alarm: int, frame: FrameType | None) -> None:
+    del alarm
+    signum = _put_off_signum
+    if signum is None:
+        return
+    if frame is not None and frame.f_code.co_name in ("unraisable", "_put_off"):
+        _put_off(signum)  # still in the hook: a moment later again
+        return
+    _raise(signum, frame)
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
