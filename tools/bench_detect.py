@@ -478,7 +478,14 @@ def report(results: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    sizes = tuple(int(arg.replace("_", "")) for arg in argv) or (10_000, 100_000)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "sizes", nargs="*", type=lambda s: int(s.replace("_", "")), metavar="MEMORIES",
+        help="store sizes (default: 10,000 and 100,000)",
+    )  # fmt: skip
+    sizes = tuple(parser.parse_args(argv).sizes) or (10_000, 100_000)
     print("\n".join(report(bench(sizes))))
     return 0
 
