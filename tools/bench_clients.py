@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools.e2e_common import (
     REPO,
     Fake,
+    claude_code_env,
     client,
     default_e2e,
     default_fakes,
@@ -91,15 +92,9 @@ def _base_env(work: Path, drop: tuple[str, ...]) -> dict[str, str]:
 
 def claude_code(e2e: Path, work: Path, fakes: Path) -> Client:
     fake = Fake(fakes / "fake_anthropic.py", work / "fake.jsonl")
-    env = _base_env(work, ("ANTHROPIC_", "CLAUDE_"))
-    env.update(
-        ANTHROPIC_BASE_URL=fake.url,
-        ANTHROPIC_API_KEY="dummy",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_AUTOUPDATER="1",
-        DISABLE_ERROR_REPORTING="1",
-    )
+    env = claude_code_env(work / "home", work / "tmp", fake.url)
+    (work / "home").mkdir(parents=True)
+    (work / "tmp").mkdir()
     project = git_project(work / "project")
     binary = str(client(e2e, "cc"))
     return Client("cc", env, project, lambda: _run([binary, "-p", PROMPT], project, env), fake)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -32,6 +31,7 @@ from tools.e2e_common import (
     REPO,
     Checks,
     Fake,
+    claude_code_env,
     client,
     default_e2e,
     default_fakes,
@@ -84,18 +84,8 @@ def main() -> int:
     home.mkdir()
     project = git_project(work / "project")
     fake = Fake(fakes / "fake_anthropic.py", work / "fake_anthropic.jsonl")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-    env.update(
-        HOME=str(home),
-        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{fake.port}",
-        ANTHROPIC_API_KEY="dummy",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_TELEMETRY="1",
-        DISABLE_AUTOUPDATER="1",
-        DISABLE_ERROR_REPORTING="1",
-        DISABLE_BUG_COMMAND="1",
-        TMPDIR=str(args.e2e / "tmp"),
-    )
+    env = claude_code_env(home, args.e2e / "tmp", f"http://127.0.0.1:{fake.port}")
+    env["DISABLE_BUG_COMMAND"] = "1"
     env.pop("PYTHONPATH", None)
     checks = Checks()
 
