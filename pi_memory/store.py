@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_memory.anchors.project import Found
     from pi_memory.fs.lock import StoreLock
     from pi_memory.fs.parse_cache import Identity
+    from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import IndexChange, Injected, LayerStore
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
@@ -381,37 +382,34 @@ class Store:
         after: list[Entry],
         layer: str,
         plan: WritePlan,
-        tokens: tuple[tuple[tuple[str, Identity | None], ...], ...],
+        tokens: tuple[object, object],
     ) -> str:
         """``MEMORY.md`` and the ready tallies after a write that changed the files from
         the first of ``tokens`` to the second; what is said of ``MEMORY.md``."""
         if plan.deduped and not plan.retire:
-            from functools import partial
-
             # No keyword, time or liveness changed: the tallies held before stand.
-            tally = self._ready_moved(layer, *tokens)
+            tally = self._ready_moved(store, layer, *tokens)
             if tally is not None:
-                recalls = self.recalls(layer)
-                return self._refresh_after(
-                    store, after, layer, tokens[1], partial(store.refresh_tally, tally, recalls)
-                )
+                return self._refresh_after(store, after, layer, tokens[1], tally)
         note = self._refresh_after(store, after, layer, tokens[1])
         self.keep_ready()  # the next session start reads the tallies, not the layer
         return note
 
     def _ready_moved(
-        self,
-        layer: str,
-        before: tuple[tuple[str, Identity | None], ...],
-        after: tuple[tuple[str, Identity | None], ...],
+        self, store: LayerStore, layer: str, before: object, after: object
     ) -> Tally | None:
         """After a write that changed no tally: the ready tallies moved to the new identity
         of the files it rewrote (:func:`ready_index.moved`), when they held before it;
-        returns the tally of ``layer``'s ``MEMORY.md`` they hold (``None``: not moved)."""
+        returns the tally of ``layer``'s ``MEMORY.md`` they hold (``None``: not moved, or
+        a layout whose change tokens are not its files' identities)."""
         from pi_memory import ready_index
 
-        was = dict(before)
-        changed = [(path, identity) for path, identity in after if was.get(path) != identity]
+        was, now_all = store.token_files(before), store.token_files(after)
+        if was is None or now_all is None:
+            return None
+        changed = [
+            (path, identity) for path, identity in now_all.items() if was.get(path) != identity
+        ]
         now = {path: identity for path, identity in changed if identity is not None}
         if not now or len(now) != len(changed):
             return None
@@ -609,36 +607,15 @@ class Store:
             project=self.settings.project_name if layer == PROJECT else "",
             stamp=format_time(now),
         )
-        # Read and decide before taking the lock, which is then held only for the
-        # change itself: unless the layer changed meanwhile, when it is decided again.
-        token = store.change_token()
-        ahead = _planned(store, request, now) if token is not None else None
         anchor = self._anchoring(layer, body, request.stamp)
         store.hold_caching()
         try:
-            with self.lock(layer, "add"):
-                held = store.change_token()
-                if ahead is None or held != token:
-                    ahead = _planned(store, request, now)
-                entries, plan = ahead
-                if plan.deduped:
-                    store.update([plan.entry])
-                    stored = plan.entry
-                else:
-                    stored = store.append(plan.entry)
-                anchor(stored.id)
-                if plan.retire:
-                    self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
-                if not plan.deduped:
-                    self._remember_own(layer, [stored.id])
-                after = entries_after(entries, stored, plan.deduped, plan.retire)
-                written = store.change_token()
-                if written is None:
-                    note = self._refresh_or_note(store, after, layer)
+            entries, plan, stored, tokens, note = self._change(store, request, now, anchor)
         finally:
             store.settle()
-        if written is not None:
-            note = self._index_after(store, after, layer, plan, (held or (), written))
+        if tokens is not None:
+            after = entries_after(entries, stored, plan.deduped, plan.retire)
+            note = self._index_after(store, after, layer, plan, tokens)
         else:
             self.keep_ready()  # the next session start reads the tallies, not the layer
         elsewhere = self._ids_in_other_layer(layer, plan.unknown)
@@ -651,6 +628,71 @@ class Store:
             note=note,
             other_layer_supersedes=elsewhere,
         )
+
+    def _change(
+        self,
+        store: LayerStore,
+        request: WriteRequest,
+        now: datetime,
+        anchor: Callable[[str], object],
+    ) -> tuple[list[Entry], WritePlan, Entry, tuple[object, object] | None, str]:
+        """Make the write's change, holding the lock only for the change itself.
+
+        The layer is read, the write decided and its files staged before the lock
+        is taken; under it, a few ``stat`` calls check that nothing changed since,
+        and the staged files are put in place. When something did change, the
+        preparation is made again; after :data:`PREPARE_ATTEMPTS` tries, the write
+        decides and changes under the lock. Returns what it decided on, the plan,
+        the entry stored, the layer's tokens just before and after the change
+        (``None``: the index was already brought up to date, under the lock) and the
+        index's note.
+        """
+        from pi_memory.plan import entries_after
+
+        layer = request.layer
+        for attempt in range(PREPARE_ATTEMPTS + 1):
+            token = store.change_token() if attempt < PREPARE_ATTEMPTS else None
+            ahead = _planned(store, request, now) if token is not None else None
+            staged = _staged(store, ahead)
+            try:
+                with self.lock(layer, "add"):
+                    if staged is not None and not _still(store, token, staged[1]):
+                        continue  # changed meanwhile: prepare again
+                    held = token
+                    if staged is not None and ahead is not None:
+                        entries, plan = ahead
+                        stored = staged[0]
+                        staged[1].commit()
+                    else:
+                        held = store.change_token()
+                        if ahead is None or held != token:
+                            ahead = _planned(store, request, now)
+                        entries, plan = ahead
+                        stored = self._change_held(store, entries, plan)
+                    anchor(stored.id)
+                    if not plan.deduped:
+                        self._remember_own(layer, [stored.id])
+                    written = store.change_token()
+                    if held is not None and written is not None:
+                        return entries, plan, stored, (held, written), ""
+                    after = entries_after(entries, stored, plan.deduped, plan.retire)
+                    return entries, plan, stored, None, self._refresh_or_note(store, after, layer)
+            finally:
+                if staged is not None:
+                    staged[1].discard()  # nothing left to discard once put in place
+                    staged[1].sync()  # the lock is let go by now
+        raise AssertionError("the last attempt always writes")  # pragma: no cover
+
+    def _change_held(self, store: LayerStore, entries: list[Entry], plan: WritePlan) -> Entry:
+        """The write's change made with the lock held, the layout reading what it needs."""
+        if plan.deduped:
+            store.update([plan.entry])
+            stored = plan.entry
+        else:
+            stored = store.append(plan.entry)
+        if plan.retire:
+            self._retire_or_undo(store, plan.retire, stored, entries, plan.deduped)
+        return stored
 
     def _anchoring(self, layer: str, body: str, stamp: str) -> Callable[[str], object]:
         """What anchors the memory about to be written, found before the lock and
@@ -730,18 +772,28 @@ class Store:
         after: list[Entry],
         layer: str,
         written: object,
-        write_index: Callable[[], None] | None = None,
+        tally: Tally | None = None,
     ) -> str:
-        """:meth:`_refresh_or_note` with the lock taken again only to write the index
-        worked out without it (``write_index``: already worked out); skipped when another
-        write came since ours (that write brings the index up to date, with ours in it)."""
+        """:meth:`_refresh_or_note` with the lock taken again only to put in place the
+        index staged without it (from ``tally`` when given, the layer's tally the write
+        kept); skipped when another write came since ours (that write brings the index
+        up to date, with ours in it)."""
         from pi_memory.errors import LockError
 
         try:
-            write_index = write_index or self._prepared_index(store, after, layer)
-            with self.lock(layer, "add"):
-                if store.change_token() == written:
-                    write_index()
+            if tally is None:
+                change = self._prepared_index(store, after, layer)
+            else:
+                change = store.prepare_index(tally, self.recalls(layer))
+            if change is None:
+                return ""
+            try:
+                with self.lock(layer, "add"):
+                    if store.change_token() == written and change.unchanged():
+                        change.commit()
+            finally:
+                change.discard()
+                change.sync()
         except OSError as exc:
             return f"MEMORY.md was not rewritten ({_describe(exc)}); the next write redoes it"
         except LockError as exc:
@@ -750,20 +802,12 @@ class Store:
 
     def _prepared_index(
         self, store: LayerStore, after: list[Entry], layer: str
-    ) -> Callable[[], None]:
-        """The write of ``MEMORY.md`` after a write, worked out now: from the layer's tally
-        (the facts the write kept for the file it changed), or from ``after``, the
-        layer's entries, when the layout keeps no tallies."""
+    ) -> StagedChange | None:
+        """The new ``MEMORY.md`` after a write, staged now: rendered from the layer's
+        tally (the facts the write kept for the file it changed), or from ``after``,
+        the layer's entries, when the layout keeps no tallies."""
         tally = self.tally(layer, "all")
-        if tally is None:
-            return store.prepare_index(after, self.recalls(layer))
-        from functools import partial
-
-        from pi_memory.keywords import keyword_rows
-
-        recalls = self.recalls(layer)
-        keyword_rows(tally, recalls)  # the costly part, before the lock
-        return partial(store.refresh_tally, tally, recalls)
+        return store.prepare_index(after if tally is None else tally, self.recalls(layer))
 
     def _refresh_or_note(self, store: LayerStore, after: list[Entry], layer: str) -> str:
         """Bring the index file up to date; the memory is stored whatever happens here, so a
@@ -1046,6 +1090,25 @@ class Store:
                     )
             except (OSError, TimeoutError):
                 continue
+
+
+#: How many times a write prepares its change before it makes it under the lock.
+PREPARE_ATTEMPTS: Final = 3
+
+
+def _staged(
+    store: LayerStore, ahead: tuple[list[Entry], WritePlan] | None
+) -> tuple[Entry, StagedChange] | None:
+    """The planned change, staged by the layout (``None``: to be made under the lock)."""
+    if ahead is None:
+        return None
+    entries, plan = ahead
+    return store.prepare_write(entries, plan.entry, plan.deduped, plan.retire)
+
+
+def _still(store: LayerStore, token: object, change: StagedChange) -> bool:
+    """Whether the layer is as the staged change was worked out from (with the lock held)."""
+    return store.change_token() == token and change.unchanged()
 
 
 def _planned(

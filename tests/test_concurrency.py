@@ -6,7 +6,10 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
+
+import pytest
 
 from pi_memory.layouts.categories.format import parse_entries
 from pi_memory.open_store import open_store
@@ -96,3 +99,57 @@ def test_concurrent_writers_lose_nothing_in_the_files_layout(
     assert [e.seen for e in shared] == [WRITERS * PER_WRITER]
     index = (open_store(project).store.directory("project") / "MEMORY.md").read_text("utf-8")
     assert sum(line.startswith("- [") for line in index.splitlines()) == len(entries)
+
+
+def _staged_by_both(layer: Path, count: int, proc: list[subprocess.Popen[str]]) -> None:
+    """Wait until the writers have staged their change (temp files beside the targets)."""
+    import time
+
+    deadline = time.monotonic() + 120
+    while len(list(layer.glob(".*.tmp"))) < count:
+        assert all(p.poll() is None for p in proc), [p.communicate() for p in proc]
+        assert time.monotonic() < deadline, sorted(p.name for p in layer.iterdir())
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize(("layout", "temp_files"), [("categories", 2), ("files", 4)])
+def test_two_writers_that_both_prepared_the_same_fact_store_one_memory(
+    tmp_path: Path, hermetic_home: Path, layout: str, temp_files: int
+) -> None:
+    """Both read the layer and stage an append of the same text before either holds the
+    lock; the one that comes second sees the layer changed, decides again, and repeats
+    the memory the first stored instead of storing it twice."""
+    from tests.lockholder import Holder
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (hermetic_home / ".pi/agent").mkdir(parents=True)
+    config = {**PATIENT, "layout": layout}
+    (hermetic_home / ".pi/agent/memory.json").write_text(json.dumps(config), "utf-8")
+    store = open_store(project).store
+    store.write("project", "An earlier fact stays.", ["early"], now=datetime.now())
+    layer = store.directory("project")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    fact = "Both writers state this fact at once."
+    holder = Holder(layer)
+    try:
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "pi_memory", "write", "--keyword", "both", fact],
+                cwd=project,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(2)
+        ]
+        _staged_by_both(layer, temp_files, procs)
+    finally:
+        holder.release()
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    same = [e for e in open_store(project).store.read("project") if e.body == fact]
+    assert [e.seen for e in same] == [2]
+    assert not list(layer.glob(".*.tmp"))

@@ -13,7 +13,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from pi_memory.fs import fsretry
 
@@ -41,8 +41,24 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
     or the new file, but a power cut may leave it empty. Only for disposable
     files (the parse cache, the recall log), which read a damaged copy as "no data".
     """
+    put_in_place(stage_bytes(path, data, durable=durable))
+
+
+class Staged(NamedTuple):
+    """A file's new bytes, written (and flushed) beside it but not yet in its place."""
+
+    #: The file the bytes are for (a symbolic link's target).
+    path: Path
+    #: The temp file holding them, in the same directory.
+    temp: str
+    durable: bool
+
+
+def stage_bytes(path: Path, data: bytes, *, durable: bool = True) -> Staged:
+    """The first half of :func:`atomic_write_bytes`: ``data`` in a temp file beside
+    ``path`` with the permission bits ``path`` has, fsynced; ``path`` is untouched
+    until :func:`put_in_place` (or :func:`discard`)."""
     path = _through_links(Path(path))
-    directory = path.parent
     mode = _target_mode(path)
     if mode is not None and os.name == "posix" and not mode & 0o222 and path.exists():
         raise PermissionError(
@@ -51,7 +67,7 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
             "(make it writable to store memories in it)",
             str(path),
         )
-    fd, tmp_name = _temp_file(directory, "." + path.name)
+    fd, tmp_name = _temp_file(path.parent, "." + path.name)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -60,12 +76,27 @@ def atomic_write_bytes(path: Path, data: bytes, *, durable: bool = True) -> None
                 os.fsync(handle.fileno())
         if mode is not None:
             os.chmod(tmp_name, mode)
-        fsretry.retry(os.replace, tmp_name, path)
     except BaseException:
         _discard(tmp_name)
         raise
-    if durable:
-        fsync_directory(directory)
+    return Staged(path, tmp_name, durable)
+
+
+def put_in_place(staged: Staged, *, sync: bool = True) -> None:
+    """Rename the staged bytes over their file (the temp file is gone either way);
+    ``sync=False`` leaves the directory's fsync to the caller."""
+    try:
+        fsretry.retry(os.replace, staged.temp, staged.path)
+    except BaseException:
+        _discard(staged.temp)
+        raise
+    if staged.durable and sync:
+        fsync_directory(staged.path.parent)
+
+
+def discard(staged: Staged) -> None:
+    """Remove the staged bytes, never put in place."""
+    _discard(staged.temp)
 
 
 def _through_links(path: Path) -> Path:

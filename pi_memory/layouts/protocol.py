@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
     from pi_memory.fs.parse_cache import Identity
+    from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
 
@@ -228,14 +229,32 @@ class LayerStore(Protocol):
         """:meth:`refresh_index` from the tally of the entries (a layout whose :meth:`facts`
         is not ``None``)."""
 
-    def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
-        """:meth:`refresh_index` in two steps: the work of it now, without the lock, and
-        the returned write of ``MEMORY.md``, called with the lock held."""
+    def prepare_index(
+        self, entries: list[Entry] | Tally, recalls: Mapping[str, int]
+    ) -> StagedChange | None:
+        """:meth:`refresh_index` (or :meth:`refresh_tally`, given the tally) worked out
+        and staged now, without the lock, to be put in place with it held (``None``:
+        there is nothing to write)."""
 
-    def change_token(self) -> tuple[tuple[str, Identity | None], ...] | None:
-        """What changes whenever an entry file of the layer changes: each entry file's
-        path and identity, read without the lock; ``None`` when the layout cannot tell
-        cheaply, and a write then reads and decides again under the lock."""
+    def change_token(self) -> object | None:
+        """What changes whenever an entry file of the layer changes (its files'
+        identities), read without the lock and compared with ``==``; ``None`` when the
+        layout cannot tell cheaply, and a write then reads and decides again under the
+        lock."""
+
+    def token_files(self, token: object) -> dict[str, Identity | None] | None:
+        """Each entry file's path -> identity in ``token`` (one :meth:`change_token`
+        returned); ``None`` when the layout's token does not name its files' identities
+        (a write then keeps the ready tallies afresh instead of moving them)."""
+
+    def prepare_write(
+        self, entries: Sequence[Entry], entry: Entry, deduped: bool, retire: Sequence[Entry]
+    ) -> tuple[Entry, StagedChange] | None:
+        """A write's change worked out from ``entries`` (what it decided on) and staged
+        beside the files, to be put in place under the lock: ``entry`` appended (with
+        ``deduped``: rewritten where it is), ``retire`` rewritten; the entry as it will
+        be stored. ``None`` when the layout cannot now, and the write is made under the
+        lock by :meth:`append` and :meth:`update`."""
 
     def hold_caching(self) -> None:
         """Keep what the next writes would record in the disk caches for :meth:`settle`,

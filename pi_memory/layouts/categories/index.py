@@ -11,6 +11,7 @@ rendered from the category files at injection time, so a stale or damaged
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from pi_memory.naming.layer_files import INDEX_FILE
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
+    from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keywords import KeywordRow
 
 CONTINUATION_WIDTH: Final = 100
@@ -200,11 +202,55 @@ def refresh_memory_md(
         old = path.read_text("utf-8", "surrogateescape")
     except FileNotFoundError:
         old = None
-    count = entries.entries if isinstance(entries, Tally) else len(entries)
-    if not count:
+    text = memory_md_text(old, entries, recalls, reset=reset, rows=rows)
+    if text is None:
         if old is not None:
             path.unlink()
-        return
+    elif text != old:
+        from pi_memory.fs.atomic import atomic_write_text
+
+        atomic_write_text(path, text)
+
+
+def staged_memory_md(
+    directory: Path, entries: Sequence[Entry] | Tally, recalls: Mapping[str, int]
+) -> StagedChange | None:
+    """:func:`refresh_memory_md` worked out and staged now, to be put in place with the
+    lock held if ``MEMORY.md`` is still as read (``None``: nothing to change)."""
+    from pi_memory.fs.parse_cache import identity_of
+    from pi_memory.fs.staged_change import StagedChange
+
+    path = directory / INDEX_FILE
+    try:
+        with path.open("rb") as handle:
+            identity = identity_of(os.fstat(handle.fileno()))
+            old: str | None = handle.read().decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        old, identity = None, None
+    text = memory_md_text(old, entries, recalls)
+    if text == old or (text is None and old is None):
+        return None
+    change = StagedChange()
+    if text is None:
+        change.remove(path, identity)
+    else:
+        change.replace(path, text.encode("utf-8", "surrogateescape"), identity)
+    return change
+
+
+def memory_md_text(
+    old: str | None,
+    entries: Sequence[Entry] | Tally,
+    recalls: Mapping[str, int],
+    *,
+    reset: bool = False,
+    rows: Sequence[KeywordRow] | None = None,
+) -> str | None:
+    """``MEMORY.md`` for ``entries``, its watermark carried on from ``old`` (the file
+    now); ``None`` when the layer holds no entry (and has no ``MEMORY.md``)."""
+    count = entries.entries if isinstance(entries, Tally) else len(entries)
+    if not count:
+        return None
     stats = advance_watermark(parse_stats(old) if old is not None else None, count)
     if reset:
         from datetime import datetime, timezone
@@ -212,8 +258,4 @@ def refresh_memory_md(
         now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         stats = Stats(stats.entries, 0, now)
     table = keyword_rows(entries, recalls) if rows is None else rows
-    text = render_memory_md(table, stats)
-    if text != old:
-        from pi_memory.fs.atomic import atomic_write_text
-
-        atomic_write_text(path, text)
+    return render_memory_md(table, stats)

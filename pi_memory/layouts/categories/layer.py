@@ -10,7 +10,7 @@ import functools
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple, cast
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -38,6 +38,7 @@ from pi_memory.layouts.protocol import (
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.fs.parse_cache import Identity
+    from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import MemoryTool
@@ -154,6 +155,10 @@ class CategoriesLayer:
         return tuple(
             (str(path), identity_at(path)) for path in (self.directory / f for f in self.files)
         )
+
+    def token_files(self, token: object) -> dict[str, Identity | None]:
+        """The paths and identities of a :meth:`change_token`."""
+        return dict(cast("tuple[tuple[str, Identity | None], ...]", token))
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""
@@ -289,6 +294,9 @@ class CategoriesLayer:
             places.extend(f"{file}:{number}" for (number,) in numbers)
         return places
 
+    def _needs_repair(self) -> bool:
+        return any(facts.rows != len(facts.ids) for _, facts in map(self._facts_of, self.files))
+
     def _repair_merged(self) -> None:
         """Rewrite each file a git union merge left rows to fold in (before any write)."""
         for file in self.files:
@@ -300,15 +308,17 @@ class CategoriesLayer:
             if new != text:
                 self._write_text(file, new)
 
-    def _write_gitattributes(self) -> None:
-        """The project layer's merge rules, written once; a user's own file is left alone."""
+    def _gitattributes_missing(self) -> bool:
         from pi_memory.entry import PROJECT
 
-        if self.layer != PROJECT:
+        path = self.directory / GITATTRIBUTES
+        return self.layer == PROJECT and not (path.exists() or path.is_symlink())
+
+    def _write_gitattributes(self) -> None:
+        """The project layer's merge rules, written once; a user's own file is left alone."""
+        if not self._gitattributes_missing():
             return
         path = self.directory / GITATTRIBUTES
-        if path.exists() or path.is_symlink():
-            return
         from pi_memory.fs.atomic import atomic_write_text
 
         atomic_write_text(path, GITATTRIBUTES_TEXT)
@@ -415,22 +425,82 @@ class CategoriesLayer:
             if not mine:
                 continue
             text, identity = self._read_with_identity(file)
-            new, rewritten = rewrite_rows(text, mine, self.layer, file)
+            new, changes = self._rewritten(file, text, identity, mine)
             if new == text:
                 continue
-            ids = self._row_ids(file, identity)
-            if identity is None or ids is None:
-                before = self.read_file(file)  # the rows' places, from the entries
-                ids = tuple(entry.id for entry in before)
-            places: dict[str, list[int]] = {}
-            for i, entry_id in enumerate(ids):
-                if entry_id in mine:
-                    places.setdefault(entry_id, []).append(i)
-            changes = {places[entry_id][nth]: e for (entry_id, nth), e in rewritten.items()}
             if identity is None:
                 self._write_text(file, new)
             else:
                 self._write_text(file, new, change=self._change(file, identity, [], changes))
+
+    def _rewritten(
+        self, file: str, text: str, identity: Identity | None, mine: Mapping[str, Entry]
+    ) -> tuple[str, dict[int, Entry]]:
+        """``text`` (the bytes of ``file`` at ``identity``) with the rows of ``mine``
+        rewritten, and each rewritten row's position -> its entry now."""
+        new, rewritten = rewrite_rows(text, mine, self.layer, file)
+        if new == text:
+            return text, {}
+        ids = self._row_ids(file, identity)
+        if identity is None or ids is None:
+            before = self.read_file(file)  # the rows' places, from the entries
+            ids = tuple(entry.id for entry in before)
+        places: dict[str, list[int]] = {}
+        for i, entry_id in enumerate(ids):
+            if entry_id in mine:
+                places.setdefault(entry_id, []).append(i)
+        return new, {places[entry_id][nth]: e for (entry_id, nth), e in rewritten.items()}
+
+    def prepare_write(
+        self, entries: Sequence[Entry], entry: Entry, deduped: bool, retire: Sequence[Entry]
+    ) -> tuple[Entry, StagedChange] | None:
+        """The write of ``entry`` (new, or with ``deduped`` an existing one's new state)
+        and the retiring of ``retire``, staged without the lock: each category file it
+        touches read once, changed, and written beside itself. ``None`` when a write
+        first has more to do (folded rows to repair, the merge rules to write)."""
+        del entries  # the rows are found by id in the files themselves
+        from pi_memory.fs.staged_change import StagedChange
+
+        if not self.directory.is_dir() or entry.name:
+            return None  # made under the lock, with the layer's directory
+        if self._needs_repair() or self._gitattributes_missing():
+            return None
+        stored = entry._replace(layer=self.layer, file=entry.file or self.files[0])
+        if stored.file not in self.files or body_problem(stored.body):
+            return None  # refused with its reason by the write under the lock
+        rewrites = [*([stored] if deduped else []), *retire]
+        staged = StagedChange()
+        try:
+            for file in self.files:
+                mine = {e.id: e for e in rewrites if e.file == file}
+                added = None if deduped or stored.file != file else stored
+                if mine or added is not None:
+                    self._stage_file(staged, file, mine, added)
+        except BaseException:
+            staged.discard()
+            raise
+        return stored, staged
+
+    def _stage_file(
+        self, staged: StagedChange, file: str, mine: Mapping[str, Entry], added: Entry | None
+    ) -> None:
+        text, identity = self._read_with_identity(file)
+        new, changes = self._rewritten(file, text, identity, mine) if mine else (text, {})
+        rows: list[Entry] = []
+        if added is not None:
+            new = append_row(new, added)
+            rows = parse_entries(format_entry(added), self.layer, file)
+        data = encode(new)
+        path = self.directory / file
+        staged.replace(path, data, identity)
+        follow = self._change(file, identity, rows, changes) if identity is not None else None
+        staged.after(functools.partial(self._written, file, path, data, follow))
+
+    def _written(self, file: str, path: Path, data: bytes, change: Change | None) -> None:
+        """What :meth:`_write_text` does once the bytes are in place."""
+        self._known.pop(file, None)
+        if change is not None:
+            self._later(functools.partial(_follow, path, data, change))
 
     def _row_ids(self, file: str, identity: Identity | None) -> tuple[str, ...] | None:
         """The id of each row of ``file`` as it was at ``identity``, from its facts (no
@@ -490,13 +560,13 @@ class CategoriesLayer:
 
         refresh_memory_md(self.directory, tally, recalls)
 
-    def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
-        """The keyword table now (the costly part); the watermark and the write later."""
-        from pi_memory.keywords import keyword_rows
-        from pi_memory.layouts.categories.index import refresh_memory_md
+    def prepare_index(
+        self, entries: list[Entry] | Tally, recalls: Mapping[str, int]
+    ) -> StagedChange | None:
+        """The new ``MEMORY.md``, rendered and staged now (the costly part)."""
+        from pi_memory.layouts.categories.index import staged_memory_md
 
-        rows = keyword_rows(entries, recalls)
-        return functools.partial(refresh_memory_md, self.directory, entries, recalls, rows=rows)
+        return staged_memory_md(self.directory, entries, recalls)
 
     def rebuild_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> IndexChange:
         """The derived ``MEMORY.md`` written afresh from ``entries``."""

@@ -80,6 +80,8 @@ from pi_memory.text import iso_timestamp, js_trim
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
+    from pi_memory.fs.parse_cache import Identity
+    from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keywords import Tally
 
 #: The result of a ``memory`` tool write.
@@ -426,13 +428,40 @@ class FilesLayer:
         del body  # an entry file holds any body
         return None
 
-    def prepare_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> Callable[[], None]:
-        """Nothing to work out ahead: :meth:`refresh_index` only creates a missing index."""
-        return lambda: self.refresh_index(entries, recalls)
+    def prepare_index(
+        self, entries: list[Entry] | Tally, recalls: Mapping[str, int]
+    ) -> StagedChange | None:
+        """A missing ``MEMORY.md``, rebuilt and staged now (``None``: it exists, and a
+        write keeps its lines itself)."""
+        del recalls  # the files layout's index is not ranked by use
+        if self.index_path.exists() or not isinstance(entries, list):
+            return None
+        from pi_memory.fs.staged_change import StagedChange
 
-    def change_token(self) -> None:
-        """None: a write reads every entry file under the lock, so there is nothing to check."""
-        return None
+        change = StagedChange()
+        change.replace(self.index_path, self._rebuilt(entries).text.encode("utf-8"), None)
+        return change
+
+    def change_token(self) -> tuple[Identity | None, frozenset[tuple[str, int]]]:
+        """``MEMORY.md``'s identity and each memory file's name and inode, from one
+        listing of the directory (no file is opened or stat'ed): every write puts new
+        files in place by a rename, so a changed memory has a new inode."""
+        from pi_memory.fs.parse_cache import identity_at
+
+        try:
+            with os.scandir(self.directory) as listing:
+                files = frozenset(
+                    (item.name, item.inode())
+                    for item in listing
+                    if item.name.endswith(".md") and not item.name.startswith(".")
+                )
+        except OSError:
+            files = frozenset()
+        return identity_at(self.index_path), files
+
+    def token_files(self, token: object) -> None:
+        """None: a token names the memory files' inodes, not their identities."""
+        del token
 
     def hold_caching(self) -> None:
         """Nothing: this layout keeps no disk cache of its entry files."""
@@ -441,8 +470,62 @@ class FilesLayer:
         """Nothing held (see :meth:`hold_caching`)."""
 
     def candidates(self, body: str, ids: Collection[str]) -> None:
-        """None: a write reads every entry file (see :meth:`change_token`)."""
+        """None: a write reads every entry file (it keeps no index of their words)."""
         del body, ids
+
+    def prepare_write(
+        self, entries: Sequence[Entry], entry: Entry, deduped: bool, retire: Sequence[Entry]
+    ) -> tuple[Entry, StagedChange] | None:
+        """The write of ``entry`` (new, or with ``deduped`` an existing one's new state)
+        and the retiring of ``retire``, decided on ``entries`` (the layer as read) and
+        staged without the lock: the memory files, then ``MEMORY.md``."""
+        from pi_memory.fs.parse_cache import identity_at
+        from pi_memory.fs.staged_change import StagedChange
+
+        if not self.directory.is_dir():
+            return None  # made under the lock, with the layer's directory
+        if not deduped and any(e.id == entry.id for e in entries if entry.id):
+            return None  # refused with its reason by the write under the lock
+        current = {e.id: e for e in entries}
+        index_identity = identity_at(self.index_path)
+        before = self.read_index()
+        after = before
+        staged = StagedChange()
+        try:
+            stored = entry if deduped else self._complete(entry, entries)
+            changed = [stored, *retire] if deduped else list(retire)
+            modified = self._now_iso()
+            for new in (e for e in changed if e.id in current):
+                old = current[new.id]
+                written = touched(new._replace(file=old.file, layer=self.layer), modified)
+                after = self._stage_entry(
+                    staged, written, after, identity_at(self.directory / old.file)
+                )
+            if not deduped:
+                after = self._stage_entry(staged, stored, after, None)
+            if after != before or index_identity is None:
+                staged.replace(
+                    self.index_path, after.encode("utf-8", "surrogateescape"), index_identity
+                )
+        except BaseException:
+            staged.discard()
+            raise
+        files = [path.name for path in staged.paths]
+        staged.before(lambda: self._changing("write", files))
+        return stored, staged
+
+    def _stage_entry(
+        self, staged: StagedChange, entry: Entry, index: str, expected: Identity | None
+    ) -> str:
+        """Stage ``entry``'s file; ``index`` with its line brought up to date."""
+        staged.replace(
+            self.directory / entry.file,
+            entry_to_text(entry).encode("utf-8", "surrogateescape"),
+            expected,
+        )
+        if entry.live:
+            return upsert_index_line(index, entry.name, entry.file, entry.description)
+        return remove_index_line(index, entry.file)
 
     def facts(self) -> None:
         """None: this layout's index is its memories' lines, not a keyword table."""
