@@ -488,7 +488,7 @@ class FilesLayer:
             return None  # refused with its reason by the write under the lock
         current = {e.id: e for e in entries}
         index_identity = identity_at(self.index_path)
-        before = self.read_index()
+        before = self._index_to_change()
         after = before
         staged = StagedChange()
         try:
