@@ -87,6 +87,9 @@ if TYPE_CHECKING:
 #: The result of a ``memory`` tool write.
 WriteResult = ToolWrite
 
+#: The least of a memory file that is read (see :attr:`FilesLayer.max_file_bytes`).
+MAX_FILE_BYTES = 1 << 20
+
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
@@ -185,19 +188,47 @@ class FilesLayer:
         return []
 
     def unreadable(self) -> list[str]:
-        """Entry files whose frontmatter does not parse (the index is free text)."""
-        return [f"{name}:1" for name in self.entry_files() if self._read_file(name) is None]
+        """Entry files whose frontmatter does not parse (the index is free text), and
+        files too large to read (their size), never read whole."""
+        places: list[str] = []
+        for name in self.entry_files():
+            size = self._oversized(name)
+            if size is not None:
+                places.append(
+                    f"{name}: {size:,} bytes, over the {self.max_file_bytes:,} a memory file "
+                    "is read up to"
+                )
+            elif self._read_file(name) is None:
+                places.append(f"{name}:1")
+        return places
+
+    @property
+    def max_file_bytes(self) -> int:
+        """How much of a memory file is read: a file larger than this (a hand edit, a
+        pull; a write never makes one) is left out and reported, its bytes untouched."""
+        return max(MAX_FILE_BYTES, 2 * self.max_body_bytes + 65536)
+
+    def _oversized(self, name: str) -> int | None:
+        """The size of memory file ``name`` when it is too large to read, else None."""
+        try:
+            size = os.stat(self.directory / name).st_size
+        except OSError:
+            return None
+        return size if size > self.max_file_bytes else None
 
     def _read_file(self, name: str) -> ParsedEntryFile | None:
         path = self.directory / name
         try:
             if not path.is_file():
                 return None
-            # Invalid UTF-8 reads as U+FFFD, as Node's readFile(…, "utf8") does.
-            raw = path.read_bytes().decode("utf-8", errors="replace")
+            with path.open("rb") as handle:
+                data = handle.read(self.max_file_bytes + 1)
         except OSError:
             return None
-        return parse_entry_file(raw)
+        if len(data) > self.max_file_bytes:
+            return None  # oversized: left out and reported, never read whole
+        # Invalid UTF-8 reads as U+FFFD, as Node's readFile(…, "utf8") does.
+        return parse_entry_file(data.decode("utf-8", errors="replace"))
 
     def read_index(self) -> str:
         try:
