@@ -85,3 +85,62 @@ def test_show_leaves_a_60_mb_memory_file_out_and_says_so(
     found, peak_kib, _ = measured(["search", "pasted", "log"], project)
     assert "xxxxxxxx" not in found
     assert peak_kib < 60 * 1024, peak_kib
+
+
+def test_show_leaves_a_60_mb_category_row_out_and_a_write_keeps_its_bytes(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    from pi_memory.cli import main
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    os.chdir(project)
+    assert main(["write", "--layer", "user", "--keyword", "ssh", "SSH uses port 2222."]) == 0
+    layer = hermetic_home / ".pi/agent/memory-auto"
+    [category] = [p for p in layer.glob("*.md") if p.name != "MEMORY.md"]
+    header = b"\n<!-- mid: 20260101-abcd | t: 2026-01-01 10:00:00 | p: | src: user | tags: log"
+    header += b" -->\n"
+    line = b"y" * 1023 + b"\n"
+    with category.open("ab") as out:
+        out.write(header)
+        for _ in range(SIXTY_MB // len(line)):
+            out.write(line)
+    size = category.stat().st_size
+    start = size - len(header) - SIXTY_MB // len(line) * len(line)
+    digest = _digest(category, start, size - start)
+
+    shown, peak_kib, seconds = measured(["show"], project)
+
+    assert peak_kib < 60 * 1024, peak_kib
+    assert seconds < 30, seconds
+    user_block = shown.split("\n\n")[0].replace(str(layer), "<DIR>")
+    text = user_block.replace(f"{size - start - 1:,}", "<SIZE>") + "\n"
+    assert text == (DATA / "health" / "oversized_row.txt").read_text("utf-8")
+    found, peak_kib, _ = measured(["search", "log"], project)
+    assert "yyyyyyyy" not in found
+
+    # Another write to the same file keeps the huge row's bytes as they were.
+    assert main(["write", "--layer", "user", "--keyword", "ssh", "SSH keys live in ~/.ssh."]) == 0
+    with category.open("rb") as handle:
+        before_it = handle.read(start + 4096)
+    moved = before_it.index(header)  # the rows before it may have changed, not it
+    assert _digest(category, moved, size - start) == digest
+    assert category.stat().st_size > size
+
+
+def _digest(path: Path, offset: int, length: int) -> str:
+    """The SHA-256 of ``length`` bytes of ``path`` from ``offset``, read in pieces (a
+    test process that grew by the file's size would lend its peak to the next child's
+    measured peak: ``ru_maxrss`` counts the forked copy before it runs Python)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        while length > 0:
+            piece = handle.read(min(length, 1 << 20))
+            if not piece:
+                break
+            digest.update(piece)
+            length -= len(piece)
+    return digest.hexdigest()

@@ -10,7 +10,7 @@ import functools
 import os
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, NamedTuple, cast
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -178,7 +178,7 @@ class CategoriesLayer:
                 if cached is not None:
                     self._known[file] = (identity, cached)
                     return cached
-                data = handle.read()
+                data = _read_bounded(handle, st.st_size)[0]
         except FileNotFoundError:
             return []
         except OSError as exc:
@@ -278,12 +278,13 @@ class CategoriesLayer:
             try:
                 with path.open("rb") as handle:
                     st = os.fstat(handle.fileno())
-                    data = handle.read()
+                    data, oversized = _read_bounded(handle, st.st_size)
             except FileNotFoundError:
                 continue
             except OSError as exc:
                 places.append(f"{file}: {exc.strerror or type(exc).__name__}")
                 continue
+            places.extend(oversized)
             numbers = cached_entries(
                 path,
                 identity_of(st),
@@ -655,6 +656,18 @@ def _read_text_or_empty(path: Path) -> str:
         return path.read_text("utf-8", "surrogateescape")
     except OSError:
         return ""
+
+
+def _read_bounded(handle: BinaryIO, size: int) -> tuple[bytes, list[str]]:
+    """The bytes of a category file, a row too large to read left out (and said):
+    a file smaller than one such row is read at once."""
+    from pi_memory.layouts.categories import bounded
+
+    if size <= bounded.MAX_ROW_BYTES:
+        return handle.read(), []
+    read = bounded.read_bounded(handle)
+    name = os.path.basename(getattr(handle, "name", ""))
+    return read.data, [bounded.describe(name, row) for row in read.oversized]
 
 
 def _unread_rows(data: bytes) -> list[tuple[int]]:
