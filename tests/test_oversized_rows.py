@@ -22,6 +22,11 @@ started = time.monotonic()
 code = main(sys.argv[1:])
 seconds = time.monotonic() - started
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:  # ru_maxrss keeps the peak of the forked copy of a large parent; VmHWM is this program's
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    pass
 print(f"@@ {code} {peak} {seconds:.2f}", file=sys.stderr)
 """
 

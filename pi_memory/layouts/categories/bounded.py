@@ -17,7 +17,7 @@ from pi_memory.layouts.categories.format import decode, parse_header_fields
 
 #: The most of one row (its header and body) that is read: far above any body a write
 #: accepts, far below what would cost a reader time and memory.
-MAX_ROW_BYTES: Final = 1 << 20
+MAX_ROW_BYTES: Final = 8 << 20
 #: How much of a line is read at once.
 _CHUNK: Final = 1 << 16
 
