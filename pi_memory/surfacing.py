@@ -37,8 +37,6 @@ COMMON_SHARE: Final = 0.1
 #: ... but in a small store a token shared by this many memories is still specific.
 COMMON_FLOOR: Final = 3
 KEYWORD_WEIGHT: Final = 2.0
-#: Seconds the side-query may take when the host's hook timeout is generous.
-SIDE_QUERY_BUDGET: Final = 4.0
 SCORER: Final = "scorer"
 MODEL: Final = "model"
 
@@ -323,11 +321,11 @@ def surface(
     config: Config | None = None,
     skip: Iterable[str] = (),
     env: Mapping[str, str],
-    budget: float = SIDE_QUERY_BUDGET,
     background: bool = True,
 ) -> Surfaced:
     """Pick and render. With ``config`` whose ``autoSurfacing`` has a model, the
-    side-query decides; one that fails or times out leaves the scorer's pick.
+    side-query decides; one that fails or does not answer within
+    ``autoSurfacing.timeoutMs`` leaves the scorer's pick (0: never asked).
 
     ``background``: nobody asked for this side-query (the prompt hook), so the
     daily token cap stops it like any background job; ``surface`` run by a
@@ -339,7 +337,8 @@ def surface(
     memories = entries if isinstance(entries, Corpus) else corpus(entries)
     picked = by_scorer(memories, prompt, skipped, limit)
     via = SCORER
-    if config is not None and limit and budget > 0 and model_available(config, env):
+    budget = config.auto_surfacing.timeout_ms / 1000 if config is not None else 0.0
+    if limit and budget > 0 and config is not None and model_available(config, env):
         try:
             picked = ask_model(
                 config,

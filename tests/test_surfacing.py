@@ -146,11 +146,31 @@ def test_a_side_query_that_fails_or_hangs_leaves_the_scorers_pick(
     assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
     fake_provider.script(Hang(120.0))
     started = time.monotonic()
-    found = surface(STORE, prompt, CAPS, config=config, env={}, budget=0.5)
+    hurried = config._replace(auto_surfacing=config.auto_surfacing._replace(timeout_ms=500))
+    found = surface(STORE, prompt, CAPS, config=hurried, env={})
     assert time.monotonic() - started < 60  # far from the model's 120 s, however loaded
     assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
     log = (hermetic_home / ".pi/agent/memory-auto/pi_memory.log").read_text("utf-8")
     assert log.count("side-query failed, scorer used") == 2
+
+
+def test_a_timeout_of_zero_never_asks_the_model_and_one_too_long_is_capped(
+    fake_provider: FakeProvider, hermetic_home: Path
+) -> None:
+    from pi_memory.config.load import load_for
+
+    write_memory_json(hermetic_home, memory_json(fake_provider, autoSurfacing={"timeoutMs": 0}))
+    config = load_for(hermetic_home, {}).config
+    fake_provider.script(Say(STORE[3].id))
+    found = surface(STORE, "staging database port", CAPS, config=config, env={})
+    assert (found.ids, found.via) == ((STORE[0].id,), "scorer")
+    assert fake_provider.posts() == []
+    write_memory_json(
+        hermetic_home, memory_json(fake_provider, autoSurfacing={"timeoutMs": 600_000})
+    )
+    loaded = load_for(hermetic_home, {})
+    assert loaded.config.auto_surfacing.timeout_ms == 20_000
+    assert '"autoSurfacing.timeoutMs" 600000 is out of range; using 20000' in loaded.warnings
 
 
 def test_the_daily_cap_stops_the_prompt_hooks_side_query_not_a_persons(

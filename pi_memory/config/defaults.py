@@ -40,6 +40,11 @@ SURFACING_THINK_LEVEL: Final = "off"
 SURFACING_MAX_FILES: Final = 3
 SURFACING_MAX_ENTRY_BYTES: Final = 3072
 SURFACING_MAX_INJECTION_BYTES: Final = 10240
+#: How long a prompt waits for the surfacing side-query before the scorer answers
+#: (``autoSurfacing.timeoutMs``, pi_memory's own: not in pi-memory's defaults below).
+SURFACING_TIMEOUT_MS: Final = 4000
+#: At most: the hooks are installed with a 30 s timeout, and start-up comes first.
+SURFACING_TIMEOUT_MS_MAX: Final = 20000
 EXTRACT_ENABLED: Final = False
 EXTRACT_THINK_LEVEL: Final = "high"
 EXTRACT_MAX_CONTEXT_TOKENS: Final = 2000

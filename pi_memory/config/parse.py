@@ -199,6 +199,9 @@ def _surfacing(
         max_injection_bytes=r.integer(
             "autoSurfacing.maxInjectionBytes", d.SURFACING_MAX_INJECTION_BYTES
         ),
+        timeout_ms=r.integer(
+            "autoSurfacing.timeoutMs", d.SURFACING_TIMEOUT_MS, 0, d.SURFACING_TIMEOUT_MS_MAX
+        ),
         model=r.text("autoSurfacing.model"),
         session_persistence=persistence("autoSurfacing"),
     )

@@ -85,6 +85,7 @@ class AutoSurfacingConfig(NamedTuple):
     max_files: int = d.SURFACING_MAX_FILES
     max_entry_bytes: int = d.SURFACING_MAX_ENTRY_BYTES
     max_injection_bytes: int = d.SURFACING_MAX_INJECTION_BYTES
+    timeout_ms: int = d.SURFACING_TIMEOUT_MS
     model: str | None = None
     session_persistence: SessionPersistence | None = None
 

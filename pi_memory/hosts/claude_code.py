@@ -118,9 +118,6 @@ HOST: Final = Host(
     },
     context_events=("SessionStart", "UserPromptSubmit"),
     max_context=9_500,
-    # Every second the surfacing side-query spends comes before each answer (the hook
-    # timeout is 600 s by default).
-    prompt_budget=4.0,
     config_variable="CLAUDE_CONFIG_DIR",
     config_default=(".claude",),
     native_memory=native_memory,

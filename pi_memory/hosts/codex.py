@@ -87,7 +87,6 @@ HOST: Final = Host(
     # head and a tail (0.171.0: 9,410 bytes arrived whole, 10,100 did not): a cap in bytes
     # too, or an index in Chinese, three bytes a character, loses its middle.
     max_context_bytes=9_500,
-    prompt_budget=4.0,
     config_variable="CODEX_HOME",
     config_default=(".codex",),
     native_memory=native_memory,

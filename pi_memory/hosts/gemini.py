@@ -98,7 +98,6 @@ HOST: Final = Host(
     },
     context_events=("SessionStart", "BeforeAgent"),
     max_context=9_500,
-    prompt_budget=4.0,
     config_variable="",
     config_default=(".gemini",),
     native_memory=native_memory,

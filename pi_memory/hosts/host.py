@@ -40,8 +40,7 @@ class Host:
       prompts count the turns, one process less a turn);
       ``context_events``: the events whose answer may carry context for the model.
     - ``max_context``, ``max_context_bytes``: the injection's cap in characters and in
-      UTF-8 bytes (0: the host counts characters only); ``prompt_budget``: seconds a
-      prompt hook may spend on the surfacing side-query.
+      UTF-8 bytes (0: the host counts characters only).
     - ``config_variable``, ``config_default``: the host's configuration directory is
       the variable's value when set (``""``: no variable moves it), else
       ``config_default`` under the home directory; ``sessions``: its session
@@ -83,7 +82,6 @@ class Host:
         events: Mapping[str, str],
         context_events: tuple[str, ...],
         max_context: int,
-        prompt_budget: float,
         config_variable: str,
         config_default: tuple[str, ...],
         sessions: tuple[str, ...],
@@ -108,7 +106,6 @@ class Host:
         self.events = events
         self.context_events = context_events
         self.max_context = max_context
-        self.prompt_budget = prompt_budget
         self.config_variable = config_variable
         self.config_default = config_default
         self.sessions = sessions

@@ -669,13 +669,12 @@ def _prompt_receipts(event: HookEvent, note: Note, index: str, found: Surfaced |
 
 
 def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
-    """The memories this prompt needs, within the host's budget and context cap; a
+    """The memories this prompt needs, within ``autoSurfacing.timeoutMs`` and the context cap; a
     side-query model in its back-off after failing is not asked (the scorer answers)."""
     from pi_memory.hosts import fastpath
     from pi_memory.model import backoff
     from pi_memory.surfacing import surface
 
-    budget = _host(event).prompt_budget
     caps = fastpath.limits_of(known.note)
     max_bytes = known.note.max_bytes
     if max_bytes and caps.max_injection_bytes > max_bytes:
@@ -688,7 +687,6 @@ def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
         config=known.config() if asks else None,
         skip=list(skip),
         env=os.environ,
-        budget=budget,
     )
 
 

@@ -54,7 +54,6 @@ HOST: Final = Host(
     context_events=("SessionStart",),
     # pi has no limit of its own; the same cap keeps the prompt the same size as elsewhere.
     max_context=9_500,
-    prompt_budget=4.0,
     config_variable="PI_CODING_AGENT_DIR",
     config_default=(".pi", "agent"),
     sessions=("sessions/**/*.jsonl",),
