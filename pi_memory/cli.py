@@ -6,7 +6,9 @@ the module of the command typed is imported, so the top-level ``--help`` (which
 lists every command with its summary from the table) imports none of them.
 ``hook``, ``tool`` and ``mcp`` read their own arguments and skip argparse
 entirely: they run on every agent event or serve one, and start-up time is
-their latency.
+their latency. A command whose module offers ``words_only(words)`` (``search``)
+is given its arguments from it when no word starts with ``-``: what argparse
+would give, without importing it.
 """
 
 from __future__ import annotations
@@ -180,11 +182,16 @@ def _run(args: list[str]) -> int:
         run_argv: Callable[[list[str]], int] = getattr(module, OWN_ARGV[name])
         return run_argv(args[1:])
     run: Callable[[argparse.Namespace], int] = module.run
+    words_only: Callable[[list[str]], argparse.Namespace] | None
+    words_only = getattr(module, "words_only", None)
+    if words_only is not None and not any(arg.startswith("-") for arg in args[1:]):
+        return run(words_only(args[1:]))  # argparse would give the same, and costs more
     return run(build_parser(name).parse_args(args))
 
 
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command's name and summary, with ``chosen``'s arguments.
+    """The parser of every command's name and summary; given ``chosen``, the parser of
+    that command alone, with its arguments (what parsing a command line needs).
 
     A mistake is one line and a pointer to the help of the (sub)command it was made in.
     """
@@ -202,6 +209,8 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pi_memory {__version__}")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, summary, module in COMMANDS:
+        if chosen is not None and name != chosen:
+            continue
         sub = subs.add_parser(name, help=summary, description=summary)
         if name == chosen and name not in OWN_ARGV:
             add: Callable[[argparse.ArgumentParser], None]

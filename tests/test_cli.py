@@ -336,6 +336,41 @@ def test_only_the_command_typed_is_imported(
     assert proc.stderr.split() == ([f"pi_memory.commands.{loaded}"] if loaded else [])
 
 
+@pytest.mark.parametrize(
+    "words", [[], ["deploy"], ["deploy", "staging", "port"], ["c++", "", "a b"]]
+)
+def test_a_search_of_words_alone_is_read_as_argparse_reads_it(words: list[str]) -> None:
+    from pi_memory.cli import build_parser
+    from pi_memory.commands.search import words_only
+
+    parsed = vars(build_parser("search").parse_args(["search", *words]))
+    assert {"command": "search", **vars(words_only(words))} == parsed
+
+
+#: Runs a search as a person types it, then names the modules it need not have loaded.
+SEARCH_SCRIPT = """
+import sys
+from pi_memory.cli import main
+code = main(["search", "deploy", "staging"])
+print(code, sorted(m for m in ("argparse", "shutil") if m in sys.modules))
+"""
+
+
+def test_a_search_of_words_alone_does_not_import_argparse(project: Path) -> None:
+    write(project, "--keyword", "deploy", "Deploy to staging with rsync.")
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_SCRIPT],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert "rsync" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "0 []"
+
+
 def test_superseding_a_memory_of_the_other_layer_says_where_it_is(project: Path) -> None:
     """It said "no such id", though the id exists: a memory supersedes only its own layer's."""
     old = write(project, "--layer", "user", "--keyword", "editor", "The editor is vim.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     import argparse
@@ -45,6 +45,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="only the memories whose code changed since they were written (see verify)",
     )
     parser.add_argument("query", nargs="*", metavar="QUERY", help="words, a keyword or a memory id")
+
+
+def words_only(words: list[str]) -> argparse.Namespace:
+    """The arguments argparse gives a command line of QUERY words and no option (none
+    starts with ``-``): each option's default. A search is typed often, and argparse
+    costs more to import and build than the search it starts."""
+    from types import SimpleNamespace
+
+    found = SimpleNamespace(mode="keyword", page=1, json=False, suspect=False, query=words)
+    return cast("argparse.Namespace", found)
 
 
 def search_json(result: SearchResult, max_body_bytes: int) -> dict[str, object]:
