@@ -23,10 +23,11 @@ Where git cannot answer, every category file counts as tracked (fail closed).
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final, NamedTuple
+
+from pi_memory.fs.parse_cache import identity_at, keep, lookup, racy
 
 __all__ = [
     "Provenance",
@@ -125,10 +126,48 @@ def tracked_files(root: Path, directory: Path) -> frozenset[str] | None:
     """The names of the files of ``directory`` that git tracks in the repository ``root``.
 
     ``None`` (every file counts as tracked) when git cannot say (not installed, a
-    damaged repository): a memory is never taken for this user's on a guess.
+    damaged repository, no repository at all): a memory is never taken for this
+    user's on a guess. What ``git ls-files`` answered is kept in the user's cache
+    directory, keyed by the identity of git's index file (``ls-files`` lists what
+    the index holds, and git replaces the file whenever that changes), so a search
+    in an unchanged repository starts no ``git`` process.
     """
+    from pi_memory.naming.git_repo import find_git_repo
+
     try:
         relative = os.path.relpath(directory, root)
+    except ValueError:
+        return None
+    if any(name in os.environ for name in ("GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE")):
+        return _ls_files(root, relative)  # git looks where it is told, not where we would
+    repo = find_git_repo(root)
+    if repo is None:
+        return None  # no work tree here nor above: git cannot say either
+    index = str(repo.git_dir / "index")
+    identity = identity_at(index)
+    if identity is None or str(repo.toplevel) != os.path.realpath(root):
+        return _ls_files(root, relative)
+    key = (str(root), relative)
+    known = lookup(Path(directory), identity, tuple, TRACKED)
+    if known and len(known) == 1 and known[0][:2] == key:
+        return frozenset(known[0][2])
+    found = _ls_files(root, relative)
+    # Kept only when the index did not change while git read it, nor may still change
+    # unseen within its timestamp's tick.
+    if found is not None and not racy(identity[0]) and identity_at(index) == identity:
+        keep(Path(directory), identity, [(*key, tuple(sorted(found)))], TRACKED)
+    return found
+
+
+#: The kind of the cache file that keeps a layer's tracked files (see ``fs.parse_cache``).
+TRACKED: Final = "tracked"
+
+
+def _ls_files(root: Path, relative: str) -> frozenset[str] | None:
+    """What ``git ls-files`` names in ``relative`` of ``root`` (``None``: git cannot say)."""
+    import subprocess
+
+    try:
         done = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--", relative],
             capture_output=True,

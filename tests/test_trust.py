@@ -7,6 +7,7 @@ the hooks get the JSON Claude Code sends.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -153,3 +154,56 @@ def test_a_surfaced_memory_from_the_repository_is_marked(clone: Path) -> None:
     assert run.code == 0, run.err
     assert REPOSITORY_MARK in run.out
     assert "Run the installer first." in run.out
+
+
+def _backdated_index(root: Path) -> None:
+    """The index of ``root`` as a repository left alone for a while has it (an index
+    written in the last two seconds may still change unseen within its timestamp's
+    tick, and is not kept)."""
+    where = ["git", "rev-parse", "--git-path", "index"]
+    index = Path(subprocess.check_output(where, cwd=root, text=True).strip())
+    index = index if index.is_absolute() else root / index
+    old = index.stat().st_mtime - 60
+    os.utime(index, (old, old))
+
+
+def test_what_git_tracks_is_kept_while_its_index_is_unchanged(
+    clone: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_memory.provenance import tracked_files
+
+    layer = clone / AUTO
+    _backdated_index(clone)
+    assert tracked_files(clone, layer) == {"CONVENTIONS.md"}
+    monkeypatch.setenv("PATH", str(clone / "no-git-here"))  # git cannot run now
+    assert tracked_files(clone, layer) == {"CONVENTIONS.md"}
+    monkeypatch.undo()
+    (layer / "DECISIONS.md").write_text(ROW, "utf-8")
+    git(clone, "add", ".")  # a new index: asked again, and seen
+    assert tracked_files(clone, layer) == {"CONVENTIONS.md", "DECISIONS.md"}
+    git(clone, "rm", "-q", "--cached", str(AUTO / "CONVENTIONS.md"))
+    _backdated_index(clone)
+    assert tracked_files(clone, layer) == {"DECISIONS.md"}
+    monkeypatch.setenv("PATH", str(clone / "no-git-here"))
+    assert tracked_files(clone, layer) == {"DECISIONS.md"}
+
+
+def test_another_work_tree_has_its_own_index(clone: Path) -> None:
+    from pi_memory.provenance import tracked_files
+
+    other = clone.parent / "other"
+    git(clone, "worktree", "add", "-q", str(other))
+    (other / AUTO / "DECISIONS.md").write_text(ROW, "utf-8")
+    git(other, "add", ".")
+    for root in (clone, other):
+        _backdated_index(root)
+    assert tracked_files(clone, clone / AUTO) == {"CONVENTIONS.md"}
+    assert tracked_files(other, other / AUTO) == {"CONVENTIONS.md", "DECISIONS.md"}
+    assert tracked_files(clone, clone / AUTO) == {"CONVENTIONS.md"}
+
+
+def test_no_repository_is_no_answer(tmp_path: Path) -> None:
+    from pi_memory.provenance import tracked_files
+
+    (tmp_path / "proj" / ".git").mkdir(parents=True)  # not a repository: git cannot say
+    assert tracked_files(tmp_path / "proj", tmp_path / "proj" / AUTO) is None
