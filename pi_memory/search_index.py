@@ -15,6 +15,15 @@ the parse cache and keyed, like it, by the file's ``(mtime_ns, size, inode)``:
 a write changes one file, so the next search rebuilds that file's search index
 alone. It is disposable: a stale, foreign or damaged one is rebuilt, never
 believed; deleting it costs one rebuild, never a memory.
+
+A write does not rewrite it. What a write changed (entries appended, rows
+rewritten in place with the same body and keyword) is kept beside it as a
+*delta*: a small file naming the identity of the bytes the tables were built
+from and the identity of the bytes it brings them to, with the entries that
+changed (:func:`follow`). A search maps the tables and lays the delta over
+them; the delta is believed only when both identities hold, so a delta of
+other tables, or of bytes the file no longer has, is a miss like any stale
+index. Past :data:`TAIL_MAX` changed entries the index is built again whole.
 """
 
 from __future__ import annotations
@@ -25,11 +34,12 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from pi_memory.entry import Entry
 
-VERSION: Final = 4
+VERSION: Final = 5
 _FIELDS: Final = len(Entry._fields)
 #: Positions are stored as unsigned 32-bit integers.
 _TYPECODE: Final = "I"
@@ -79,9 +89,9 @@ def ranked_time(entry: Entry) -> str:
 class _Column:
     """Strings one after the other, UTF-8, with where each starts (built, then packed)."""
 
-    def __init__(self, text: bytes | memoryview = b"", starts: bytes | memoryview = b"") -> None:
-        self.text = bytearray(text)
-        self.starts = _unpacked(starts) if starts else array(_TYPECODE, [0])
+    def __init__(self) -> None:
+        self.text = bytearray()
+        self.starts = array(_TYPECODE, [0])
 
     def append(self, value: str) -> None:
         self.text += _utf8(value)
@@ -164,6 +174,14 @@ class SearchIndex(NamedTuple):
     tail_keywords: tuple[str, ...]
     #: The entries, each a marshalled tuple, one after the other.
     rows: bytes | memoryview
+    #: The entries after ``indexed`` (appended since the tables were built), in file order.
+    added: tuple[Entry, ...] = ()
+    #: Position (below ``indexed``) -> the entry rewritten there since the tables were
+    #: built: the same body, keyword and key; its row, brief and time are these.
+    changed: Mapping[int, Entry] = MappingProxyType({})
+    #: The identity of the bytes the tables were built from, when they are kept on disk
+    #: (a delta names it).
+    base: tuple[int, int, int] | None = None
 
 
 class _Table(NamedTuple):
@@ -299,13 +317,6 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
     )
 
 
-def _unpacked(data: bytes | memoryview) -> array[int]:
-    """A copy of packed positions to change (a write's)."""
-    found = array(_TYPECODE)
-    found.frombytes(data)
-    return found
-
-
 def _ints(data: bytes | memoryview) -> memoryview:
     """Packed positions read in place: a mapped index's are never copied."""
     return memoryview(data).cast(_TYPECODE)
@@ -366,20 +377,42 @@ def signals(
         for at, n in enumerate(positions):
             in_keyword = tuple(n in found for found in holding)
             named[at] = in_keyword if any(in_keyword) else None
-    lengths = _ints(index.lengths)
-    key_numbers = _ints(index.key_numbers)
-    numbers = [key_numbers[n] for n in positions]
-    distinct = sorted(set(numbers))
-    keys = dict(zip(distinct, _strings_at(index.keys, _ints(index.key_starts), distinct)))
+    lengths, whens, keys = _columns(index, positions)
     possible = _possible(index, phrases, positions)
     return Signals(
         positions,
         [counts[n] for n in positions],
         named,
-        [lengths[n] for n in positions],
-        _strings_at(index.whens, _ints(index.when_starts), positions),
-        [keys[number] for number in numbers],
+        lengths,
+        whens,
+        keys,
         [possible[n] for n in positions],
+    )
+
+
+def _columns(index: SearchIndex, positions: list[int]) -> tuple[list[int], list[str], list[str]]:
+    """The length, time and key of the entries at ``positions`` (ascending): from the
+    columns for those the tables cover, from the entry for those a write added or
+    rewrote since."""
+    from bisect import bisect_left
+
+    covered = positions[: bisect_left(positions, index.indexed)]
+    lengths = _ints(index.lengths)
+    key_numbers = _ints(index.key_numbers)
+    numbers = [key_numbers[n] for n in covered]
+    distinct = sorted(set(numbers))
+    known = dict(zip(distinct, _strings_at(index.keys, _ints(index.key_starts), distinct)))
+    whens = _strings_at(index.whens, _ints(index.when_starts), covered)
+    if index.changed:
+        for at, n in enumerate(covered):
+            entry = index.changed.get(n)
+            if entry is not None:
+                whens[at] = ranked_time(entry)
+    added = [index.added[n - index.indexed] for n in positions[len(covered) :]]
+    return (
+        [lengths[n] for n in covered] + [len(entry.body.lower()) for entry in added],
+        whens + [ranked_time(entry) for entry in added],
+        [known[number] for number in numbers] + [brief_of(entry).key for entry in added],
     )
 
 
@@ -437,92 +470,65 @@ def _strings_at(text: bytes | memoryview, starts: Sequence[int], numbers: list[i
 
 
 def entries_at(index: SearchIndex, positions: Iterable[int]) -> list[Entry]:
-    """The entries at ``positions``, decoded from their rows alone."""
+    """The entries at ``positions``, decoded from their rows alone (or as a write left
+    them since the tables were built)."""
     offsets = _ints(index.offsets)
-    rows = index.rows
-    return [
-        Entry._make(marshal.loads(rows[offsets[i] : offsets[i + 1]]))  # noqa: S302 - our cache
-        for i in positions
-    ]
+    rows, indexed, changed = index.rows, index.indexed, index.changed
+    found: list[Entry] = []
+    for i in positions:
+        if i >= indexed:
+            found.append(index.added[i - indexed])
+        elif changed and i in changed:
+            found.append(changed[i])
+        else:
+            row = marshal.loads(rows[offsets[i] : offsets[i + 1]])  # noqa: S302 - our cache
+            found.append(Entry._make(row))
+    return found
 
 
 def briefs_at(index: SearchIndex, positions: Iterable[int]) -> list[Brief]:
     """The briefs of the entries at ``positions``; no row is decoded."""
     offsets = _ints(index.brief_offsets)
-    briefs = index.briefs
-    return [
-        Brief._make(marshal.loads(briefs[offsets[i] : offsets[i + 1]]))  # noqa: S302 - our cache
-        for i in positions
-    ]
+    briefs, indexed, changed = index.briefs, index.indexed, index.changed
+    found: list[Brief] = []
+    for i in positions:
+        if i >= indexed:
+            found.append(brief_of(index.added[i - indexed]))
+        elif changed and i in changed:
+            found.append(brief_of(changed[i]))
+        else:
+            brief = marshal.loads(briefs[offsets[i] : offsets[i + 1]])  # noqa: S302 - our cache
+            found.append(Brief._make(brief))
+    return found
 
 
-#: Appended entries looked through one by one before the index is built again.
+#: Entries a write added or rewrote, looked through one by one, before the index is
+#: built again whole (each search reads them, each write writes them).
 TAIL_MAX: Final = 1000
 
 
 def appended(index: SearchIndex, entries: Sequence[Entry]) -> SearchIndex:
-    """``index`` with ``entries`` appended to its file (a write's new row): their rows,
-    briefs, keywords and lowercased bodies are added; no other row is decoded."""
-    if len(index.tail) + len(entries) > TAIL_MAX:
+    """``index`` with ``entries`` appended to its file (a write's new row): added to what
+    changed since the tables were built; no row is decoded, no table copied."""
+    if len(index.added) + len(index.changed) + len(entries) > TAIL_MAX:
         return build([*entries_at(index, range(index.size)), *entries])
-    offsets = _unpacked(index.offsets)
-    brief_offsets = _unpacked(index.brief_offsets)
-    rows = [bytes(index.rows)]
-    briefs = [bytes(index.briefs)]
-    for entry in entries:
-        rows.append(marshal.dumps(tuple(entry)))
-        offsets.append(offsets[-1] + len(rows[-1]))
-        briefs.append(marshal.dumps(tuple(brief_of(entry))))
-        brief_offsets.append(brief_offsets[-1] + len(briefs[-1]))
     bodies = tuple(entry.body.lower() for entry in entries)
-    lengths = _unpacked(index.lengths)
-    lengths.extend(map(len, bodies))
-    whens = _Column(index.whens, index.when_starts)
-    keys = _Column(index.keys, index.key_starts)
-    key_numbers = _unpacked(index.key_numbers)
-    for entry in entries:
-        whens.append(ranked_time(entry))
-        key_numbers.append(len(keys.starts) - 1)
-        keys.append(brief_of(entry).key)
     return index._replace(
-        lengths=lengths.tobytes(),
-        whens=whens.packed()[0],
-        when_starts=whens.packed()[1],
-        keys=keys.packed()[0],
-        key_starts=keys.packed()[1],
-        key_numbers=key_numbers.tobytes(),
         size=index.size + len(entries),
         total_length=index.total_length + sum(map(len, bodies)),
-        offsets=offsets.tobytes(),
-        briefs=b"".join(briefs),
-        brief_offsets=brief_offsets.tobytes(),
         tail=(*index.tail, *bodies),
         tail_keywords=(*index.tail_keywords, *(entry.keyword.lower() for entry in entries)),
-        rows=b"".join(rows),
+        added=(*index.added, *entries),
     )
-
-
-def _spliced(data: bytes, offsets: array[int], position: int, item: bytes) -> bytes:
-    """``data`` with its item at ``position`` replaced by ``item``; ``offsets`` shifted."""
-    start, end = offsets[position], offsets[position + 1]
-    shift = len(item) - (end - start)
-    if shift:
-        for at in range(position + 1, len(offsets)):
-            offsets[at] += shift
-    return data[:start] + item + data[end:]
 
 
 def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | None:
     """``index`` with the entries at these positions rewritten in place (a repeat's
     ``seen``, a superseded mark); ``None`` when one's body or keyword changed (the index
     is built again then)."""
-    offsets = _unpacked(index.offsets)
-    brief_offsets = _unpacked(index.brief_offsets)
-    rows = bytes(index.rows)
-    briefs = bytes(index.briefs)
-    whens = bytes(index.whens)
-    when_starts = _unpacked(index.when_starts)
-    for position in sorted(changes, reverse=True):
+    changed = dict(index.changed)
+    added = list(index.added)
+    for position in sorted(changes):
         if not 0 <= position < index.size:
             return None
         entry = changes[position]
@@ -531,17 +537,13 @@ def replaced(index: SearchIndex, changes: Mapping[int, Entry]) -> SearchIndex | 
             return None  # the tables hold them
         if brief_of(old).key != brief_of(entry).key:
             return None
-        rows = _spliced(rows, offsets, position, marshal.dumps(tuple(entry)))
-        briefs = _spliced(briefs, brief_offsets, position, marshal.dumps(tuple(brief_of(entry))))
-        whens = _spliced(whens, when_starts, position, _utf8(ranked_time(entry)))
-        index = index._replace(
-            whens=whens,
-            when_starts=when_starts.tobytes(),
-            offsets=offsets.tobytes(),
-            rows=rows,
-            briefs=briefs,
-            brief_offsets=brief_offsets.tobytes(),
-        )
+        if position >= index.indexed:
+            added[position - index.indexed] = entry
+        else:
+            changed[position] = entry
+    index = index._replace(added=tuple(added), changed=changed)
+    if len(added) + len(changed) > TAIL_MAX:
+        return build(entries_at(index, range(index.size)))
     return index
 
 
@@ -580,11 +582,13 @@ _MAPPED: Final = (
     "offsets",
     "rows",
 )
-_MARSHALLED: Final = tuple(field for field in SearchIndex._fields if field not in _MAPPED)
+#: What a kept base holds besides its mapped fields.
+_FACTS: Final = ("size", "total_length")
 
 
 def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
-    """The stored search index of ``path`` if it was built from the file as it is now.
+    """The stored search index of ``path`` if it was built from the file as it is now,
+    or from the bytes a kept delta brings to the file as it is now.
 
     The arrays and rows stay in the mapped file: a search reads the pages of the
     postings and briefs it looks at, not the whole index."""
@@ -592,28 +596,69 @@ def load(path: Path, identity: tuple[int, int, int]) -> SearchIndex | None:
     try:
         data = _mapped(target)
         head = int.from_bytes(data[:4], "little")
-        if marshal.loads(data[4 : 4 + head]) != (VERSION, name, *identity):  # noqa: S302
+        key = marshal.loads(data[4 : 4 + head])  # noqa: S302 - our cache
+        if key[:2] != (VERSION, name):
             return None
-        start = 4 + head
-        size = int.from_bytes(data[start : start + 4], "little")
-        facts, lengths = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302
-        fields = dict(zip(_MARSHALLED, facts))
-        at = _aligned(start + 4 + size)
-        for field, length in zip(_MAPPED, lengths):
-            fields[field] = data[at : at + length]
-            at = _aligned(at + length)
-        index = SearchIndex(**fields)
-        if at < len(data) or len(_ints(index.offsets)) != index.size + 1:
+        base = (key[2], key[3], key[4])
+        delta = None if base == identity else _delta(target, name, base, identity)
+        if base != identity and delta is None:
             return None
-        if (
-            not index.indexed + len(index.tail)
-            == index.size
-            == index.indexed + len(index.tail_keywords)
-        ):
-            return None
-        return index
+        index = _tables(data, 4 + head, base)
+        if index is None or delta is None:
+            return index
+        return _overlaid(index, *delta)
     except Exception:  # a damaged or foreign index is a miss
         return None
+
+
+def _tables(data: memoryview, start: int, base: tuple[int, int, int]) -> SearchIndex | None:
+    """The tables kept after the key, built from the bytes of identity ``base``."""
+    size = int.from_bytes(data[start : start + 4], "little")
+    facts, lengths = marshal.loads(data[start + 4 : start + 4 + size])  # noqa: S302
+    fields: dict[str, Any] = dict(zip(_FACTS, facts))
+    at = _aligned(start + 4 + size)
+    for field, length in zip(_MAPPED, lengths):
+        fields[field] = data[at : at + length]
+        at = _aligned(at + length)
+    index = SearchIndex(**fields, indexed=fields["size"], tail=(), tail_keywords=(), base=base)
+    if at < len(data) or len(_ints(index.offsets)) != index.size + 1:
+        return None
+    return index
+
+
+def _delta_file(target: Path) -> Path:
+    return target.with_name(f"{target.name}-delta")
+
+
+def _delta(
+    target: Path, name: str, base: tuple[int, int, int], identity: tuple[int, int, int]
+) -> tuple[list[Entry], dict[int, Entry]] | None:
+    """What the kept delta added and rewrote, if it brings the tables of ``base`` to the
+    bytes of ``identity``."""
+    kept = marshal.loads(_delta_file(target).read_bytes())  # noqa: S302 - our cache
+    version, named, since, until, added, changed = kept
+    if (version, named, tuple(since), tuple(until)) != (VERSION, name, base, identity):
+        return None
+    return [Entry._make(row) for row in added], {
+        int(n): Entry._make(row) for n, row in changed.items()
+    }
+
+
+def _overlaid(
+    index: SearchIndex, added: list[Entry], changed: dict[int, Entry]
+) -> SearchIndex | None:
+    """``index`` with what a delta added and rewrote laid over its tables."""
+    if any(not 0 <= n < index.indexed for n in changed):
+        return None
+    bodies = tuple(entry.body.lower() for entry in added)
+    return index._replace(
+        size=index.indexed + len(added),
+        total_length=index.total_length + sum(map(len, bodies)),
+        tail=bodies,
+        tail_keywords=tuple(entry.keyword.lower() for entry in added),
+        added=tuple(added),
+        changed=changed,
+    )
 
 
 def _aligned(at: int) -> int:
@@ -632,13 +677,25 @@ def _mapped(target: Path) -> memoryview:
 
 
 def store(path: Path, identity: tuple[int, int, int], index: SearchIndex) -> None:
-    """Keep ``index`` for ``path`` as it is now; a failure only costs a rebuild later."""
+    """Keep ``index`` for ``path`` as it is now; a failure only costs a rebuild later.
+
+    An index with changes laid over kept tables is kept as a delta to those tables:
+    the cost follows what changed, not the index (an overlay on tables never kept is
+    not kept at all)."""
     from pi_memory.fs.atomic import atomic_write_bytes
 
     target, name = _cache_file(path)
+    if index.added or index.changed:
+        if index.base is None:
+            return
+        added = [tuple(entry) for entry in index.added]
+        changed = {n: tuple(entry) for n, entry in index.changed.items()}
+        kept = marshal.dumps((VERSION, name, index.base, tuple(identity), added, changed))
+        _write(atomic_write_bytes, _delta_file(target), kept)
+        return
     head = marshal.dumps((VERSION, name, *identity))
     mapped = [bytes(getattr(index, field)) for field in _MAPPED]
-    facts: tuple[Any, ...] = tuple(getattr(index, field) for field in _MARSHALLED)
+    facts: tuple[Any, ...] = tuple(getattr(index, field) for field in _FACTS)
     body = marshal.dumps((facts, [len(part) for part in mapped]))
     data = bytearray()
     for part in [len(head).to_bytes(4, "little"), head, len(body).to_bytes(4, "little"), body]:
@@ -647,9 +704,13 @@ def store(path: Path, identity: tuple[int, int, int], index: SearchIndex) -> Non
         data += bytes(_aligned(len(data)) - len(data))
         data += part
     data += bytes(_aligned(len(data)) - len(data))
+    _write(atomic_write_bytes, target, bytes(data))
+
+
+def _write(write: Callable[..., None], target: Path, data: bytes) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, bytes(data), durable=False)
+        write(target, data, durable=False)
     except OSError:
         pass
 
@@ -717,4 +778,5 @@ def for_file(path: Path, entries_of: Callable[[], list[Entry] | None]) -> Search
     # Stored only when the file did not change while it was read.
     if (after.st_mtime_ns, after.st_size, after.st_ino) == identity and not racy(identity[0]):
         store(path, identity, index)
+        return index._replace(base=identity)  # a write may keep its change as a delta
     return index

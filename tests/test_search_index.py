@@ -336,3 +336,61 @@ def test_a_write_keeps_the_index_of_its_file_current(project: Path, hermetic_hom
     assert index is not None  # written by the write itself, not by a later search
     found = search_index.entries_at(index, search_index.matching(index, ["kubernetes"], []))
     assert [entry.id for entry in found] == [written.entry.id]
+
+
+def _identity(path: Path) -> tuple[int, int, int]:
+    st = path.stat()
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _parsed(path: Path) -> list[Entry]:
+    from pi_memory.layouts.categories.format import decode, parse_entries
+
+    return parse_entries(decode(path.read_bytes()), PROJECT, path.name)
+
+
+def test_a_write_keeps_its_change_beside_the_index_not_the_index_again(
+    project: Path, hermetic_home: Path
+) -> None:
+    store = seeded_store(project, hermetic_home, 5)
+    store.search("deploy", now=NOW)
+    path = project / ".pi/agent/memory-auto/CONVENTIONS.md"
+    kept = search_index._cache_file(path)[0]
+    assert search_index.load(path, _identity(path)) is not None
+    before = (kept.stat().st_ino, kept.read_bytes())
+    body = "Deploy to kubernetes with helm."
+    first = store.write(PROJECT, body, ["kubernetes"], file="CONVENTIONS.md", now=NOW)
+    store.write(PROJECT, "Redis caches the sessions.", ["redis"], file="CONVENTIONS.md", now=NOW)
+    again = open_store(project).store.write(PROJECT, body, ["kubernetes"], now=NOW)  # a repeat
+    assert again.entry.id == first.entry.id
+    assert (kept.stat().st_ino, kept.read_bytes()) == before  # the tables were not written
+    index = search_index.load(path, _identity(path))
+    assert index is not None and index.added and index.base is not None
+    assert search_index.entries_at(index, range(index.size)) == _parsed(path)
+    searched = open_store(project).store
+    for query in ("kubernetes helm", "deploy", "redis sessions", "deploy staging port"):
+        assert searched.search(query, now=NOW, credit=False) == full(searched, query)
+
+
+def test_a_delta_of_other_tables_or_other_bytes_is_not_believed(
+    project: Path, hermetic_home: Path
+) -> None:
+    store = seeded_store(project, hermetic_home, 6)
+    store.search("deploy", now=NOW)
+    path = project / ".pi/agent/memory-auto/DECISIONS.md"
+    store.write(PROJECT, "Deploy to kubernetes with helm.", ["kubernetes"], file=path.name, now=NOW)
+    written = _identity(path)
+    delta = search_index._delta_file(search_index._cache_file(path)[0])
+    kept = delta.read_bytes()
+    # The same bytes, touched: the tables are built again for them and kept.
+    os.utime(path, ns=(written[0] - 10**10, written[0] - 10**10))
+    assert search_index.load(path, _identity(path)) is None
+    assert open_store(project).store.search("helm", now=NOW, credit=False).hits
+    # The delta of the old tables, for the old identity: it would add its row twice.
+    delta.write_bytes(kept)
+    os.utime(path, ns=(written[0], written[0]))
+    assert _identity(path) == written
+    assert search_index.load(path, written) is None
+    searched = open_store(project).store
+    result = searched.search("kubernetes helm", now=NOW, credit=False)
+    assert result == full(searched, "kubernetes helm") and result.total == 1
