@@ -184,25 +184,49 @@ class SearchIndex(NamedTuple):
     base: tuple[int, int, int] | None = None
 
 
-class _Table(NamedTuple):
-    """One table of a :class:`SearchIndex`, as it is read."""
+class _Table:
+    """One table of a :class:`SearchIndex`, as it is read. The terms holding each needle
+    are kept: a needle holding one looked for before (``stag`` in ``staging``, ``deploy``
+    in ``deploy`` and a newline) is looked for among that one's terms, not in the whole
+    table again."""
 
-    text: bytes
-    starts: memoryview
-    postings: memoryview
-    posting_starts: memoryview
+    __slots__ = ("_seen", "posting_starts", "postings", "starts", "text")
+
+    def __init__(
+        self, text: bytes, starts: memoryview, postings: memoryview, posting_starts: memoryview
+    ) -> None:
+        self.text = text
+        self.starts = starts
+        self.postings = postings
+        self.posting_starts = posting_starts
+        self._seen: dict[bytes, dict[int, int]] = {}
 
     def holding(self, needle: str, *, at_start: bool = False) -> dict[int, int]:
         """The terms holding ``needle`` -> where it is first found in each; ``at_start``:
         only the terms it starts (a needle ending in a newline ends its terms)."""
+        wanted = _utf8(needle)
+        found = self._seen.get(wanted)
+        if found is None:
+            found = self._seen[wanted] = self._holding(wanted)
+        if at_start:
+            starts = self.starts
+            return {term: at for term, at in found.items() if at == starts[term]}
+        return found
+
+    def _holding(self, wanted: bytes) -> dict[int, int]:
         found: dict[int, int] = {}
         text, starts = self.text, self.starts
-        wanted = _utf8(needle)
+        known = [seen for seen in self._seen if seen in wanted]
+        if known:  # among the terms of the longest needle it holds
+            for term in self._seen[max(known, key=len)]:
+                at = text.find(wanted, starts[term], starts[term + 1])
+                if at != -1:
+                    found[term] = at
+            return found
         at = text.find(wanted)
         while at != -1:
             term = bisect_right(starts, at) - 1
-            if not at_start or at == starts[term]:
-                found[term] = at
+            found[term] = at
             at = text.find(wanted, starts[term + 1])
         return found
 
@@ -366,19 +390,20 @@ def signals(
     which tokens its keyword holds, its length, time and key, and how many ``phrases``
     (two words and a space) its body may hold: from the postings and columns alone.
     Patterns are never empty and never hold whitespace."""
-    counts = _hits(index, patterns)
+    chunks = _chunks(index)
+    counts = _hits(index, chunks, patterns)
     holding = _keywords_holding(index, tokens)
+    named_at: set[int] = set()
     for found in holding:
+        named_at.update(found)
         for n in found:
             counts.setdefault(n, [0] * len(patterns))
     positions = sorted(counts)
     named: list[tuple[bool, ...] | None] = [None] * len(positions)
-    if any(holding):
-        for at, n in enumerate(positions):
-            in_keyword = tuple(n in found for found in holding)
-            named[at] = in_keyword if any(in_keyword) else None
+    for n in named_at:
+        named[bisect_right(positions, n) - 1] = tuple(n in found for found in holding)
     lengths, whens, keys = _columns(index, positions)
-    possible = _possible(index, phrases, positions)
+    possible = _possible(index, chunks, phrases, positions)
     return Signals(
         positions,
         [counts[n] for n in positions],
@@ -416,13 +441,12 @@ def _columns(index: SearchIndex, positions: list[int]) -> tuple[list[int], list[
     )
 
 
-def _hits(index: SearchIndex, patterns: Sequence[str]) -> dict[int, list[int]]:
+def _hits(index: SearchIndex, chunks: _Table, patterns: Sequence[str]) -> dict[int, list[int]]:
     """Position -> the hits of each pattern in its body, for the bodies holding one: over
     the chunks holding a pattern, the chunk's own count times how often the body has
     the chunk."""
     counts: dict[int, list[int]] = {}
     width = len(patterns)
-    chunks = _chunks(index)
     text, starts = chunks.text, chunks.starts
     postings, posting_starts = chunks.postings, chunks.posting_starts
     frequencies = _ints(index.frequencies)
@@ -443,13 +467,14 @@ def _hits(index: SearchIndex, patterns: Sequence[str]) -> dict[int, list[int]]:
     return counts
 
 
-def _possible(index: SearchIndex, phrases: Sequence[str], positions: list[int]) -> dict[int, int]:
+def _possible(
+    index: SearchIndex, chunks: _Table, phrases: Sequence[str], positions: list[int]
+) -> dict[int, int]:
     """Position -> how many of ``phrases`` its body may hold: a body holds ``a b`` only
     where a chunk ends in ``a`` and one starts with ``b``."""
     possible = dict.fromkeys(positions, 0)
     if not phrases:
         return possible
-    chunks = _chunks(index)
     for phrase in phrases:
         first, _, second = phrase.partition(" ")
         ending = chunks.entries(chunks.holding(f"{first}\n"))
