@@ -205,6 +205,15 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         def error(self, message: str) -> NoReturn:
             raise UsageError(f"{message} (see: {self.prog} --help)")
 
+        def _get_formatter(self) -> argparse.HelpFormatter:
+            # argparse makes a formatter for every argument added, and a formatter
+            # without a width imports shutil (and bz2 and lzma) to measure the terminal.
+            formatter = self.formatter_class(prog=self.prog, width=_help_width())  # type: ignore[call-arg]
+            color = getattr(self, "color", None)
+            if color is not None and hasattr(formatter, "_set_color"):
+                formatter._set_color(color)
+            return formatter
+
     parser = Parser(prog=PROG, description="Persistent Markdown memory for AI coding agents.")
     parser.add_argument("--version", action="version", version=f"pi_memory {__version__}")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -217,3 +226,20 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
             add = importlib.import_module(module).add_arguments
             add(sub)
     return parser
+
+
+def _help_width() -> int:
+    """The width argparse gives help text (``shutil.get_terminal_size`` less 2, without
+    importing shutil): ``COLUMNS``, else the terminal of standard output, else 80."""
+    import os
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
