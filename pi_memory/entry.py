@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import re
 from datetime import datetime
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Container
 
 TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
 ID_RE: Final = re.compile(r"^\d{8}-[0-9a-z]{4}$")
@@ -103,7 +106,7 @@ def parse_time(text: str) -> datetime | None:
     return parsed
 
 
-def new_id(moment: datetime, taken: set[str] | frozenset[str]) -> str:
+def new_id(moment: datetime, taken: Container[str]) -> str:
     """A fresh ``YYYYMMDD-xxxx`` id not in ``taken``."""
     day = moment.strftime("%Y%m%d")
     while True:

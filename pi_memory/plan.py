@@ -59,8 +59,7 @@ def plan_write(entries: Sequence[Entry], request: WriteRequest, fresh_id: str) -
     with id ``fresh_id`` is appended. Then every requested id of a live memory
     other than the stored one is retired in its favour.
     """
-    norm = normalize_memory_text(request.body)
-    match = next((e for e in entries if e.live and normalize_memory_text(e.body) == norm), None)
+    match = repeated(entries, request)
     if match is not None:
         merged = tuple(dict.fromkeys(match.supersedes + request.supersedes))
         entry = match._replace(
@@ -88,6 +87,13 @@ def plan_write(entries: Sequence[Entry], request: WriteRequest, fresh_id: str) -
     )
     unknown = tuple(s for s in request.supersedes if s not in known and s != entry.id)
     return WritePlan(entry, match is not None, retire, unknown)
+
+
+def repeated(entries: Sequence[Entry], request: WriteRequest) -> Entry | None:
+    """The live memory of ``entries`` that ``request`` repeats (its body normalises the
+    same), if any: then :func:`plan_write` needs no fresh id."""
+    norm = normalize_memory_text(request.body)
+    return next((e for e in entries if e.live and normalize_memory_text(e.body) == norm), None)
 
 
 def entries_after(

@@ -1117,14 +1117,16 @@ def _planned(
     """What the write decides on (the layer as it is now, or only the entries it may
     touch, when the layout can find them), and what the write would do."""
     from pi_memory.entry import new_id
-    from pi_memory.plan import plan_write
+    from pi_memory.plan import plan_write, repeated
 
     found = store.candidates(request.body, request.supersedes)
     if found is None:
         entries = store.read()
         return entries, plan_write(entries, request, new_id(now, {e.id for e in entries}))
     entries, taken = found
-    return entries, plan_write(entries, request, new_id(now, taken))
+    # A repeat keeps its id: the layer's ids are looked up only for a new memory.
+    fresh = "" if repeated(entries, request) else new_id(now, taken)
+    return entries, plan_write(entries, request, fresh)
 
 
 _BOUNDARY_HINT: Final = "<!-- mid:"

@@ -6,12 +6,16 @@ found through each file's search index without decoding the others. Here, on a
 generated store of real category files, every write a person or the review
 makes (a repeat in other case and spacing, a repeat of a superseded memory, a
 new memory sharing words, supersede links to live, retired and unknown ids)
-is planned both ways, and the plans must be the same.
+is planned both ways, and the plans must be the same. Once the caches are
+kept, finding a repeat's candidates loads no file's keyword facts, and a file
+with rows a git union merge left to fold sends the write to the whole layer.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -90,7 +94,8 @@ def test_candidates_plan_every_write_as_the_whole_layer_does(tmp_path: Path, n: 
         found = layer.candidates(request.body, request.supersedes)
         assert found is not None, request.body
         candidates, taken = found
-        assert taken == {e.id for e in entries}
+        assert all(e.id in taken for e in entries)
+        assert "20990101-beef" not in taken and "20261201-0000" not in taken
         assert plan_write(candidates, request, "20261201-0000") == plan_write(
             entries, request, "20261201-0000"
         ), request.body
@@ -100,3 +105,39 @@ def test_candidates_plan_every_write_as_the_whole_layer_does(tmp_path: Path, n: 
     assert deduped >= 40 and retired >= 20, (
         "the writes must repeat and retire, or this shows nothing"
     )
+
+
+def _backdated(directory: Path) -> None:
+    """Files written an hour ago, as a real store's are: their caches are kept."""
+    an_hour_ago = time.time() - 3600
+    for path in directory.iterdir():
+        os.utime(path, (an_hour_ago, an_hour_ago))
+
+
+def test_a_repeat_finds_its_candidates_without_loading_keyword_facts(tmp_path: Path) -> None:
+    layer, entries = _layer(tmp_path / "layer", 3000)
+    _backdated(layer.directory)
+    live = [e for e in entries if not e.superseded_by]
+    repeat = WriteRequest(
+        "project", live[7].body.upper(), "k", "DECISIONS.md", (), "user", "p", "2026-12-01"
+    )
+    CategoriesLayer("project", layer.directory).candidates(repeat.body, ())  # keeps the caches
+    fresh = CategoriesLayer("project", layer.directory)
+    found = fresh.candidates(repeat.body, ())
+    assert found is not None
+    assert fresh._facts == {}, "a repeat must not load the files' keyword facts"
+    plan = plan_write(found[0], repeat, "")
+    assert plan.deduped and plan == plan_write(entries, repeat, "")
+    # A new memory asks for the layer's ids, and only then are the facts read.
+    assert live[7].id in found[1] and fresh._facts
+
+
+def test_rows_left_to_fold_send_the_write_to_the_whole_layer(tmp_path: Path) -> None:
+    layer, entries = _layer(tmp_path / "layer", 300)
+    path = layer.directory / "DECISIONS.md"
+    first = next(e for e in entries if e.file == "DECISIONS.md" and not e.superseded_by)
+    twice = format_entry(first._replace(seen=first.seen + 4))  # a union merge's second row
+    path.write_text(path.read_text("utf-8") + "\n" + twice, "utf-8")
+    _backdated(layer.directory)
+    CategoriesLayer("project", layer.directory).candidates(first.body, ())  # keeps the caches
+    assert CategoriesLayer("project", layer.directory).candidates(first.body, ()) is None

@@ -15,7 +15,7 @@ A layout is opened by :func:`pi_memory.layouts.open_layer`.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple, Protocol
 
@@ -214,10 +214,12 @@ class LayerStore(Protocol):
     def refresh_index(self, entries: list[Entry], recalls: Mapping[str, int]) -> None:
         """Bring the layer's ``MEMORY.md`` up to date with ``entries``."""
 
-    def candidates(self, body: str, ids: Collection[str]) -> tuple[list[Entry], set[str]] | None:
+    def candidates(
+        self, body: str, ids: Collection[str]
+    ) -> tuple[list[Entry], Container[str]] | None:
         """What a write of ``body`` superseding ``ids`` must decide on, without reading the
         layer: every entry whose body may normalise the same and every entry with one of
-        ``ids`` (in :meth:`read`'s order), and every id the layer holds; ``None`` when the
+        ``ids`` (in :meth:`read`'s order), and the ids the layer holds; ``None`` when the
         layout cannot say (the write reads the layer then)."""
 
     def facts(self) -> list[tuple[str, Identity | None, FileFacts]] | None:

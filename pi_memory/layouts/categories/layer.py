@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Container, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, NamedTuple, cast
 
@@ -55,6 +55,9 @@ GITATTRIBUTES_TEXT: Final = (
 
 #: The categories layout's injected keyword table, in characters per layer.
 DEFAULT_INDEX_BUDGET = 3000
+#: The parse cache's kind for a file's rows and the memories they fold into (two numbers
+#: kept beside its keyword facts, so a write learns whether rows fold without loading them).
+ROWS_KIND: Final = "rows"
 
 
 class CategoriesLayer:
@@ -222,7 +225,7 @@ class CategoriesLayer:
         return [(file, *self._facts_of(file)) for file in self.files]
 
     def _facts_of(self, file: str) -> tuple[Identity | None, FileFacts]:
-        from pi_memory.fs.parse_cache import identity_of, keep, lookup, racy
+        from pi_memory.fs.parse_cache import identity_of, lookup, racy
         from pi_memory.keyword_tally import KIND, RULES, is_facts
 
         path = self.directory / file
@@ -244,7 +247,7 @@ class CategoriesLayer:
         # Under the identity of the bytes the entries came from.
         self._facts[file] = (read[0], facts)
         if not racy(read[0][0]):
-            keep(path, read[0], [facts], KIND, RULES)
+            _keep_facts(path, read[0], facts)
         return read[0], facts
 
     def _fresh_facts(self, file: str) -> FileFacts:
@@ -300,9 +303,11 @@ class CategoriesLayer:
 
     def _repair_merged(self) -> None:
         """Rewrite each file a git union merge left rows to fold in (before any write)."""
+        from pi_memory.fs.parse_cache import identity_at
+
         for file in self.files:
-            _, facts = self._facts_of(file)
-            if facts.rows == len(facts.ids):
+            identity = identity_at(self.directory / file)
+            if identity is None or self._unfolded_rows(file, identity) is not None:
                 continue  # no row was folded into another
             text = self._read_text(file)
             new = fold_text(text, self.layer, file)
@@ -339,39 +344,66 @@ class CategoriesLayer:
         entries = self.read_file(file)
         return None if file in self.skipped else entries
 
-    def candidates(self, body: str, ids: Collection[str]) -> tuple[list[Entry], set[str]] | None:
+    def candidates(
+        self, body: str, ids: Collection[str]
+    ) -> tuple[list[Entry], Container[str]] | None:
         """The entries a write of ``body`` may repeat (every entry whose body holds each
         of the longest words of its normalised form) and those with one of ``ids``, in
-        :meth:`read`'s order, with the ids the layer holds: found through each file's
-        search index and keyword facts, no other entry decoded. ``None`` when they cannot
-        say (a body of no word, a file that cannot be read, folded rows)."""
+        :meth:`read`'s order, with the ids the layer holds (looked up when first asked):
+        found through each file's search index, no other entry decoded, and no file's
+        keyword facts read unless ``ids`` are asked for. ``None`` when they cannot say
+        (a body of no word, a file that cannot be read, folded rows)."""
         from pi_memory import search_index
         from pi_memory.entry import normalize_memory_text
+        from pi_memory.fs.parse_cache import identity_at
 
         words = sorted(set(normalize_memory_text(body).split()), key=len, reverse=True)[:4]
         if not words:
             return None
         found: list[Entry] = []
-        taken: set[str] = set()
         for file in self.files:
-            identity, facts = self._facts_of(file)
-            if facts.rows != len(facts.ids) or file in self.skipped:
-                return None
-            taken.update(facts.ids)
             path = self.directory / file
-            index = self._index_of(file, identity)
-            if index is None:
+            identity = identity_at(path)
+            if identity is None:
                 if path.exists() or path.is_symlink():
                     return None
                 continue
-            if index.size != len(facts.ids):
-                return None  # the two caches are of different bytes: decide from the layer
+            rows = self._unfolded_rows(file, identity)
+            index = self._index_of(file, identity) if rows is not None else None
+            if index is None or index.size != rows or file in self.skipped:
+                return None  # the caches are of different bytes: decide from the layer
             hits = set(search_index.matching(index, words[:1], ()))
             for word in words[1:]:
                 hits &= set(search_index.matching(index, [word], ()))
-            hits.update(n for n, entry_id in enumerate(facts.ids) if entry_id in ids)
+            if ids:
+                known, facts = self._facts_of(file)
+                if known != identity or len(facts.ids) != rows:
+                    return None
+                hits.update(_positions(facts.ids, ids))
             found.extend(search_index.entries_at(index, sorted(hits)))
-        return found, taken
+        return found, _LayerIds(self)
+
+    def _unfolded_rows(self, file: str, identity: Identity) -> int | None:
+        """How many rows ``file`` holds at ``identity``, when no two of them are one memory
+        a git union merge left to fold (``None``: some are, or the file changed): from the
+        two numbers kept beside its keyword facts, without loading the facts."""
+        from pi_memory.fs.parse_cache import keep, lookup, racy
+        from pi_memory.keyword_tally import RULES
+
+        held = self._facts.get(file)
+        if held is not None and held[0] == identity:
+            facts = held[1]
+        else:
+            counted = lookup(self.directory / file, identity, _rows_record, ROWS_KIND, RULES)
+            if counted:
+                rows, memories = counted[0]
+                return rows if rows == memories else None
+            found, facts = self._facts_of(file)
+            if found != identity:
+                return None
+            if not racy(identity[0]):  # for the next write (facts kept before the numbers were)
+                keep(self.directory / file, identity, [_rows_of(facts)], ROWS_KIND, RULES)
+        return facts.rows if facts.rows == len(facts.ids) else None
 
     def _index_of(self, file: str, identity: Identity | None) -> SearchIndex | None:
         """The search index of ``file`` (:func:`search_index.for_file`); the one stored for
@@ -684,12 +716,12 @@ def _remember(path: Path, data: bytes, entries: list[Entry]) -> None:
     """Tell the disk caches what ``path`` holds, if it still holds ``data``: its entries,
     their keyword facts (what the next session start sums) and its search index."""
     from pi_memory import search_index
-    from pi_memory.fs.parse_cache import keep, remember
-    from pi_memory.keyword_tally import KIND, RULES, facts_of
+    from pi_memory.fs.parse_cache import remember
+    from pi_memory.keyword_tally import facts_of
 
     identity = remember(path, data, entries)
     if identity is not None:
-        keep(path, identity, [facts_of(fold_merged(entries), len(entries))], KIND, RULES)
+        _keep_facts(path, identity, facts_of(fold_merged(entries), len(entries)))
         search_index.remember(path, identity, entries)
 
 
@@ -731,7 +763,7 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
     from functools import partial
 
     from pi_memory import keyword_tally, search_index
-    from pi_memory.fs.parse_cache import keep, lookup, written
+    from pi_memory.fs.parse_cache import lookup, written
 
     identity = written(path, data)
     if identity is None:
@@ -746,7 +778,7 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
         if facts is not None and change.appended:
             facts = keyword_tally.appended(facts, change.appended)
         if facts is not None:
-            keep(path, identity, [facts], kind, rules)
+            _keep_facts(path, identity, facts)
     search_index.follow(path, change.before, identity, partial(_indexed, change), change.searched)
 
 
@@ -759,3 +791,52 @@ def _indexed(change: Change, index: SearchIndex) -> SearchIndex | None:
     if changed is not None and change.appended:
         changed = search_index.appended(changed, change.appended)
     return changed
+
+
+def _keep_facts(path: Path, identity: Identity, facts: FileFacts) -> None:
+    """Keep the keyword facts of ``path`` at ``identity``, and beside them its rows and the
+    memories they fold into (:meth:`CategoriesLayer._unfolded_rows` reads only those)."""
+    from pi_memory.fs.parse_cache import keep
+    from pi_memory.keyword_tally import KIND, RULES
+
+    keep(path, identity, [facts], KIND, RULES)
+    keep(path, identity, [_rows_of(facts)], ROWS_KIND, RULES)
+
+
+def _rows_of(facts: FileFacts) -> tuple[int, int]:
+    """A file's rows, and the memories they fold into."""
+    return facts.rows, len(facts.ids)
+
+
+def _rows_record(row: Sequence[Any]) -> tuple[int, int]:
+    rows, memories = row
+    return int(rows), int(memories)
+
+
+def _positions(ids: Sequence[str], wanted: Collection[str]) -> list[int]:
+    """Where each of ``wanted`` is in ``ids`` (every place: ids are looked up, not scanned
+    one by one in Python)."""
+    places: list[int] = []
+    for entry_id in set(wanted):
+        at = -1
+        while True:
+            try:
+                at = ids.index(entry_id, at + 1)
+            except ValueError:
+                break
+            places.append(at)
+    return places
+
+
+class _LayerIds:
+    """The ids a layer holds, gathered from its files' keyword facts when first asked: a
+    write that repeats a memory needs no fresh id, so it never loads them."""
+
+    def __init__(self, layer: CategoriesLayer) -> None:
+        self._layer = layer
+        self._ids: set[str] | None = None
+
+    def __contains__(self, item: object) -> bool:
+        if self._ids is None:
+            self._ids = {i for _, _, facts in self._layer.facts() for i in facts.ids}
+        return item in self._ids
