@@ -86,3 +86,46 @@ def test_credentials_in_a_url_keep_the_rest_of_the_url() -> None:
 def test_extra_patterns_from_config() -> None:
     out = redact("ticket ACME-123456 and ACME-12", {"acme-id": r"ACME-\d{6}"})
     assert out == ("ticket [REDACTED:acme-id] and ACME-12", 1)
+
+
+def _every_rule(text: str) -> tuple[str, int]:
+    """``redact`` with every pattern compiled and run, none skipped for its needs."""
+    import re
+
+    from pi_memory.model import redact as module
+
+    count = 0
+    if "<private>" in text.lower():
+        text, count = re.compile(module._PRIVATE, re.IGNORECASE).subn("[REDACTED:private]", text)
+    for spec in module._rules():
+        rule = module._Rule(spec.kind, re.compile(spec.source), spec.group, spec.accept)
+        text, n = module._apply(rule, text)
+        count += n
+    return text, count
+
+
+def _variants(text: str) -> list[str]:
+    """The text, in other cases, after a letter that matches ASCII ones in any case."""
+    return [text, text.upper(), text.lower(), text.swapcase(), f"\u212a {text}", f"{text} \u017f"]
+
+
+def test_a_rule_is_skipped_only_where_it_could_not_match() -> None:
+    texts = [case["text"] for case in POSITIVES + NEGATIVES]
+    texts += [f"{a} then {b}" for a, b in zip(texts, reversed(texts))]
+    for text in texts:
+        for variant in _variants(text):
+            assert tuple(redact(variant)) == _every_rule(variant), variant
+
+
+def test_a_text_without_a_secret_compiles_no_pattern() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from pi_memory.model import redact as r\n"
+        "r.redact('The deploy to staging fails on port 5433 since the cache moved.')\n"
+        "print(len(r._compiled))\n"
+        "print(r.redact('use AKIA' + 'Q3EGRV7ZX2K5W4PT now').text, len(r._compiled) < 9)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "use", "[REDACTED:aws-key]", "now", "True"]
