@@ -35,8 +35,8 @@ different bodies are both kept, as after any conflict.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
-from typing import Final, NamedTuple
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, Callable, Final, NamedTuple
 
 from pi_memory.entry import Entry, is_id
 from pi_memory.layouts.carry import FILE_NAME_KEY, RAW_TAGS_KEY, stored_tags
@@ -345,22 +345,116 @@ def rewrite_rows(
     for (entry_id, nth), (row, lines, start) in sorted(
         targets.items(), key=lambda item: -item[1][2]
     ):
-        new = updates[entry_id]
-        header = lines[0]
-        replacement = [_rewrite_header(row, new, header)]
-        if new.body != row.entry.body:
-            nl = _eol(header) or _newline_of_text(text)
-            body_lines = [line + nl for line in new.body.split("\n")]
-            trailing = [ln for ln in lines[1:] if not _strip_eol(ln).strip()]
-            replacement += body_lines + trailing[-1:]
-        else:
-            replacement += lines[1:]
+        replacement = _replacement(row, lines, updates[entry_id], lambda: _newline_of_text(text))
         end = start + sum(map(len, lines))
         pieces += [text[end:done], *reversed(replacement)]
         done = start
         rewritten[entry_id, nth] = parse_entries("".join(replacement), layer, file)[0]
     pieces.append(text[:done])
     return "".join(reversed(pieces)), rewritten
+
+
+def rewrite_rows_in(
+    data: bytes, updates: Mapping[str, Entry], layer: str, file: str
+) -> tuple[bytes, dict[tuple[str, int], Entry]]:
+    """:func:`rewrite_rows` on the bytes of a file: only the lines of the rows it
+    rewrites are decoded, the rest of the bytes are copied as they are (a file of
+    100,000 rows is neither decoded nor encoded to bump one row's ``seen``)."""
+    if not all(entry_id.isascii() for entry_id in updates):
+        text, found = rewrite_rows(decode(data), updates, layer, file)
+        return encode(text), found
+    rewritten: dict[tuple[str, int], Entry] = {}
+    targets = _target_rows_in(data, updates, layer, file)
+    pieces: list[bytes] = []
+    done = len(data)
+    for (entry_id, nth), (row, lines, start, end) in sorted(
+        targets.items(), key=lambda item: -item[1][2]
+    ):
+        replacement = _replacement(row, lines, updates[entry_id], lambda: _newline_of(data))
+        pieces += [data[end:done], encode("".join(replacement))]
+        done = start
+        rewritten[entry_id, nth] = parse_entries("".join(replacement), layer, file)[0]
+    pieces.append(data[:done])
+    return b"".join(reversed(pieces)), rewritten
+
+
+def _replacement(row: Row, lines: list[str], new: Entry, newline: Callable[[], str]) -> list[str]:
+    """The lines that take the place of ``row`` (its ``lines``) to store ``new``: the
+    header rewritten, and the body only if it changed (``newline``: the file's line
+    ending, for a header that has none)."""
+    header = lines[0]
+    replacement = [_rewrite_header(row, new, header)]
+    if new.body == row.entry.body:
+        return replacement + lines[1:]
+    nl = _eol(header) or newline()
+    body_lines = [line + nl for line in new.body.split("\n")]
+    trailing = [ln for ln in lines[1:] if not _strip_eol(ln).strip()]
+    return replacement + body_lines + trailing[-1:]
+
+
+def _newline_of(data: bytes) -> str:
+    """:func:`_newline_of_text` of the bytes of a file."""
+    at = data.find(b"\n")
+    return "\r\n" if at > 0 and data[at - 1 : at] == b"\r" else "\n"
+
+
+def _header_starts_in(data: bytes, entry_id: str) -> list[int]:
+    """:func:`_header_starts` in the bytes of a file (``entry_id`` is ASCII: its bytes
+    are found exactly where the text holds it)."""
+    starts: list[int] = []
+    key = entry_id.encode("ascii")
+    at = data.find(key)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        stop = data.find(b"\n", at)
+        end = len(data) if stop < 0 else stop + 1
+        if b"mid:" in data[start:end] and (not starts or starts[-1] != start):
+            fields = parse_header_fields(decode(data[start:end]))
+            if fields is not None and fields[0][1] == entry_id:
+                starts.append(start)
+        at = data.find(key, end)
+    return starts
+
+
+def _row_lines_in(data: bytes, start: int) -> tuple[list[str], int]:
+    """:func:`_row_lines` in the bytes of a file, and where the row's bytes end."""
+    lines: list[str] = []
+    at = start
+    while at < len(data):
+        stop = data.find(b"\n", at)
+        end = len(data) if stop < 0 else stop + 1
+        line = decode(data[at:end])
+        if lines and _is_boundary(line):
+            break
+        lines.append(line)
+        at = end
+    return lines, at
+
+
+def _target_rows_in(
+    data: bytes, updates: Mapping[str, Entry], layer: str, file: str
+) -> dict[tuple[str, int], tuple[Row, list[str], int, int]]:
+    """:func:`_target_rows` in the bytes of a file, with where each row's bytes end."""
+    targets: dict[tuple[str, int], tuple[Row, list[str], int, int]] = {}
+    for entry_id in updates:
+        rows = []
+        for start in _header_starts_in(data, entry_id):
+            lines, end = _row_lines_in(data, start)
+            region = parse_category_text("".join(lines), layer, file).rows
+            if region:
+                found = Row(region[0].entry, 0, len(lines), region[0].fields)
+                rows.append((found, lines, start, end))
+        if rows:
+            nth = _meant(rows, updates[entry_id])
+            targets[entry_id, nth] = rows[nth]
+    return targets
+
+
+def _meant(rows: Sequence[tuple[Row, Any, Any] | tuple[Row, Any, Any, Any]], update: Entry) -> int:
+    """Which of an id's rows an update rewrites: the one whose body it carries, else
+    the last (never another row's body: that would lose it)."""
+    same_body = [n for n, row in enumerate(rows) if row[0].entry.body == update.body]
+    return same_body[0] if same_body else len(rows) - 1
 
 
 def _newline_of_text(text: str) -> str:
@@ -415,11 +509,9 @@ def _target_rows(
             region = parse_category_text("".join(lines), layer, file).rows
             if region:
                 rows.append((Row(region[0].entry, 0, len(lines), region[0].fields), lines, start))
-        if not rows:
-            continue
-        same_body = [n for n, row in enumerate(rows) if row[0].entry.body == updates[entry_id].body]
-        nth = same_body[0] if same_body else len(rows) - 1
-        targets[entry_id, nth] = rows[nth]
+        if rows:
+            nth = _meant(rows, updates[entry_id])
+            targets[entry_id, nth] = rows[nth]
     return targets
 
 
@@ -469,6 +561,19 @@ def appended_row(text: str, entry: Entry) -> str:
     if last.strip():
         lead += nl
     return lead + format_entry(entry, nl)
+
+
+def appended_row_in(data: bytes, entry: Entry) -> bytes:
+    """:func:`appended_row` for the bytes of a file (only its first and last lines are
+    decoded)."""
+    nl = _newline_of(data)
+    if not data.replace(encode(BOM), b""):  # nothing but byte order marks
+        return encode(format_entry(entry, nl))
+    lead = "" if data.endswith(b"\n") else nl
+    last = decode(data[data.rfind(b"\n", 0, len(data) - 1) + 1 :]) + lead
+    if last.strip():
+        lead += nl
+    return encode(lead + format_entry(entry, nl))
 
 
 def remove_rows(text: str, ids: Collection[str], layer: str, file: str) -> str:
