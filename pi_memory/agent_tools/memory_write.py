@@ -112,10 +112,14 @@ def consolidate_if_due(store: Store, config: Config) -> None:
     """
     import os
 
-    from pi_memory.jobs.worker import consolidate_when_due
+    from pi_memory.config.models import background_ready
     from pi_memory.naming.workdir import working_dir
 
     try:
+        if not background_ready(config, os.environ):
+            return  # no model, no round: the job machinery is not even imported
+        from pi_memory.jobs.worker import consolidate_when_due
+
         consolidate_when_due(store, config, working_dir(), os.environ)
     except Exception as exc:
         from pi_memory.error_handler import log_exception

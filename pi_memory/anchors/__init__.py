@@ -48,13 +48,17 @@ def find(root: Path, body: str, layer_directory: Path) -> Found | None:
     import os
 
     from pi_memory.anchors.mentions import mentions
-    from pi_memory.anchors.project import find as find_in
 
     try:
         base = os.path.realpath(root)
+        wanted = mentions(body, base)
+        if not wanted.paths and not wanted.names:
+            return None  # prose: nothing to look up in the project
+        from pi_memory.anchors.project import find as find_in
+
         inside = os.path.relpath(os.path.realpath(layer_directory), base)
         exclude = "" if inside.startswith("..") else inside.replace(os.sep, "/")
-        return find_in(Path(base), mentions(body, base), exclude)
+        return find_in(Path(base), wanted, exclude)
     except (OSError, ValueError):
         return None
 
