@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Collection, Container, Mapping, Sequence
+from collections.abc import Collection, Container, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, NamedTuple, cast
 
@@ -16,6 +16,7 @@ from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
 from pi_memory.layouts.categories.format import (
     append_row,
+    appended_row_in,
     body_problem,
     decode,
     encode,
@@ -25,7 +26,7 @@ from pi_memory.layouts.categories.format import (
     parse_entries,
     remove_rows,
     repair_tags,
-    rewrite_rows,
+    rewrite_rows_in,
 )
 from pi_memory.layouts.protocol import (
     ENTRY_OPERATIONS,
@@ -100,14 +101,19 @@ class CategoriesLayer:
 
     def _read_with_identity(self, file: str) -> tuple[str, Identity | None]:
         """The text of ``file`` and the identity of the bytes read (``None``: no file)."""
+        data, identity = self._bytes_with_identity(file)
+        return decode(data), identity
+
+    def _bytes_with_identity(self, file: str) -> tuple[bytes, Identity | None]:
+        """The bytes of ``file`` and their identity (``None``: no file)."""
         from pi_memory.fs.parse_cache import identity_of
 
         try:
             with (self.directory / file).open("rb") as handle:
                 identity = identity_of(os.fstat(handle.fileno()))
-                return decode(handle.read()), identity
+                return handle.read(), identity
         except FileNotFoundError:
-            return "", None
+            return b"", None
 
     def _write_text(
         self,
@@ -119,11 +125,20 @@ class CategoriesLayer:
         """Write ``file``; with ``entries`` (what it now holds), the next read skips the
         parse; with ``change`` (what the write did to the bytes of an identity), the caches
         of those bytes are changed the same way instead of being worked out again."""
+        self._write_bytes(file, encode(text), entries, change)
+
+    def _write_bytes(
+        self,
+        file: str,
+        data: bytes,
+        entries: list[Entry] | None = None,
+        change: Change | None = None,
+    ) -> None:
+        """:meth:`_write_text` of the bytes ``data``."""
         from pi_memory.fs.atomic import atomic_write_bytes
         from pi_memory.fs.parse_cache import identity_of
 
         self.directory.mkdir(parents=True, exist_ok=True)
-        data = encode(text)
         path = self.directory / file
         atomic_write_bytes(path, data)
         self._known.pop(file, None)
@@ -299,16 +314,21 @@ class CategoriesLayer:
         return places
 
     def _needs_repair(self) -> bool:
-        return any(facts.rows != len(facts.ids) for _, facts in map(self._facts_of, self.files))
+        return any(True for _ in self._folded_files())
 
-    def _repair_merged(self) -> None:
-        """Rewrite each file a git union merge left rows to fold in (before any write)."""
+    def _folded_files(self) -> Iterator[str]:
+        """Each category file a git union merge left rows to fold in (from the two numbers
+        kept beside its keyword facts: the facts are not loaded)."""
         from pi_memory.fs.parse_cache import identity_at
 
         for file in self.files:
             identity = identity_at(self.directory / file)
-            if identity is None or self._unfolded_rows(file, identity) is not None:
-                continue  # no row was folded into another
+            if identity is not None and self._unfolded_rows(file, identity) is None:
+                yield file
+
+    def _repair_merged(self) -> None:
+        """Rewrite each file a git union merge left rows to fold in (before any write)."""
+        for file in list(self._folded_files()):
             text = self._read_text(file)
             new = fold_text(text, self.layer, file)
             if new != text:
@@ -457,23 +477,24 @@ class CategoriesLayer:
             mine = {e.id: e for e in entries if e.file == file}
             if not mine:
                 continue
-            text, identity = self._read_with_identity(file)
-            new, changes = self._rewritten(file, text, identity, mine)
-            if new == text:
+            data, identity = self._bytes_with_identity(file)
+            new, changes = self._rewritten(file, data, identity, mine)
+            if new == data:
                 continue
             if identity is None:
-                self._write_text(file, new)
+                self._write_bytes(file, new)
             else:
-                self._write_text(file, new, change=self._change(file, identity, [], changes))
+                self._write_bytes(file, new, change=self._change(file, identity, [], changes))
 
     def _rewritten(
-        self, file: str, text: str, identity: Identity | None, mine: Mapping[str, Entry]
-    ) -> tuple[str, dict[int, Entry]]:
-        """``text`` (the bytes of ``file`` at ``identity``) with the rows of ``mine``
-        rewritten, and each rewritten row's position -> its entry now."""
-        new, rewritten = rewrite_rows(text, mine, self.layer, file)
-        if new == text:
-            return text, {}
+        self, file: str, data: bytes, identity: Identity | None, mine: Mapping[str, Entry]
+    ) -> tuple[bytes, dict[int, Entry]]:
+        """``data`` (the bytes of ``file`` at ``identity``) with the rows of ``mine``
+        rewritten, and each rewritten row's position -> its entry now (only the lines of
+        those rows are decoded)."""
+        new, rewritten = rewrite_rows_in(data, mine, self.layer, file)
+        if new == data:
+            return data, {}
         ids = self._row_ids(file, identity)
         if identity is None or ids is None:
             before = self.read_file(file)  # the rows' places, from the entries
@@ -517,13 +538,12 @@ class CategoriesLayer:
     def _stage_file(
         self, staged: StagedChange, file: str, mine: Mapping[str, Entry], added: Entry | None
     ) -> None:
-        text, identity = self._read_with_identity(file)
-        new, changes = self._rewritten(file, text, identity, mine) if mine else (text, {})
+        old, identity = self._bytes_with_identity(file)
+        data, changes = self._rewritten(file, old, identity, mine) if mine else (old, {})
         rows: list[Entry] = []
         if added is not None:
-            new = append_row(new, added)
+            data += appended_row_in(data, added)
             rows = parse_entries(format_entry(added), self.layer, file)
-        data = encode(new)
         path = self.directory / file
         staged.replace(path, data, identity)
         follow = self._change(file, identity, rows, changes) if identity is not None else None
