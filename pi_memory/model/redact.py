@@ -121,6 +121,11 @@ def _rules() -> tuple[_Spec, ...]:
 
 def _shaped_rules() -> tuple[_Spec, ...]:
     """Secrets known by their own shape: a key block, a vendor's prefix and length."""
+    return (*_key_rules(), *_token_rules())
+
+
+def _key_rules() -> tuple[_Spec, ...]:
+    """A private key block, and AWS's keys."""
     return (
         _Spec(
             "private-key",
@@ -145,6 +150,12 @@ def _shaped_rules() -> tuple[_Spec, ...]:
             needs=("aws",),
             any_case=True,
         ),
+    )
+
+
+def _token_rules() -> tuple[_Spec, ...]:
+    """Each vendor's tokens, by their prefix and length."""
+    return (
         _Spec(
             "github-token",
             (_BOUNDARY + r"gh[pousr]_[A-Za-z0-9]{36,255}\b"),
