@@ -8,7 +8,9 @@ so that process does not start pi_memory's work again. (The pi extension's
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False  # a leaf every hook imports: typing costs milliseconds
+if TYPE_CHECKING:
+    from typing import Final
 
 #: What every name here starts with: a hook's cached answer depends on all of them.
 PREFIX: Final = "PI_MEMORY_"

@@ -92,6 +92,13 @@ def due(directory: Path, root: Path, now: float) -> bool:
     return disk and (not isinstance(checked, (int, float)) or now - checked > FILES_RECHECK_SECONDS)
 
 
+def recheck_after(directory: Path) -> bool:
+    """Whether the verdicts on the layer fall due with time alone (checked outside git,
+    where nothing cheap says a file changed), not only when a file changes."""
+    data = _load(directory)
+    return data is not None and data.get("disk") is True
+
+
 def refresh(directory: Path, root: Path, now: float) -> dict[str, Verdict]:
     """Check every anchored memory of the layer and keep the verdicts."""
     from pi_memory.anchors import record

@@ -6,7 +6,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+
+TYPE_CHECKING = False  # collections costs a hook's start-up milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def cache_home(env: Mapping[str, str] = os.environ) -> str:

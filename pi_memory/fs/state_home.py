@@ -8,7 +8,10 @@ only, like :mod:`pi_memory.fs.cache_home`: a hook asks for it on every event.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+
+TYPE_CHECKING = False  # collections costs a hook's start-up milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def state_home(env: Mapping[str, str] = os.environ) -> str:

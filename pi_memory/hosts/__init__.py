@@ -7,7 +7,9 @@ themselves are in :mod:`pi_memory.hosts.registry`.
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False  # typing itself costs a hook's start-up milliseconds
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Every handled event name (canonical form) → the lifecycle moment it is.
 MOMENTS: Final = {

@@ -28,16 +28,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from pi_memory import env_names
-
 if TYPE_CHECKING:
     from pi_memory.surfacing import Corpus, Item, Limits
 
-VERSION: Final = 2
+VERSION: Final = 3
 DIRECTORY: Final = "hooks"
 LOCK_FILE: Final = ".lock"
-_ENV_PREFIXES: Final = (env_names.PREFIX, "XDG_")
-_ENV_NAMES: Final = ("HOME", "USERPROFILE")
 
 
 class Note(NamedTuple):
@@ -74,26 +70,20 @@ class Note(NamedTuple):
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
-    import zlib
-
     from pi_memory.fs.cache_home import cache_home
+    from pi_memory.hosts.quick_hook import note_stem
 
-    raw = str(cwd).encode("utf-8", "surrogateescape")
-    stem = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    stem = note_stem(str(cwd))
     base = Path(cache_home()) / DIRECTORY
     return base / f"{stem}.json", base / f"{stem}.corpus"
 
 
 def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
-    """The configuring environment as compared (key variables by presence only)."""
-    own = sorted(
-        f"{k}={v}" for k, v in env.items() if k in _ENV_NAMES or k.startswith(_ENV_PREFIXES)
-    )
-    from pi_memory.launcher import this_package
+    """The configuring environment as compared (key variables by presence only); the
+    injection names the command that runs this package: another copy, another note."""
+    from pi_memory.hosts import quick_hook
 
-    # The injection names the command that runs this package: another copy, another note.
-    launcher = f"launcher={' '.join(this_package().argv)}"
-    return [*own, launcher, *(f"{name}?{bool(env.get(name))}" for name in sorted(key_names))]
+    return quick_hook.environment(env, key_names)
 
 
 def stats(paths: Iterable[str]) -> list[list[Any]]:
@@ -272,6 +262,7 @@ def save(
     corpus: Corpus | None,
     fingerprint: list[list[Any]],
     ready: Ready | None = None,
+    quick: Mapping[str, object] | None = None,
 ) -> None:
     """Write the note; ``fingerprint`` is :func:`stats` taken *before* the work it
     describes read anything, so a change during the work shows as a miss later.
@@ -307,6 +298,8 @@ def save(
     if ready is not None:
         data.update(ready=ready.signature, dirs=ready.directories, inputs=ready.inputs)
         data["soft"] = ready.soft
+    if quick is not None:
+        data["quick"] = dict(quick)  # what a hook needs to answer with os and sys alone
     try:
         note_file.parent.mkdir(parents=True, exist_ok=True)
         if corpus is not None:

@@ -87,7 +87,7 @@ def notice(setting: str, own: Sequence[Receipt] = ()) -> str:
     return " ".join(sanitize_for_injection(line).split())
 
 
-def _told_file() -> Path:
+def told_file() -> Path:
     from pi_memory.fs.cache_home import cache_home
 
     return Path(cache_home()) / TOLD_FILE
@@ -96,7 +96,7 @@ def _told_file() -> Path:
 def _told() -> tuple[int, int]:
     """How far the last look reached: the log's inode and bytes (``(0, 0)``: never)."""
     try:
-        inode, offset = (int(n) for n in _told_file().read_text("ascii").split())
+        inode, offset = (int(n) for n in told_file().read_text("ascii").split())
     except (OSError, ValueError):
         return (0, 0)
     return (inode, offset) if inode >= 0 and offset >= 0 else (0, 0)
@@ -106,7 +106,7 @@ def _tell(position: tuple[int, int]) -> None:
     """Keep ``position``: one write of a fixed-width line over the last (no rename: on a
     busy disk a rename costs a hook milliseconds). Never raises: a position lost or torn
     tells the next look from the log's end."""
-    path = _told_file()
+    path = told_file()
     line = f"{position[0]:020d} {position[1]:020d}\n".encode("ascii")
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
     try:

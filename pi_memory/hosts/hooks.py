@@ -15,14 +15,18 @@ record (:mod:`pi_memory.hosts.registry`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 from pi_memory.hosts import MOMENTS, canonical
 
+TYPE_CHECKING = False  # typing and collections cost a hook's start-up milliseconds
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def run_hook(args: Sequence[str]) -> int:
+
+def run_hook(args: Sequence[str], event: str | None = None) -> int:
     """0 whatever happens when a host runs it; 1 only for a person at a terminal who named
-    no host with ``--host``. Output goes to stdout only when the handler finished cleanly."""
+    no host with ``--host``. Output goes to stdout only when the handler finished cleanly.
+    ``event``: the event's text, already read from stdin (:mod:`.quick_hook`)."""
     words = list(args)
     if not words or words[0] in ("-h", "--help"):
         from pi_memory.hosts.events import help_text
@@ -55,7 +59,12 @@ def run_hook(args: Sequence[str]) -> int:
     try:
         from pi_memory.hosts.events import handle
 
-        output = handle(words[0], host, sys.stdin)
+        stream = sys.stdin
+        if event is not None:
+            from io import StringIO
+
+            stream = StringIO(event)
+        output = handle(words[0], host, stream)
     except BaseException as exc:
         if isinstance(exc, SystemExit) and not exc.code:
             return 0

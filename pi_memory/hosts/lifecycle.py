@@ -202,6 +202,7 @@ def _soft(event: HookEvent, day: str) -> Known | None:
         corpus=None,
         fingerprint=again.fingerprint,
         ready=again.ready,
+        quick=_quick(event.host, note),
     )
 
     def built() -> Corpus:
@@ -211,6 +212,15 @@ def _soft(event: HookEvent, day: str) -> Known | None:
         return corpus(store.read_all(), store.foreign())
 
     return Known(note, built, lambda: _open(event.cwd).config)
+
+
+def _quick(host: str, note: Note) -> dict[str, object] | None:
+    """The note's block for a hook answered without the package (:mod:`.quick_hook`)."""
+    import time
+
+    from pi_memory.hosts import quick_hook
+
+    return quick_hook.block(host, note, time.time())
 
 
 def _identities(fingerprint: list[list[Any]]) -> dict[str, tuple[int, int, int] | None]:
@@ -291,7 +301,8 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     # Only a quiet start is remembered: a warning must be said again next time.
     if not said and paths is not None and fingerprint is not None:
         saved = _ready(fresh, directories, paths, inputs, fingerprint)
-        fastpath.save(event.cwd, os.environ, day, note=note, corpus=memories, **saved)
+        quick = _quick(event.host, note)
+        fastpath.save(event.cwd, os.environ, day, note=note, corpus=memories, quick=quick, **saved)
 
     def built() -> Corpus:
         if memories is not None:

@@ -79,6 +79,20 @@ def project_root(cwd: Path) -> Path:
     return repo.toplevel if repo is not None else Path(os.path.realpath(cwd))
 
 
+def head_files(repo: GitRepo) -> list[Path]:
+    """The files :func:`head_commit` reads, or would read had they been there: a change
+    to ``HEAD`` changes one of them."""
+    files = [repo.git_dir / "HEAD", repo.common_dir / "packed-refs"]
+    try:
+        text = (repo.git_dir / "HEAD").read_text("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return files
+    if text.startswith("ref: "):
+        ref = text[5:].strip()
+        files += [repo.git_dir / ref, repo.common_dir / ref]
+    return files
+
+
 def head_commit(repo: GitRepo) -> str:
     """The commit ``HEAD`` names, read from the files git keeps it in (a detached id, a
     loose ref, or ``packed-refs``); "" when it cannot be read that way (no commit yet)."""

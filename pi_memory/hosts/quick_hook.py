@@ -1,0 +1,533 @@
+"""A hook answered with ``os`` and ``sys`` alone, from the fast path's note.
+
+The note (:mod:`pi_memory.hosts.fastpath`) holds what an unchanged session
+start injects; its ``quick`` block, written with it, says the rest of the
+hook is the common case (no background work, no dream reminder, the anchors'
+check not due, a notice only for what jobs learned) and where the files are
+that such a hook touches. Then a session's start, its end and a turn's end
+need nothing of the package but this module: the note's fingerprint and the
+block's guards checked by ``stat``, the session's state and the receipt
+written, the answer printed. Each import is paid at every agent event, and
+``typing``, ``collections``, ``pathlib``, ``re`` and ``json`` cost more than
+the interpreter's own start; none is loaded here (JSON is read and written
+with the interpreter's ``_json`` accelerator, or ``json`` where it has none).
+
+Anything else (a session with state already, a job's receipt to tell, a log
+to set aside, a lock in a layer, another host's note, any doubt) goes to the
+full hook with the event as read here. Nothing is written before it is settled
+that this module answers.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # typing itself is what this module avoids
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from pi_memory.hosts.fastpath import Note
+
+#: The ``quick`` block's version: a block this module cannot read is a miss.
+VERSION = 1
+NOTE_DIRECTORY = "hooks"
+LOCK_FILE = ".lock"
+_ENV_PREFIX = "PI_MEMORY_"
+_ENV_NAMES = ("HOME", "USERPROFILE")
+#: A session id that is its own directory name (:func:`pi_memory.session.dirs.session_key`).
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+_DAY_SECONDS = 86_400
+_MOMENTS = ("start", "end", "turn_end")
+#: The fields of a session's state a start changes (:class:`pi_memory.session.state.SessionState`).
+_STATE_FIELDS = ("frozen", "reinject", "watch", "surfaced")
+
+
+class Miss(Exception):
+    """Not the common case: the full hook answers."""
+
+
+def note_stem(cwd: str) -> str:
+    """The file name (without suffix) of the note of the working directory ``cwd``."""
+    import zlib
+
+    raw = cwd.encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+
+
+def launcher_argv() -> tuple[str, str, str]:
+    """This interpreter and this package (or the .pyz it runs from), as a hook runs them
+    (:func:`pi_memory.launcher.this_package`, with ``os.path`` only)."""
+    here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    target = here
+    while not os.path.exists(target) and target != os.path.dirname(target):
+        target = os.path.dirname(target)  # a zipapp: up to the archive file itself
+    python = os.path.realpath(sys.executable) if sys.executable else "python3"
+    return (python, "-S", target)
+
+
+def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
+    """The configuring environment as a note compares it (key variables by presence only)."""
+    own = sorted(
+        f"{k}={v}"
+        for k, v in env.items()
+        if k in _ENV_NAMES or k.startswith(_ENV_PREFIX) or k.startswith("XDG_")
+    )
+    launcher = f"launcher={' '.join(launcher_argv())}"
+    return [*own, launcher, *(f"{name}?{bool(env.get(name))}" for name in sorted(key_names))]
+
+
+def stats(paths: Iterable[str]) -> list[list[Any]]:
+    """Each path's ``[path, mtime_ns, size, inode]`` (``[path]``: absent)."""
+    out: list[list[Any]] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append([path])
+            continue
+        out.append([path, st.st_mtime_ns, st.st_size, st.st_ino])
+    return out
+
+
+def safe_session(session_id: str) -> bool:
+    """Whether ``session_id`` is its own directory name."""
+    return 0 < len(session_id) <= 100 and set(session_id) <= _SAFE and session_id[0] != "."
+
+
+def stamp(seconds: float) -> str:
+    """A receipt's time (:func:`pi_memory.receipts.stamp`)."""
+    import time
+
+    local = time.localtime(seconds)
+    offset = local.tm_gmtoff or 0
+    sign = "-" if offset < 0 else "+"
+    offset = abs(offset)
+    zone = f"{sign}{offset // 3600:02d}:{offset % 3600 // 60:02d}"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", local) + zone
+
+
+# -- JSON without the json package -----------------------------------------------------------
+
+
+class _Context:
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = {"NaN": float("nan"), "Infinity": float("inf")}.__getitem__
+
+
+def loads(text: str) -> object:
+    """``json.loads(text)``; ``ValueError`` for what it refuses."""
+    try:
+        from _json import make_scanner
+    except ImportError:  # an interpreter without the accelerator
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(" \t\n\r"))
+    try:
+        found, end = make_scanner(_Context())(text, start)  # type: ignore[arg-type]  # duck-typed
+    except StopIteration as exc:
+        raise ValueError(f"not JSON at {exc.value}") from None
+    if text[end:].strip(" \t\n\r"):
+        raise ValueError("extra data")
+    return found
+
+
+def ascii_string(text: str) -> str:
+    """A JSON string as ``json.dumps`` writes it (ASCII)."""
+    try:
+        from _json import encode_basestring_ascii
+    except ImportError:
+        import json
+
+        return json.dumps(text)
+    return str(encode_basestring_ascii(text))
+
+
+def _utf8_string(text: str) -> str:
+    """A JSON string as ``json.dumps(..., ensure_ascii=False)`` writes it."""
+    try:
+        from _json import encode_basestring
+    except ImportError:
+        import json
+
+        return json.dumps(text, ensure_ascii=False)
+    return str(encode_basestring(text))
+
+
+# -- the hook ----------------------------------------------------------------------------------
+
+
+def run(args: list[str]) -> tuple[bool, str | None]:
+    """``(True, _)`` when the hook of ``args`` (``--host HOST EVENT``) was answered here;
+    else ``(False, the event text read from stdin, or None when stdin was not read)``."""
+    host, words = "", args
+    if len(args) == 3 and args[0] == "--host":
+        host, words = args[1], args[2:]
+    elif len(args) == 2 and args[0].startswith("--host="):
+        host, words = args[0][len("--host=") :], args[1:]
+    if not host or len(words) != 1:
+        return False, None
+    from pi_memory.hosts import MOMENTS, canonical
+
+    moment = MOMENTS.get(canonical(words[0]), "")
+    if moment not in _MOMENTS or os.environ.get(_ENV_PREFIX + "MODEL_CHILD"):
+        return False, None
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return False, None
+    raw = stream.read()
+    try:
+        answer = _answer(moment, host, raw)
+    except (Miss, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return False, raw
+    if answer:
+        try:
+            sys.stdout.write(answer + "\n")
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass  # a host that closed its pipe: the hook still exits 0
+    return True, raw
+
+
+def _answer(moment: str, host: str, raw: str) -> str:
+    """What to print (``""``: nothing), the session's state and receipt written;
+    :class:`Miss` (or any ``OSError``/``ValueError`` before a write) when not answered here."""
+    import time
+
+    payload = loads(raw) if raw.strip() else {}
+    if not isinstance(payload, dict):
+        raise Miss
+    text = {k: v for k, v in payload.items() if isinstance(v, str)}
+    started = time.monotonic()
+    sid, transcript = text.get("session_id", ""), text.get("transcript_path", "")
+    if moment != "start" and (not sid or not transcript):
+        return ""  # nothing to hand on (the full hook answers so, note or none)
+    cwd = text.get("cwd") or os.getcwd()
+    note, quick = _note(cwd, host, moment)
+    if moment == "end":
+        if quick["everyRequest"]:
+            raise Miss  # Gemini: the end settles a compression first
+        return ""
+    if moment == "turn_end":
+        if quick["everyRequest"]:
+            raise Miss
+        if "prompt" not in quick["events"]:
+            _notice(note, quick, None)
+        return ""
+    return _start(note, quick, host, text, started)
+
+
+def _note(cwd: str, host: str, moment: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The note of ``cwd`` and its ``quick`` block, if both still hold for ``host``."""
+    import time
+
+    from pi_memory.fs.cache_home import cache_home
+
+    path = os.path.join(cache_home(), NOTE_DIRECTORY, note_stem(cwd) + ".json")
+    with open(path, encoding="utf-8") as handle:
+        note = loads(handle.read())
+    if not isinstance(note, dict) or note.get("cwd") != cwd:
+        raise Miss
+    quick = note.get("quick")
+    if not isinstance(quick, dict) or quick.get("v") != VERSION or quick.get("host") != host:
+        raise Miss
+    if moment not in quick["events"] or note["day"] != time.strftime("%Y-%m-%d"):
+        raise Miss
+    if note["env"] != environment(os.environ, note["keyNames"]):
+        raise Miss
+    for recorded in (note["stats"], quick["guards"]):
+        if any(os.path.basename(p[0]) == LOCK_FILE for p in recorded):
+            raise Miss
+        if stats(p[0] for p in recorded) != recorded:
+            raise Miss
+    return note, quick
+
+
+def _start(
+    note: dict[str, Any], quick: dict[str, Any], host: str, text: dict[str, str], started: float
+) -> str:
+    """A session start's answer, after its state and receipt are written."""
+    import time
+
+    if not note["refreshed"] or time.time() - os.stat(quick["pruneMark"]).st_mtime >= _DAY_SECONDS:
+        raise Miss  # MEMORY.md not rewritten since, or the daily pruning is due
+    sid = text.get("session_id", "")
+    source = text.get("source", text.get("trigger", ""))
+    directory = os.path.join(quick["sessions"], sid)
+    if sid and not safe_session(sid):
+        raise Miss
+    data = _state_on_disk(directory, quick["stateFiles"][0]) if sid else {}
+    changes, shown = start_state(data, source, note["injection"], quick["atPrompt"], quick["replays"])
+    event_name = text.get("hook_event_name") or quick["events"]["start"]
+    answer = ""
+    if shown and event_name in quick["contextEvents"]:
+        answer = shown if quick["plainText"] else _envelope(event_name, shown)
+    if quick["plainText"] and answer:
+        from pi_memory.inject.terminal import visible
+
+        answer = visible(answer)
+    log = quick["log"]
+    if os.stat(log).st_size >= quick["logCap"]:
+        raise Miss  # the full hook sets the log aside
+    told = _told(quick["told"]) if note["notice"] != "off" else None
+    if told is not None and _jobs_since(log, told)[0]:
+        raise Miss  # a job to tell the person about
+    if sid and changes:
+        _save_state(directory, quick["stateFiles"], changes)
+    _append(log, _receipt(host, sid, shown, started, source))
+    if told is not None:
+        try:
+            _notice(note, quick, told)
+        except OSError:
+            pass  # the log went away since: the next hook tells from its end
+    return answer
+
+
+def _envelope(event_name: str, context: str) -> str:
+    """The JSON a host that reads JSON takes (:func:`pi_memory.hosts.events.render`)."""
+    return (
+        '{"hookSpecificOutput": {"hookEventName": '
+        + ascii_string(event_name)
+        + ', "additionalContext": '
+        + ascii_string(context)
+        + "}}"
+    )
+
+
+def _state_on_disk(directory: str, state_file: str) -> dict[str, Any]:
+    """The session's ``state.json`` (``{}``: a new session); a directory holding anything
+    else (an older layout's files, a patch, a lock) is a miss."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return {}
+    if names not in ([], [state_file]):
+        raise Miss
+    return _read_state(os.path.join(directory, state_file))
+
+
+def _read_state(path: str) -> dict[str, Any]:
+    """What ``path`` holds (missing or damaged: ``{}``, as the state's own reader has it)."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            data = loads(handle.read())
+    except (FileNotFoundError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def start_state(
+    data: Mapping[str, object], source: str, injection: str, at_prompt: bool, replays: bool
+) -> tuple[dict[str, object], str]:
+    """:func:`pi_memory.session.moments.started` on the state ``data`` holds: the fields it
+    changes, as :func:`pi_memory.session.state.encode` writes them, and the text it injects."""
+    frozen, reinject, watch, surfaced = (data.get(k) for k in _STATE_FIELDS)
+    exact = isinstance(watch, int) and not isinstance(watch, bool) and watch >= 0
+    before: dict[str, object] = {
+        "frozen": frozen if isinstance(frozen, str) else None,
+        "reinject": reinject if reinject in ("fresh", "frozen") else "",
+        "watch": watch if exact else None,
+        "surfaced": [i for i in surfaced if isinstance(i, str)]
+        if isinstance(surfaced, list)
+        else [],
+    }
+    after = dict(before, reinject="", watch=None)
+    if source == "resume" and isinstance(frozen, str):
+        shown = "" if replays else frozen
+    else:
+        after.update(frozen=injection, surfaced=before["surfaced"] if source == "resume" else [])
+        shown = injection
+    if at_prompt:
+        after["reinject"], shown = "frozen", ""
+    return {k: v for k, v in after.items() if before[k] != v}, shown
+
+
+def _save_state(directory: str, files: list[str], changes: Mapping[str, object]) -> None:
+    """:func:`pi_memory.session.state.save`: the changed fields over what is on disk, under
+    the session's lock taken at once (busy: a miss, nothing written)."""
+    state_file, lock_file = files
+    os.makedirs(directory, exist_ok=True)
+    lock = os.path.join(directory, lock_file)
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        raise Miss from None
+    try:
+        if sorted(os.listdir(directory)) not in ([lock_file], sorted(files)):
+            raise Miss  # a patch or an older layout came meanwhile: the full hook folds it
+        data = _read_state(os.path.join(directory, state_file))
+        data.update(changes)
+        temp = os.path.join(directory, f".{state_file}.{os.getpid()}.tmp")
+        with open(temp, "wb") as out:
+            out.write(dumps(data).encode("utf-8", "surrogateescape"))
+        os.replace(temp, os.path.join(directory, state_file))
+    finally:
+        os.unlink(lock)
+
+
+def dumps(value: object) -> str:
+    """``json.dumps(value, ensure_ascii=False)`` of plain values."""
+    if isinstance(value, str):
+        return _utf8_string(value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else str(int(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return (
+            "{" + ", ".join(f"{_utf8_string(str(k))}: {dumps(v)}" for k, v in value.items()) + "}"
+        )
+    raise ValueError(f"not a plain value: {type(value).__name__}")
+
+
+def _receipt(host: str, sid: str, text: str, started: float, source: str) -> bytes:
+    """The session start's receipt line (:func:`pi_memory.receipts.encode`)."""
+    import time
+
+    size = len(text.encode("utf-8", "surrogatepass"))
+    fields = [
+        f'"at":{ascii_string(stamp(time.time()))}',
+        f'"host":{ascii_string(host)}',
+        f'"session":{ascii_string(sid)}',
+        '"kind":"hook","event":"inject","layers":[],"ids":[]',
+        f'"bytes":{size if text else 0},"tokens":{(size + 3) // 4 if text else 0},"spent":0',
+        f'"ms":{max(0, round((time.monotonic() - started) * 1000))}',
+        f'"outcome":{ascii_string("ok" if text else "nothing")}',
+        f'"note":{ascii_string(" ".join(source.split())[:200])}',
+    ]
+    return ("{" + ",".join(fields) + "}\n").encode("ascii")
+
+
+def _append(log: str, line: bytes) -> None:
+    """One ``write`` of one line, as :func:`pi_memory.receipts.append`; never raises."""
+    try:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return
+    try:
+        os.write(fd, line)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _told(path: str) -> tuple[int, int]:
+    """How far the last notice looked (:func:`pi_memory.hosts.hook_receipts._told`)."""
+    try:
+        with open(path, encoding="ascii") as handle:
+            inode, offset = (int(n) for n in handle.read().split())
+    except (OSError, ValueError):
+        return (0, 0)
+    return (inode, offset) if inode >= 0 and offset >= 0 else (0, 0)
+
+
+def _jobs_since(log: str, position: tuple[int, int]) -> tuple[bool, tuple[int, int]]:
+    """Whether a job's receipt was logged since ``position``, and the position after the
+    log's last whole line (:func:`pi_memory.receipts.read_after`)."""
+    with open(log, "rb") as handle:
+        found = os.fstat(handle.fileno())
+        inode, size = found.st_ino, found.st_size
+        if position == (0, 0):
+            return False, (inode, size)
+        start = position[1] if position[0] == inode and position[1] <= size else 0
+        handle.seek(start)
+        data = handle.read(size - start)
+    whole = data[: data.rfind(b"\n") + 1]
+    # A hook's receipt never holds the word unescaped where a kind is: only a job's does.
+    return b'"kind":"job"' in whole, (inode, start + len(whole))
+
+
+def _notice(note: dict[str, Any], quick: dict[str, Any], before: tuple[int, int] | None) -> None:
+    """Move the notices' position past what hooks logged since; a job's receipt there is a
+    miss before anything was written (``before`` is None), and otherwise is left for the
+    next hook to tell."""
+    if note["notice"] == "off":
+        return
+    told = quick["told"]
+    start = _told(told) if before is None else before
+    jobs, after = _jobs_since(quick["log"], start)
+    if jobs:
+        if before is None:
+            raise Miss
+        return
+    if after == start:
+        return
+    line = f"{after[0]:020d} {after[1]:020d}\n".encode("ascii")
+    try:
+        fd = os.open(told, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError:
+        return
+
+
+# -- the block, as the full hook writes it ------------------------------------------------------
+
+
+def block(host_name: str, note: Note, now: float) -> dict[str, object] | None:
+    """The note's ``quick`` block for hooks of ``host_name`` (``None``: the note's hooks are
+    not the common case, and always take the full path): written with the note by the full
+    hook, from the modules that own each fact, so that this module repeats none of them."""
+    if note.background or note.dream[0] or note.notice not in ("off", "learned"):
+        return None
+    guards = _anchors_guards(note, now)
+    if guards is None:
+        return None
+    from pi_memory.hosts import hook_receipts
+    from pi_memory.hosts.registry import host
+    from pi_memory.receipts import MAX_BYTES, NAME, directory
+    from pi_memory.session.dirs import PRUNED_MARK, sessions_root
+    from pi_memory.session.state import LOCK_FILE as STATE_LOCK
+    from pi_memory.session.state import STATE_FILE
+
+    shape = host(host_name)
+    return {
+        "v": VERSION,
+        "host": shape.name,
+        "events": dict(shape.events),
+        "contextEvents": list(shape.context_events),
+        "plainText": shape.plain_text,
+        "atPrompt": shape.injected_index_at_prompt,
+        "replays": shape.resume_replays_context,
+        "everyRequest": shape.compact_hook_every_request,
+        "guards": stats(str(p) for p in guards),
+        "sessions": str(sessions_root()),
+        "pruneMark": str(sessions_root() / PRUNED_MARK),
+        "stateFiles": [STATE_FILE, STATE_LOCK],
+        "log": str(directory() / NAME),
+        "logCap": MAX_BYTES,
+        "told": str(hook_receipts.told_file()),
+    }
+
+
+def _anchors_guards(note: Note, now: float) -> list[Path] | None:
+    """The files whose change may make the anchors' check due (the note's fingerprint holds
+    the rest: the verdicts and the anchors record); ``None`` when it is due, or is due
+    again after a time (outside git), which no ``stat`` tells."""
+    directory, root = note.anchors
+    if not directory:
+        return []
+    from pathlib import Path as PathOf
+
+    from pi_memory.anchors.cache import due, recheck_after
+    from pi_memory.naming.git_repo import find_git_repo, head_files
+
+    try:
+        if due(PathOf(directory), PathOf(root), now) or recheck_after(PathOf(directory)):
+            return None
+    except OSError:
+        return None
+    repo = find_git_repo(PathOf(root))
+    return head_files(repo) if repo is not None else []
