@@ -39,14 +39,9 @@ def _run() -> int:
     """A hook goes straight to its handler: the CLI's table and error handling are a
     person's, and every module a hook imports is paid on every agent event."""
     if sys.argv[1:2] == ["hook"]:
-        from pi_memory.hosts.quick_hook import run
-
-        answered, event = run(sys.argv[2:])
-        if answered:
-            return 0
         from pi_memory.hosts.hooks import run_hook
 
-        return run_hook(sys.argv[2:], event)
+        return run_hook(sys.argv[2:])
     from pi_memory.cli import main
 
     return main()

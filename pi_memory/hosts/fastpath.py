@@ -87,15 +87,10 @@ def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
 
 
 def stats(paths: Iterable[str]) -> list[list[Any]]:
-    out: list[list[Any]] = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            out.append([path])
-            continue
-        out.append([path, st.st_mtime_ns, st.st_size, st.st_ino])
-    return out
+    """Each path's identity now (:func:`pi_memory.hosts.quick_hook.stats`)."""
+    from pi_memory.hosts import quick_hook
+
+    return quick_hook.stats(paths)
 
 
 def watched(directories: Sequence[Path], extra: Iterable[Path | str]) -> list[str] | None:
@@ -184,6 +179,8 @@ class Stale(NamedTuple):
     ready: Ready
     #: The fingerprint of the note's paths now.
     fingerprint: list[list[Any]]
+    #: The host whose hooks the note's ``quick`` block is for (``""``: none).
+    host: str = ""
 
 
 def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
@@ -208,7 +205,9 @@ def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
             return None
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
-    return Stale(note, ready, fingerprint)
+    quick = data.get("quick")
+    host = quick.get("host", "") if isinstance(quick, dict) else ""
+    return Stale(note, ready, fingerprint, host if isinstance(host, str) else "")
 
 
 class _Items(Sequence["Item"]):
@@ -364,3 +363,64 @@ def limits_of(note: Note) -> Limits:
     from pi_memory.surfacing import Limits
 
     return Limits(*note.limits)
+
+
+# -- what a hook answered without the package reads (quick_hook) ---------------------------
+
+
+def quick_block(host_name: str, note: Note, now: float) -> dict[str, object] | None:
+    """The note's ``quick`` block for hooks of ``host_name`` (``None``: the note's hooks are
+    not the common case, and always take the full path): written with the note by the full
+    hook, from the modules that own each fact, so that :mod:`~pi_memory.hosts.quick_hook`
+    repeats none of them."""
+    if note.background or note.dream[0] or note.notice not in ("off", "learned"):
+        return None
+    guards = _anchors_guards(note, now)
+    if guards is None:
+        return None
+    from pi_memory.hosts import hook_receipts
+    from pi_memory.hosts.quick_hook import VERSION as QUICK
+    from pi_memory.hosts.quick_hook import stats
+    from pi_memory.hosts.registry import host
+    from pi_memory.receipts import MAX_BYTES, NAME, directory
+    from pi_memory.session.dirs import PRUNED_MARK, sessions_root
+    from pi_memory.session.state import LOCK_FILE as STATE_LOCK
+    from pi_memory.session.state import STATE_FILE
+
+    shape = host(host_name)
+    return {
+        "v": QUICK,
+        "host": shape.name,
+        "events": dict(shape.events),
+        "contextEvents": list(shape.context_events),
+        "plainText": shape.plain_text,
+        "atPrompt": shape.injected_index_at_prompt,
+        "replays": shape.resume_replays_context,
+        "everyRequest": shape.compact_hook_every_request,
+        "guards": stats(str(p) for p in guards),
+        "sessions": str(sessions_root()),
+        "pruneMark": str(sessions_root() / PRUNED_MARK),
+        "stateFiles": [STATE_FILE, STATE_LOCK],
+        "log": str(directory() / NAME),
+        "logCap": MAX_BYTES,
+        "told": str(hook_receipts.told_file()),
+    }
+
+
+def _anchors_guards(note: Note, now: float) -> list[Path] | None:
+    """The files whose change may make the anchors' check due (the note's fingerprint holds
+    the rest: the verdicts and the anchors record); ``None`` when it is due, or is due
+    again after a time (outside git), which no ``stat`` tells."""
+    directory, root = note.anchors
+    if not directory:
+        return []
+    from pi_memory.anchors.cache import due, recheck_after
+    from pi_memory.naming.git_repo import find_git_repo, head_files
+
+    try:
+        if due(Path(directory), Path(root), now) or recheck_after(Path(directory)):
+            return None
+    except OSError:
+        return None
+    repo = find_git_repo(Path(root))
+    return head_files(repo) if repo is not None else []

@@ -18,15 +18,17 @@ import sys
 
 from pi_memory.hosts import MOMENTS, canonical
 
+#: The events :mod:`pi_memory.hosts.quick_hook` may answer.
+QUICK_EVENTS = frozenset(k for k, v in MOMENTS.items() if v in ("start", "end", "turn_end"))
+
 TYPE_CHECKING = False  # typing and collections cost a hook's start-up milliseconds
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-def run_hook(args: Sequence[str], event: str | None = None) -> int:
+def run_hook(args: Sequence[str]) -> int:
     """0 whatever happens when a host runs it; 1 only for a person at a terminal who named
-    no host with ``--host``. Output goes to stdout only when the handler finished cleanly.
-    ``event``: the event's text, already read from stdin (:mod:`.quick_hook`)."""
+    no host with ``--host``. Output goes to stdout only when the handler finished cleanly."""
     words = list(args)
     if not words or words[0] in ("-h", "--help"):
         from pi_memory.hosts.events import help_text
@@ -41,6 +43,13 @@ def run_hook(args: Sequence[str], event: str | None = None) -> int:
         host, words = words[0][len("--host=") :], words[1:]
     if len(words) != 1 or canonical(words[0]) not in MOMENTS:
         return 0  # not ours: no stdin, no imports, no output
+    event = None
+    if host and canonical(words[0]) in QUICK_EVENTS:
+        from pi_memory.hosts.quick_hook import run
+
+        answered, event = run(host, words[0])
+        if answered:
+            return 0  # the common case, without loading the package
     if host:
         from pi_memory.hosts.registry import MODULES
 

@@ -173,37 +173,10 @@ def _soft(event: HookEvent, day: str) -> Known | None:
     recall log, a write's category file): the note's other answers still hold, and the
     injection and each ``MEMORY.md`` are rendered from the index kept ready
     (:mod:`pi_memory.ready_index`) instead of the store. ``None``: the full work is due."""
-    from pi_memory import ready_index
-    from pi_memory.hosts import fastpath
-
-    found = fastpath.stale(event.cwd, os.environ, day)
-    if found is None or found.note.background:
-        return None  # a start that may schedule background work looks at the store
-    ready = ready_index.load(found.ready.signature, _identities(found.fingerprint))
-    if ready is None:
+    shape = _host(event)
+    note = rendered(event.cwd, day, event.host, shape.max_context, shape.max_context_bytes)
+    if note is None:
         return None
-    ready_index.refresh_indexes(ready)
-    again = fastpath.stale(event.cwd, os.environ, day)  # after MEMORY.md, as the full path
-    if again is None:
-        return None
-    ready = ready_index.load(found.ready.signature, _identities(again.fingerprint))
-    if ready is None:
-        return None
-    limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
-    text = _fitted(partial(ready_index.injection, ready), limit, max_bytes)
-    note = again.note._replace(
-        injection=text, refreshed=True, max_context=limit, max_bytes=max_bytes
-    )
-    fastpath.save(
-        event.cwd,
-        os.environ,
-        day,
-        note=note,
-        corpus=None,
-        fingerprint=again.fingerprint,
-        ready=again.ready,
-        quick=_quick(event.host, note),
-    )
 
     def built() -> Corpus:
         from pi_memory.surfacing import corpus
@@ -214,18 +187,76 @@ def _soft(event: HookEvent, day: str) -> Known | None:
     return Known(note, built, lambda: _open(event.cwd).config)
 
 
+def rendered(cwd: Path, day: str, host: str, limit: int, max_bytes: int) -> Note | None:
+    """The note of ``cwd`` brought up to date from the ready index when only what is
+    injected changed (each ``MEMORY.md`` rewritten, the injection rendered within ``limit``
+    characters and ``max_bytes`` bytes for ``host``), and saved; ``None``: the full work is
+    due (a start that may schedule background work looks at the store)."""
+    from pi_memory import ready_index
+    from pi_memory.hosts import fastpath
+
+    found = fastpath.stale(cwd, os.environ, day)
+    if found is None or found.note.background:
+        return None
+    ready = ready_index.load(found.ready.signature, _identities(found.fingerprint))
+    if ready is None:
+        return None
+    ready_index.refresh_indexes(ready)
+    again = fastpath.stale(cwd, os.environ, day)  # after MEMORY.md, as the full path
+    if again is None:
+        return None
+    ready = ready_index.load(found.ready.signature, _identities(again.fingerprint))
+    if ready is None:
+        return None
+    text = _fitted(partial(ready_index.injection, ready), limit, max_bytes)
+    note = again.note._replace(
+        injection=text, refreshed=True, max_context=limit, max_bytes=max_bytes
+    )
+    fastpath.save(
+        cwd,
+        os.environ,
+        day,
+        note=note,
+        corpus=None,
+        fingerprint=again.fingerprint,
+        ready=again.ready,
+        quick=_quick(host, note),
+    )
+    return note
+
+
+def after_change(cwd: Path) -> None:
+    """After a write from ``cwd``: its note brought up to date for the host that last
+    started a session there, so that the next start is answered from it without loading
+    the package (:mod:`pi_memory.hosts.quick_hook`), the write paying once for what every
+    start would. Never raises: a failure leaves that start the work."""
+    import time
+
+    from pi_memory.hosts import fastpath
+
+    day = time.strftime("%Y-%m-%d")
+    try:
+        found = fastpath.stale(cwd, os.environ, day)
+        if found is not None and found.host:
+            rendered(cwd, day, found.host, found.note.max_context, found.note.max_bytes)
+    except Exception as exc:  # the memory is written: this only saves a start's time
+        from pi_memory.error_handler import log_exception
+
+        log_exception("write: the next session start's note", exc)
+
+
 def _quick(host: str, note: Note) -> dict[str, object] | None:
     """The note's block for a hook answered without the package (:mod:`.quick_hook`)."""
     import time
 
-    from pi_memory.hosts import quick_hook
+    from pi_memory.hosts import fastpath
 
-    return quick_hook.block(host, note, time.time())
+    return fastpath.quick_block(host, note, time.time())
 
 
 def _identities(fingerprint: list[list[Any]]) -> dict[str, tuple[int, int, int] | None]:
     """The fingerprint as path → identity (``None``: absent)."""
-    return {p[0]: (p[1], p[2], p[3]) if len(p) == 4 else None for p in fingerprint}
+    return {p[0]: (p[1], p[2], p[3]) if len(p) > 1 else None for p in fingerprint}
 
 
 def _open(cwd: Path) -> Opened:

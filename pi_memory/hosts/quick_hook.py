@@ -26,16 +26,12 @@ import sys
 TYPE_CHECKING = False  # typing itself is what this module avoids
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
-    from pathlib import Path
     from typing import Any
-
-    from pi_memory.hosts.fastpath import Note
 
 #: The ``quick`` block's version: a block this module cannot read is a miss.
 VERSION = 1
 NOTE_DIRECTORY = "hooks"
 LOCK_FILE = ".lock"
-_ENV_PREFIX = "PI_MEMORY_"
 _ENV_NAMES = ("HOME", "USERPROFILE")
 #: A session id that is its own directory name (:func:`pi_memory.session.dirs.session_key`).
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
@@ -70,17 +66,25 @@ def launcher_argv() -> tuple[str, str, str]:
 
 def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
     """The configuring environment as a note compares it (key variables by presence only)."""
+    from pi_memory import env_names
+
     own = sorted(
         f"{k}={v}"
         for k, v in env.items()
-        if k in _ENV_NAMES or k.startswith(_ENV_PREFIX) or k.startswith("XDG_")
+        if k in _ENV_NAMES or k.startswith((env_names.PREFIX, "XDG_"))
     )
     launcher = f"launcher={' '.join(launcher_argv())}"
     return [*own, launcher, *(f"{name}?{bool(env.get(name))}" for name in sorted(key_names))]
 
 
 def stats(paths: Iterable[str]) -> list[list[Any]]:
-    """Each path's ``[path, mtime_ns, size, inode]`` (``[path]``: absent)."""
+    """Each path's ``[path, mtime_ns, size, inode, ctime_ns]`` (``[path]``: absent).
+
+    The change time catches what the others miss: a same-size edit in place whose
+    modification time was set back (``touch -r``, a tool that keeps times). Nothing catches
+    two same-size edits in place within one tick of the file system's clock (a few
+    milliseconds): both times are read from that clock. An editor's save that writes a new
+    file and renames it changes the inode."""
     out: list[list[Any]] = []
     for path in paths:
         try:
@@ -88,7 +92,7 @@ def stats(paths: Iterable[str]) -> list[list[Any]]:
         except OSError:
             out.append([path])
             continue
-        out.append([path, st.st_mtime_ns, st.st_size, st.st_ino])
+        out.append([path, st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns])
     return out
 
 
@@ -164,20 +168,14 @@ def _utf8_string(text: str) -> str:
 # -- the hook ----------------------------------------------------------------------------------
 
 
-def run(args: list[str]) -> tuple[bool, str | None]:
-    """``(True, _)`` when the hook of ``args`` (``--host HOST EVENT``) was answered here;
-    else ``(False, the event text read from stdin, or None when stdin was not read)``."""
-    host, words = "", args
-    if len(args) == 3 and args[0] == "--host":
-        host, words = args[1], args[2:]
-    elif len(args) == 2 and args[0].startswith("--host="):
-        host, words = args[0][len("--host=") :], args[1:]
-    if not host or len(words) != 1:
-        return False, None
+def run(host: str, event: str) -> tuple[bool, str | None]:
+    """``(True, _)`` when the hook of ``--host HOST EVENT`` was answered here; else
+    ``(False, the event's text read from stdin, or None when stdin was not read)``."""
+    from pi_memory import env_names
     from pi_memory.hosts import MOMENTS, canonical
 
-    moment = MOMENTS.get(canonical(words[0]), "")
-    if moment not in _MOMENTS or os.environ.get(_ENV_PREFIX + "MODEL_CHILD"):
+    moment = MOMENTS.get(canonical(event), "")
+    if moment not in _MOMENTS or os.environ.get(env_names.MODEL_CHILD):
         return False, None
     stream = sys.stdin
     if stream is None or stream.isatty():
@@ -264,7 +262,9 @@ def _start(
     if sid and not safe_session(sid):
         raise Miss
     data = _state_on_disk(directory, quick["stateFiles"][0]) if sid else {}
-    changes, shown = start_state(data, source, note["injection"], quick["atPrompt"], quick["replays"])
+    changes, shown = start_state(
+        data, source, note["injection"], quick["atPrompt"], quick["replays"]
+    )
     event_name = text.get("hook_event_name") or quick["events"]["start"]
     answer = ""
     if shown and event_name in quick["contextEvents"]:
@@ -471,63 +471,3 @@ def _notice(note: dict[str, Any], quick: dict[str, Any], before: tuple[int, int]
             os.close(fd)
     except OSError:
         return
-
-
-# -- the block, as the full hook writes it ------------------------------------------------------
-
-
-def block(host_name: str, note: Note, now: float) -> dict[str, object] | None:
-    """The note's ``quick`` block for hooks of ``host_name`` (``None``: the note's hooks are
-    not the common case, and always take the full path): written with the note by the full
-    hook, from the modules that own each fact, so that this module repeats none of them."""
-    if note.background or note.dream[0] or note.notice not in ("off", "learned"):
-        return None
-    guards = _anchors_guards(note, now)
-    if guards is None:
-        return None
-    from pi_memory.hosts import hook_receipts
-    from pi_memory.hosts.registry import host
-    from pi_memory.receipts import MAX_BYTES, NAME, directory
-    from pi_memory.session.dirs import PRUNED_MARK, sessions_root
-    from pi_memory.session.state import LOCK_FILE as STATE_LOCK
-    from pi_memory.session.state import STATE_FILE
-
-    shape = host(host_name)
-    return {
-        "v": VERSION,
-        "host": shape.name,
-        "events": dict(shape.events),
-        "contextEvents": list(shape.context_events),
-        "plainText": shape.plain_text,
-        "atPrompt": shape.injected_index_at_prompt,
-        "replays": shape.resume_replays_context,
-        "everyRequest": shape.compact_hook_every_request,
-        "guards": stats(str(p) for p in guards),
-        "sessions": str(sessions_root()),
-        "pruneMark": str(sessions_root() / PRUNED_MARK),
-        "stateFiles": [STATE_FILE, STATE_LOCK],
-        "log": str(directory() / NAME),
-        "logCap": MAX_BYTES,
-        "told": str(hook_receipts.told_file()),
-    }
-
-
-def _anchors_guards(note: Note, now: float) -> list[Path] | None:
-    """The files whose change may make the anchors' check due (the note's fingerprint holds
-    the rest: the verdicts and the anchors record); ``None`` when it is due, or is due
-    again after a time (outside git), which no ``stat`` tells."""
-    directory, root = note.anchors
-    if not directory:
-        return []
-    from pathlib import Path as PathOf
-
-    from pi_memory.anchors.cache import due, recheck_after
-    from pi_memory.naming.git_repo import find_git_repo, head_files
-
-    try:
-        if due(PathOf(directory), PathOf(root), now) or recheck_after(PathOf(directory)):
-            return None
-    except OSError:
-        return None
-    repo = find_git_repo(PathOf(root))
-    return head_files(repo) if repo is not None else []
