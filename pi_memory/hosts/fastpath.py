@@ -203,6 +203,8 @@ def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
         soft = set(ready.soft)
         if any(a != b and a[0] not in soft for a, b in zip(fingerprint, recorded)):
             return None
+        if any(a[1:4] == b[1:4] and a != b for a, b in zip(fingerprint, recorded)):
+            return None  # changed with its time set back: the ready index cannot see it
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None
     quick = data.get("quick")

@@ -1,0 +1,294 @@
+"""A hook answered from the note with os and sys alone says and writes what the full hook does.
+
+Each hook runs as the hosts run it (``python -S PACKAGE hook --host HOST EVENT``),
+in a process of its own, with the payloads the hosts send. Whether the quick
+path answered is read from the modules the process imported. The reference for
+each answer is the full hook's, run with no note at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hookhelp import make_project
+
+PACKAGE = Path(__file__).resolve().parent.parent / "pi_memory"
+ROWS = (
+    "<!-- mid: 20261001-aaaa | t: 2026-10-01 10:00:00 | p: repo | src: user | tags: psql -->\n"
+    "Postgres listens on port 5433 in staging.\n"
+    "<!-- mid: 20261002-bbbb | t: 2026-10-02 10:00:00 | p: repo | src: user | tags: deploy -->\n"
+    "Deploys go through rsync from the release branch.\n"
+)
+#: Each host and the event names of a session's start, end and a turn's end.
+HOSTS = {
+    "claude-code": ("SessionStart", "SessionEnd", ""),
+    "codex": ("SessionStart", "SessionEnd", ""),
+    "gemini": ("SessionStart", "SessionEnd", ""),
+    "pi": ("SessionStart", "SessionEnd", "Stop"),
+}
+
+
+class Setup:
+    def __init__(self, tmp_path: Path) -> None:
+        self.root = make_project(tmp_path)
+        self.layer = self.root / ".pi/agent/memory-auto"
+        self.layer.mkdir(parents=True)
+        (self.layer / "DECISIONS.md").write_text(ROWS, "utf-8")
+        self.home = tmp_path / "home"
+        self.cache = tmp_path / "cache"
+        self.env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        self.env.update(
+            HOME=str(self.home),
+            XDG_CACHE_HOME=str(self.cache),
+            XDG_STATE_HOME=str(tmp_path / "state"),
+        )
+        for name in list(self.env):
+            if name.startswith("PI_MEMORY_"):
+                del self.env[name]
+
+    def hook(self, host: str, event: str, **fields: str) -> tuple[str, bool]:
+        """The hook's stdout and whether it was answered without the package."""
+        data = {
+            "session_id": "s1",
+            "cwd": str(self.root),
+            "transcript_path": str(self.root.parent / "t.jsonl"),
+            "hook_event_name": event,
+            **fields,
+        }
+        argv = ["-X", "importtime", "-S", str(PACKAGE), "hook", "--host", host, event]
+        done = subprocess.run(
+            [sys.executable, *argv], input=json.dumps(data), cwd=self.root, env=self.env,
+            capture_output=True, text=True, check=True, timeout=600,
+        )  # fmt: skip
+        quick = "pi_memory.hosts.lifecycle" not in done.stderr
+        return done.stdout, quick
+
+    def cli(self, *args: str) -> None:
+        subprocess.run(
+            [sys.executable, "-S", str(PACKAGE), *args], cwd=self.root, env=self.env,
+            capture_output=True, check=True, timeout=600,
+        )  # fmt: skip
+
+    def fresh(self, host: str, **fields: str) -> str:
+        """The full hook's answer with no note (in a session of its own)."""
+        shutil.rmtree(self.cache / "pi_memory" / "hooks", ignore_errors=True)
+        out, quick = self.hook(host, "SessionStart", **{"session_id": "fresh", **fields})
+        assert not quick
+        return out
+
+    def state(self, session: str) -> object:
+        return json.loads((self.cache / "pi_memory/sessions" / session / "state.json").read_text())
+
+
+@pytest.fixture
+def setup(tmp_path: Path) -> Setup:
+    return Setup(tmp_path)
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_a_start_answered_quickly_says_and_keeps_what_the_full_hook_does(
+    setup: Setup, host: str
+) -> None:
+    full, quick = setup.hook(host, "SessionStart", source="startup", session_id="a")
+    assert not quick
+    for source in ("startup", "clear", "compact", "resume"):
+        out, quick = setup.hook(host, "SessionStart", source=source, session_id="b")
+        assert quick, source
+        assert out == setup.hook(host, "SessionStart", source=source, session_id="a")[0]
+    assert setup.state("b") == setup.state("a")
+    assert (host != "gemini") == ("<memory-auto>" in full)
+    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl").read_text()
+    rows = [json.loads(line) for line in log.splitlines()]
+    by = {s: [{**r, "at": "", "ms": 0} for r in rows if r["session"] == s] for s in "ab"}
+    assert [r["note"] for r in by["b"]] == ["startup", "clear", "compact", "resume"]
+    assert by["b"] == [{**r, "session": "b"} for r in by["a"][1:]]
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_an_end_and_a_turns_end_with_nothing_to_do_are_answered_quickly(
+    setup: Setup, host: str
+) -> None:
+    _, end, turn = HOSTS[host]
+    setup.hook(host, "SessionStart", source="startup")
+    out, quick = setup.hook(host, end, reason="exit")
+    assert (out, quick) == ("", host != "gemini")  # Gemini's end settles a compression
+    if turn:
+        out, quick = setup.hook(host, turn, turn_id="t1", prompt_response="Done.")
+        assert (out, quick) == ("", host != "gemini")
+
+
+def edit_in_place(path: Path, old: str, new: str, *, keep_time: bool) -> None:
+    """Change ``path`` without a new inode (same size when ``old`` and ``new`` are)."""
+    before = path.stat()
+    with open(path, "r+", encoding="utf-8") as handle:
+        text = handle.read().replace(old, new)
+        handle.seek(0)
+        handle.write(text)
+        handle.truncate()
+    if keep_time:
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+CHANGES = (
+    "write",
+    "write to the other layer",
+    "a repeat",
+    "delete by hand",
+    "an editor's save",
+    "same size in place, time kept",
+    "a git checkout",
+)
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_after_each_change_a_start_injects_what_the_full_hook_would(
+    setup: Setup, change: str
+) -> None:
+    host = "claude-code"
+    setup.hook(host, "SessionStart", source="startup", session_id="a")
+    before, quick = setup.hook(host, "SessionStart", source="startup", session_id="b")
+    assert quick
+    category = setup.layer / "DECISIONS.md"
+    if change == "write":
+        setup.cli("write", "--keyword", "cache", "The cache moved to redis.")
+    elif change == "write to the other layer":
+        setup.cli("write", "--layer", "user", "--keyword", "editor", "The user edits in vim.")
+    elif change == "a repeat":
+        setup.cli("write", "--keyword", "psql", "Postgres listens on port 5433 in staging.")
+    elif change == "delete by hand":
+        category.write_text(ROWS[: ROWS.index("<!--", 1)], "utf-8")  # the second one gone
+    elif change == "an editor's save":
+        text = category.read_text("utf-8").replace("tags: deploy", "tags: release")
+        temp = category.with_suffix(".swp")
+        temp.write_text(text, "utf-8")
+        os.replace(temp, category)
+    elif change == "same size in place, time kept":
+        edit_in_place(category, "tags: deploy", "tags: reploy", keep_time=True)
+    else:
+        git = ["git", "-C", str(setup.root), "-c", "user.name=t", "-c", "user.email=t@t"]
+        subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
+        subprocess.run([*git, "commit", "-qm", "one"], check=True, capture_output=True)
+        subprocess.run([*git, "checkout", "-qb", "other"], check=True, capture_output=True)
+        category.write_text(ROWS.replace("tags: psql", "tags: postgres"), "utf-8")
+        subprocess.run([*git, "commit", "-qam", "two"], check=True, capture_output=True)
+        subprocess.run([*git, "checkout", "-q", "-"], check=True, capture_output=True)
+        subprocess.run([*git, "checkout", "-q", "other"], check=True, capture_output=True)
+    after, _ = setup.hook(host, "SessionStart", source="startup", session_id="c")
+    assert after == setup.fresh(host, source="startup")
+    if change != "a repeat":
+        assert after != before
+    if change in ("write", "write to the other layer", "a repeat"):
+        # The write brought the note up to date: the start after it is answered quickly.
+        assert setup.hook(host, "SessionStart", source="startup", session_id="d") == (after, True)
+
+
+def test_a_locked_layer_a_pending_pruning_and_a_job_to_tell_take_the_full_hook(
+    setup: Setup,
+) -> None:
+    host = "claude-code"
+    setup.hook(host, "SessionStart", source="startup", session_id="a")
+    lock = setup.layer / ".lock"
+    lock.write_text("", "utf-8")
+    assert not setup.hook(host, "SessionStart", source="startup", session_id="b")[1]
+    lock.unlink()
+    setup.hook(host, "SessionStart", source="startup", session_id="b")
+    assert setup.hook(host, "SessionStart", source="startup", session_id="b")[1]
+    mark = setup.cache / "pi_memory/sessions/.pruned"
+    os.utime(mark, (0, 0))
+    assert not setup.hook(host, "SessionStart", source="startup", session_id="c")[1]
+    assert mark.stat().st_mtime > 86_400  # the full hook pruned
+    job = {
+        "at": "2026-12-02T06:00:00+00:00", "host": host, "session": "z", "kind": "job",
+        "event": "review", "layers": ["project"], "ids": ["x", "y"], "bytes": 0, "tokens": 0,
+        "spent": 0, "ms": 5, "outcome": "ok", "note": "",
+    }  # fmt: skip
+    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl")
+    with open(log, "a", encoding="ascii") as handle:
+        handle.write(json.dumps(job, separators=(",", ":")) + "\n")
+    out, quick = setup.hook(host, "SessionStart", source="startup", session_id="d")
+    assert not quick
+    assert json.loads(out)["systemMessage"] == "memory: learned 2"
+    assert setup.hook(host, "SessionStart", source="startup", session_id="e")[1]
+
+
+# -- what the module repeats, against the modules that own it -----------------------------------
+
+
+def test_its_json_reads_and_writes_as_the_json_package_does() -> None:
+    from pi_memory.hosts.quick_hook import ascii_string, dumps, loads
+
+    texts = [
+        '{"a": "\\u00e9\\ud83d\\ude00", "b": [1, 2.5, -3e2, true, null], "c": {"d": "x\\ny"}}',
+        '  {"cwd": "/tmp/a b", "n": NaN}\n',
+        "[1, 2]",
+    ]
+    for text in texts:
+        assert repr(loads(text)) == repr(json.loads(text))
+    for bad in ('{"a": 1} x', '{"a": }', "\ufeff{}", '{"a": "\x01"}'):
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(bad)
+        with pytest.raises(ValueError, match=r"\w"):
+            loads(bad)
+    value = {"frozen": "é\n\x7f\u2028<memory-auto>", "surfaced": ["a"], "n": 3, "w": None}
+    assert dumps(value) == json.dumps(value, ensure_ascii=False)
+    assert ascii_string('é\x7f"\\') == json.dumps('é\x7f"\\')
+
+
+def test_its_receipt_is_the_receipts_modules_line() -> None:
+    from pi_memory import receipts
+    from pi_memory.hosts import quick_hook
+
+    for text, source in (("<memory-auto>\nindex é\n</memory-auto>", "startup"), ("", " re\nsume ")):
+        line = quick_hook._receipt("codex", "s-1", text, 0.0, source).decode("ascii")
+        outcome = receipts.OK if text else receipts.NOTHING
+        made = receipts.made(
+            receipts.HOOK, receipts.INJECT, host="codex", session="s-1", text=text,
+            note=source, outcome=outcome,
+        )  # fmt: skip
+        ours = json.loads(line)
+        assert line == receipts.encode(made._replace(at=ours["at"], ms=ours["ms"]))
+    assert quick_hook.stamp(1_700_000_000.5) == receipts.stamp(1_700_000_000.5)
+
+
+def test_its_session_state_follows_the_moments_of_a_session() -> None:
+    from pi_memory.hosts.quick_hook import safe_session, start_state
+    from pi_memory.session import moments, state
+    from pi_memory.session.dirs import session_key
+
+    states = [
+        {},
+        {"frozen": "old", "reinject": "fresh", "watch": 40, "surfaced": ["x", 3], "turns": 2},
+        {"frozen": None, "reinject": "bogus", "watch": True, "surfaced": "x"},
+        {"frozen": "", "reinject": "frozen", "watch": -1},
+    ]
+    for data in states:
+        for source in ("startup", "resume", "clear", "compact", ""):
+            for at_prompt in (False, True):
+                for replays in (False, True):
+                    loaded = state.decode(data)
+                    after, text = moments.started(
+                        loaded,
+                        source=source,
+                        injection="new",
+                        injected_index_at_prompt=at_prompt,
+                        replays_context=replays,
+                    )
+                    before, now = state.encode(loaded), state.encode(after)
+                    changes = {k: v for k, v in now.items() if before.get(k) != v}
+                    assert start_state(data, source, "new", at_prompt, replays) == (changes, text)
+    for sid in ("55443e9c-7173", "a/b", ".x", "x" * 101, "é", "ok_1.2"):
+        assert safe_session(sid) == (session_key(sid) == sid)
+
+
+def test_its_environment_names_the_launcher_the_package_does() -> None:
+    from pi_memory.hosts.quick_hook import launcher_argv
+    from pi_memory.launcher import this_package
+
+    assert launcher_argv() == this_package().argv
