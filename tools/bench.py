@@ -6,9 +6,10 @@
 For each store size it builds a realistic categories store (both layers) in a
 temporary HOME and project, then times, as subprocesses the way a host runs
 them: ``python -c pass`` (the floor), the hooks (``session-start``,
-``user-prompt-submit`` with the surfacing scorer, ``stop`` without a model,
+``user-prompt-submit`` with the surfacing scorer, ``session-end``,
 ``pre-tool-use``, an event with nothing to do; Gemini CLI's ``BeforeAgent`` and
-``AfterAgent``), ``search``, ``write`` and ``show``. The prompt hook is also timed
+``PreCompress``, which it fires before every model request), each with ``--host`` as
+the installed hooks run them, ``search``, ``write`` and ``show``. The prompt hook is also timed
 with a side-query model whose server answers HTTP 500 (``--model-down``), against
 the same hook without a model.
 Medians are reported with their ratio to the floor; this machine is shared
@@ -178,8 +179,9 @@ def bench_size(
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         py = [sys.executable]
         event = hook_event(project, "SessionStart", source="startup")
+        claude = [*py, "-m", "pi_memory", "hook", "--host", "claude-code"]
         subprocess.run(
-            [*py, "-m", "pi_memory", "hook", "session-start"],
+            [*py, "-m", "pi_memory", "hook", "--host", "claude-code", "SessionStart"],
             cwd=project,
             env=env,
             input=event,
@@ -192,25 +194,28 @@ def bench_size(
         # changes the store, and a hook after a change does the full work (the
         # fast path's note is a miss), which is not what a session's hooks meet.
         hooks = {
-            "hook session-start": ([*py, "-m", "pi_memory", "hook", "session-start"], event),
+            "hook session-start": ([*claude, "SessionStart"], event),
             "hook user-prompt-submit": (
-                [*py, "-m", "pi_memory", "hook", "user-prompt-submit"],
+                [*claude, "UserPromptSubmit"],
                 hook_event(project, "UserPromptSubmit", prompt=PROMPT),
             ),
-            "hook stop": ([*py, "-m", "pi_memory", "hook", "stop"], hook_event(project, "Stop")),
+            "hook session-end": (
+                [*claude, "SessionEnd"],
+                hook_event(project, "SessionEnd", reason="other"),
+            ),
             "hook pre-tool-use": (
-                [*py, "-m", "pi_memory", "hook", "pre-tool-use"],
+                [*claude, "PreToolUse"],
                 hook_event(project, "PreToolUse", tool_name="Bash"),
             ),
-            # Gemini CLI's own path: the index and surfacing come with each prompt,
-            # and the turn's end checks whether the CLI compressed the chat.
+            # Gemini CLI's own path: the index and surfacing come with each prompt, and
+            # PreCompress, fired before every model request, watches for a compression.
             "hook gemini before-agent": (
                 [*py, "-m", "pi_memory", "hook", "--host", "gemini", "BeforeAgent"],
                 gemini_event(project, "BeforeAgent", prompt=PROMPT),
             ),
-            "hook gemini after-agent": (
-                [*py, "-m", "pi_memory", "hook", "--host", "gemini", "AfterAgent"],
-                gemini_event(project, "AfterAgent", prompt=PROMPT, prompt_response="Done."),
+            "hook gemini pre-compress": (
+                [*py, "-m", "pi_memory", "hook", "--host", "gemini", "PreCompress"],
+                gemini_event(project, "PreCompress", trigger="auto"),
             ),
         }
         commands = {
@@ -341,7 +346,7 @@ def state_commands(py: list[str], project: Path) -> dict[str, tuple[list[str], s
         "search": ([*py, "search", "deploy", "staging", "port"], ""),
         "credit": ([*py, "search", credited_keyword(project)], ""),
         "hook": (
-            [*py, "hook", "session-start"],
+            [*py, "hook", "--host", "claude-code", "SessionStart"],
             hook_event(project, "SessionStart", source="startup"),
         ),
         "write": ([*py, "write", *fact], ""),
@@ -369,7 +374,8 @@ def bench_states(
             env.pop("PYTHONPATH", None)
             py = [sys.executable, "-S", str(pyz)]
         event = hook_event(project, "SessionStart", source="startup")
-        run_once([*py, "hook", "session-start"], project, env, event)  # writes MEMORY.md
+        start = [*py, "hook", "--host", "claude-code", "SessionStart"]
+        run_once(start, project, env, event)  # writes MEMORY.md
         commands = state_commands(py, project)
         floor = [sys.executable, "-c", "pass"]
         for _ in range(2):  # warm-up: bytecode, caches, the first note and ready index

@@ -78,7 +78,18 @@ def run_tool(argv: Sequence[str]) -> int:
     else:
         if isinstance(args, dict):
             ok, text = call_tool(argv[0], args)
+            _after(ok)
         else:
             ok, text = False, "arguments must be a JSON object"
     write_line(json.dumps({"ok": ok, "text": text}))  # ASCII: safe on any pipe encoding
     return 0
+
+
+def _after(ok: bool) -> None:
+    """A tool that changed the store leaves the next session start its answer."""
+    if ok:
+        from pathlib import Path
+
+        from pi_memory.hosts.lifecycle import after_change
+
+        after_change(Path.cwd())

@@ -181,6 +181,8 @@ class Stale(NamedTuple):
     fingerprint: list[list[Any]]
     #: The host whose hooks the note's ``quick`` block is for (``""``: none).
     host: str = ""
+    #: Whether anything changed since the note was written.
+    changed: bool = True
 
 
 def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
@@ -209,7 +211,8 @@ def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
         return None
     quick = data.get("quick")
     host = quick.get("host", "") if isinstance(quick, dict) else ""
-    return Stale(note, ready, fingerprint, host if isinstance(host, str) else "")
+    host = host if isinstance(host, str) else ""
+    return Stale(note, ready, fingerprint, host, fingerprint != recorded)
 
 
 class _Items(Sequence["Item"]):

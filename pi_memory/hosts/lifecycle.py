@@ -226,10 +226,12 @@ def rendered(cwd: Path, day: str, host: str, limit: int, max_bytes: int) -> Note
 
 
 def after_change(cwd: Path) -> None:
-    """After a write from ``cwd``: its note brought up to date for the host that last
-    started a session there, so that the next start is answered from it without loading
-    the package (:mod:`pi_memory.hosts.quick_hook`), the write paying once for what every
-    start would. Never raises: a failure leaves that start the work."""
+    """After a command or a tool from ``cwd`` that may have changed what is injected (a
+    write, a search's recalls): the note of ``cwd`` brought up to date for the host that
+    last started a session there, so that the next start is answered from it without
+    loading the package (:mod:`pi_memory.hosts.quick_hook`), the change paying once for
+    what every start would. Costs a few ``stat`` calls when nothing changed. Never
+    raises: a failure leaves that start the work."""
     import time
 
     from pi_memory.hosts import fastpath
@@ -237,7 +239,7 @@ def after_change(cwd: Path) -> None:
     day = time.strftime("%Y-%m-%d")
     try:
         found = fastpath.stale(cwd, os.environ, day)
-        if found is not None and found.host:
+        if found is not None and found.host and found.changed:
             rendered(cwd, day, found.host, found.note.max_context, found.note.max_bytes)
     except Exception as exc:  # the memory is written: this only saves a start's time
         from pi_memory.error_handler import log_exception
