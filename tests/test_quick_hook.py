@@ -292,3 +292,15 @@ def test_its_environment_names_the_launcher_the_package_does() -> None:
     from pi_memory.launcher import this_package
 
     assert launcher_argv() == this_package().argv
+
+
+def test_a_search_that_reorders_the_index_leaves_the_next_start_its_answer(setup: Setup) -> None:
+    host = "claude-code"
+    setup.cli("search", "deploy")  # the layer's first recall log: a new file, the full work
+    setup.hook(host, "SessionStart", source="startup", session_id="a")
+    for n, word in enumerate(("psql", "psql", "deploy", "psql")):
+        setup.cli("search", word)
+        out, quick = setup.hook(host, "SessionStart", source="startup", session_id=f"b{n}")
+        assert quick, n
+        assert out == setup.fresh(host, source="startup"), n
+        setup.hook(host, "SessionStart", source="startup", session_id="a")
