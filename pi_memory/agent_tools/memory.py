@@ -24,9 +24,8 @@ with what replaced them; a user-layer memory is labelled as such.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.layouts.carry import ENTRY_TYPES
@@ -81,8 +80,9 @@ SPEC: Final[dict[str, Any]] = {
 }
 
 
-@dataclass(frozen=True)
-class ToolResult:
+class ToolResult(NamedTuple):
+    # A named tuple, not a dataclass: dataclasses imports inspect, paid by every start
+    # of the MCP server before it can answer tools/list.
     ok: bool
     text: str
 
@@ -91,8 +91,7 @@ class _BadArguments(Exception):
     """Arguments the tool cannot run with; the message is what the agent reads."""
 
 
-@dataclass(frozen=True)
-class _Call:
+class _Call(NamedTuple):
     action: str
     name: str | None = None
     description: str | None = None

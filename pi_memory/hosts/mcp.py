@@ -16,7 +16,10 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Mapping
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 from pi_memory import __version__
 
@@ -33,6 +36,8 @@ What each tool does and the arguments it takes: python -m pi_memory tool --help"
 PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SERVER_NAME: Final = "pi_memory"
 WORKERS: Final = 4
+#: Requests answered on the reading thread: quick, and what a client waits for at its start.
+INLINE: Final = frozenset({"initialize", "tools/list", "ping"})
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -156,12 +161,11 @@ class Server:
     """Reads messages, answers each on a worker thread, writes one line per answer."""
 
     def __init__(self, out: IO[bytes], workers: int = WORKERS) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         self._out = out
         self._write_lock = threading.Lock()
         self._cancelled: set[object] = set()
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="mcp")
+        self._workers = workers
+        self._pool: ThreadPoolExecutor | None = None
 
     def serve(self, lines: Iterable[bytes]) -> None:
         try:
@@ -169,7 +173,18 @@ class Server:
                 if raw.strip():
                     self._receive(raw)
         finally:
-            self._pool.shutdown(wait=True)  # every request read is answered before exit
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)  # every request read is answered before exit
+
+    def _submit(self, message: object) -> None:
+        """Answer ``message`` on a worker; the pool is made for the first such request
+        (``concurrent.futures`` imports ``logging``: a client's start waits for the
+        answers to ``initialize`` and ``tools/list``, which need no worker)."""
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="mcp")
+        self._pool.submit(self._run, message)
 
     def _receive(self, raw: bytes) -> None:
         from pi_memory.json_input import loads
@@ -182,7 +197,10 @@ class Server:
         if isinstance(message, dict) and "id" not in message:
             self._notify(message)
             return
-        self._pool.submit(self._run, message)
+        if isinstance(message, dict) and message.get("method") in INLINE:
+            self._run(message)  # no worker pool (nor its imports) before the first tool call
+            return
+        self._submit(message)
 
     def _notify(self, message: Mapping[str, Any]) -> None:
         params = message.get("params")
