@@ -205,10 +205,10 @@ def _answer(moment: str, host: str, raw: str) -> str:
     text = {k: v for k, v in payload.items() if isinstance(v, str)}
     started = time.monotonic()
     sid, transcript = text.get("session_id", ""), text.get("transcript_path", "")
-    if moment != "start" and (not sid or not transcript):
-        return ""  # nothing to hand on (the full hook answers so, note or none)
     cwd = text.get("cwd") or os.getcwd()
-    note, quick = _note(cwd, host, moment)
+    note, quick = _note(cwd, host, moment)  # a host of the registry: the note names it
+    if moment != "start" and (not sid or not transcript):
+        return ""  # nothing to hand on
     if moment == "end":
         if quick["everyRequest"]:
             raise Miss  # Gemini: the end settles a compression first
