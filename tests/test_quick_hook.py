@@ -118,10 +118,33 @@ def test_an_end_and_a_turns_end_with_nothing_to_do_are_answered_quickly(
     _, end, turn = HOSTS[host]
     setup.hook(host, "SessionStart", source="startup")
     out, quick = setup.hook(host, end, reason="exit")
-    assert (out, quick) == ("", host != "gemini")  # Gemini's end settles a compression
+    assert (out, quick) == ("", True)  # Gemini's too: no compression mark waits
     if turn:
         out, quick = setup.hook(host, turn, turn_id="t1", prompt_response="Done.")
         assert (out, quick) == ("", host != "gemini")
+
+
+def test_gemini_marks_where_its_chat_ends_before_each_request_as_the_full_hook_does(
+    setup: Setup,
+) -> None:
+    chat = setup.root.parent / "t.jsonl"
+    chat.write_text('{"type": "user"}\n', "utf-8")
+    for session in ("full", "quick"):
+        setup.hook("gemini", "SessionStart", source="startup", session_id=session)
+    shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the first
+    out, quick = setup.hook("gemini", "PreCompress", trigger="auto", session_id="full")
+    assert (out, quick) == ("", False)
+    setup.hook("gemini", "SessionStart", source="startup", session_id="other")
+    assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick") == ("", True)
+    assert setup.state("quick") == setup.state("full")
+    assert setup.state("quick")["watch"] == chat.stat().st_size  # type: ignore[index]
+    with open(chat, "a", encoding="utf-8") as more:
+        more.write('{"type": "gemini"}\n')
+    assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick")[1]
+    assert setup.state("quick") == setup.state("full")  # a mark already waits
+    # The end settles the waiting mark: the full hook's work.
+    assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="quick") == ("", False)
+    assert setup.hook("gemini", "PreCompress", trigger="manual", session_id="quick")[1] is False
 
 
 def edit_in_place(path: Path, old: str, new: str, *, keep_time: bool) -> None:

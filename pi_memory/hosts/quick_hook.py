@@ -36,7 +36,7 @@ _ENV_NAMES = ("HOME", "USERPROFILE")
 #: A session id that is its own directory name (:func:`pi_memory.session.dirs.session_key`).
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 _DAY_SECONDS = 86_400
-_MOMENTS = ("start", "end", "turn_end")
+_MOMENTS = ("start", "end", "turn_end", "pre_compact")
 #: The fields of a session's state a start changes (:class:`pi_memory.session.state.SessionState`).
 _STATE_FIELDS = ("frozen", "reinject", "watch", "surfaced")
 
@@ -207,11 +207,14 @@ def _answer(moment: str, host: str, raw: str) -> str:
     sid, transcript = text.get("session_id", ""), text.get("transcript_path", "")
     cwd = text.get("cwd") or os.getcwd()
     note, quick = _note(cwd, host, moment)  # a host of the registry: the note names it
+    manual = text.get("source", text.get("trigger", "")) == "manual"
+    if moment == "pre_compact" and (manual or not quick["everyRequest"]):
+        raise Miss  # a compaction under way: its handoff, the surfaced set forgotten
     if moment != "start" and (not sid or not transcript):
         return ""  # nothing to hand on
+    if quick["everyRequest"] and moment in ("end", "pre_compact"):
+        return _compression_watch(moment, quick, sid, transcript)
     if moment == "end":
-        if quick["everyRequest"]:
-            raise Miss  # Gemini: the end settles a compression first
         return ""
     if moment == "turn_end":
         if quick["everyRequest"]:
@@ -220,6 +223,30 @@ def _answer(moment: str, host: str, raw: str) -> str:
             _notice(note, quick, None)
         return ""
     return _start(note, quick, host, text, started)
+
+
+def _compression_watch(moment: str, quick: dict[str, Any], sid: str, transcript: str) -> str:
+    """Gemini CLI, which fires its pre-compression hook before every model request: that
+    hook only marks where the chat recording ends (:func:`pi_memory.session.moments.watch`),
+    and a session's end with no mark waiting has nothing to settle."""
+    directory = os.path.join(quick["sessions"], sid)
+    if not safe_session(sid):
+        raise Miss
+    data = _state_on_disk(directory, quick["stateFiles"][0])
+    watch = data.get("watch")
+    waiting = isinstance(watch, int) and not isinstance(watch, bool) and watch >= 0
+    if moment == "end":
+        if waiting:
+            raise Miss  # a compression to settle
+        return ""
+    if waiting:
+        return ""
+    try:
+        size = os.stat(transcript).st_size
+    except OSError:
+        size = 0
+    _save_state(directory, quick["stateFiles"], {"watch": size})
+    return ""
 
 
 def _note(cwd: str, host: str, moment: str) -> tuple[dict[str, Any], dict[str, Any]]:
