@@ -121,11 +121,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_search(result, limit)
         write(text if text.endswith("\n") else text + "\n")
-    from pathlib import Path
-
     from pi_memory.hosts.lifecycle import after_change
 
-    after_change(Path.cwd())  # its recalls may reorder what the next start injects
+    after_change()  # its recalls may reorder what the next start injects
     return 0
 
 

@@ -225,9 +225,9 @@ def rendered(cwd: Path, day: str, host: str, limit: int, max_bytes: int) -> Note
     return note
 
 
-def after_change(cwd: Path) -> None:
-    """After a command or a tool from ``cwd`` that may have changed what is injected (a
-    write, a search's recalls): the note of ``cwd`` brought up to date for the host that
+def after_change() -> None:
+    """After a command or a tool that may have changed what is injected (a write, a
+    search's recalls): the note of the working directory brought up to date for the host that
     last started a session there, so that the next start is answered from it without
     loading the package (:mod:`pi_memory.hosts.quick_hook`), the change paying once for
     what every start would. Costs a few ``stat`` calls when nothing changed. Never
@@ -238,6 +238,7 @@ def after_change(cwd: Path) -> None:
 
     day = time.strftime("%Y-%m-%d")
     try:
+        cwd = Path(os.getcwd())  # gone (deleted under the process): nothing to bring up to date
         found = fastpath.stale(cwd, os.environ, day)
         if found is not None and found.host and found.changed:
             rendered(cwd, day, found.host, found.note.max_context, found.note.max_bytes)

@@ -86,12 +86,9 @@ def call_tool(params: Mapping[str, Any]) -> dict[str, Any]:
         raise RpcError(INVALID_PARAMS, "tools/call arguments must be a JSON object")
     ok, text = run(name, arguments)
     if ok:
-        import os
-        from pathlib import Path
-
         from pi_memory.hosts.lifecycle import after_change
 
-        after_change(Path(os.getcwd()))  # the next session start here reads one note
+        after_change()  # the next session start here reads one note
     return {"content": [{"type": "text", "text": text}], "isError": not ok}
 
 
