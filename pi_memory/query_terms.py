@@ -12,8 +12,11 @@ and no model:
   and as ``self`` and ``care``, so ``self care`` and ``caring for oneself``
   count; identifiers (``--delete``, ``node.js``, ``src/store.ts``) stay whole.
 - **A word is found by its forms**: its light stem, which finds the regular
-  inflections as a substring, and the irregular forms English gives it
-  (``go`` finds ``went``, ``children`` finds ``child``). Forms shorter than
+  inflections as a substring, the ``-ing`` form of a word that drops its
+  ``e`` for it (``hike`` finds ``hiking``), and the irregular forms English
+  gives it (``go`` finds ``went``, ``children`` finds ``child``). A short word
+  in ``-ily`` keeps its ending (``family`` is not looked for as ``fami``,
+  which ``familiar`` holds; ``happily`` still finds ``happier``). Forms shorter than
   four letters are left out: found as substrings they would match inside
   other words (``ran`` in ``grandma``).
 - **A question asks for an answer of a shape.** "When" is answered by a
@@ -73,6 +76,11 @@ def _irregular_groups() -> dict[str, tuple[str, ...]]:
 
 #: Each irregular word -> every form of its group.
 IRREGULAR: Final = _irregular_groups()
+
+#: A stem an ``-ily`` word is cut to must be at least this long (``happi``, not ``fami``).
+MIN_STEM_ILY: Final = 5
+#: A word whose ``-ing`` form drops its final ``e`` (``hike``, ``dance``; not ``see``, ``die``).
+_SILENT_E_RE: Final = re.compile(r"[a-z]{2,}[^aeiouy]e")
 
 #: Words that ask about the answer's shape wherever they stand in a question.
 SCAFFOLDING: Final = frozenset({"likely", "might", "probably", "possibly"})
@@ -186,7 +194,11 @@ def answer_shape(query: str) -> re.Pattern[str] | None:
 def forms_of(token: str) -> tuple[str, ...]:
     """The substrings that find ``token`` in a lowercased body: its stem first."""
     first = stem(token)
+    if token.endswith("ily") and first == token[:-2] and len(first) < MIN_STEM_ILY:
+        first = token  # ``family``: ``fami`` is in ``familiar`` (``happi`` stays)
     others = [form for form in IRREGULAR.get(token, ()) if len(form) >= MIN_FORM]
+    if not others and _SILENT_E_RE.fullmatch(token) and token not in MONTHS:
+        others = [token[:-1] + "ing"]  # ``dance`` is not in ``dancing``
     return tuple(dict.fromkeys([first, *(form for form in others if first not in form)]))
 
 

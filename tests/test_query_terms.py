@@ -52,6 +52,31 @@ def test_irregular_forms_at_least_four_letters() -> None:
     assert forms_of("painted") == ("paint",)
 
 
+def test_a_word_that_drops_its_e_for_ing_is_also_its_ing_form() -> None:
+    assert forms_of("dance") == ("dance", "dancing")
+    assert forms_of("hike") == ("hike", "hiking")
+    # Not a word that keeps its e (``seeing``), and not past an irregular group.
+    assert forms_of("free") == ("free",)
+    assert forms_of("june") == ("june",)
+    assert forms_of("make") == ("make", "made", "making")
+
+
+def test_a_short_ily_word_is_not_cut_to_a_piece_of_another_word() -> None:
+    assert forms_of("family") == ("family",)
+    assert forms_of("happily") == ("happi",)
+
+
+def test_the_forms_find_the_memory_and_only_it() -> None:
+    entries = [
+        entry("20250302-0001", "Jon has been dancing since he was a kid."),
+        entry("20250302-0002", "Jon is familiar with the studio's lease."),
+        entry("20250302-0003", "Jon's family came to the opening."),
+    ]
+    assert ids("dance", entries) == ["20250302-0001"]
+    assert ids("Jon family", entries)[0] == "20250302-0003"
+    assert "20250302-0002" not in ids("family", entries)
+
+
 def test_a_month_or_a_year_is_also_looked_for_in_the_time() -> None:
     (june,) = terms("in June", ["june"])
     assert june == Term("june", ("june",), "-06-")
