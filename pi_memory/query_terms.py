@@ -5,7 +5,8 @@ then read as a question rather than as a bag of words, with English's own rules
 and no model:
 
 - **Scaffolding is not a topic.** ``how long``, ``how many``, ``what kind of``,
-  ``likely``: words that say what shape the answer has, not what it is about.
+  ``likely``, ``mention``, ``describe``: words that say what shape the answer
+  has or how it was put, not what it is about.
   They are dropped while the query has another term; a memory that holds the
   word ``long`` is no closer to "how long has she painted".
 - **A hyphenated word is also its parts.** ``self-care`` is asked as itself
@@ -82,8 +83,12 @@ MIN_STEM_ILY: Final = 5
 #: A word whose ``-ing`` form drops its final ``e`` (``hike``, ``dance``; not ``see``, ``die``).
 _SILENT_E_RE: Final = re.compile(r"[a-z]{2,}[^aeiouy]e")
 
-#: Words that ask about the answer's shape wherever they stand in a question.
-SCAFFOLDING: Final = frozenset({"likely", "might", "probably", "possibly"})
+#: Words that ask about the answer's shape, or how it was put ("what did she mention
+#: about the car": the memory says what, not that it was mentioned), wherever they
+#: stand in a question.
+SCAFFOLDING: Final = frozenset(
+    {"likely", "might", "probably", "possibly", "mention", "mentioned", "describe", "described"}
+)
 #: ``how long``, ``how many``: the second word is scaffolding after ``how``.
 AFTER_HOW: Final = frozenset({"long", "many", "much", "often"})
 #: ``what kind of``: the first word is scaffolding before ``of``.

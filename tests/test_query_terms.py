@@ -32,10 +32,14 @@ def test_scaffolding_is_dropped_while_something_else_is_asked() -> None:
     assert asked("How long has Melanie been painting?") == ["melanie", "painting"]
     assert asked("What kind of art does Caroline make?") == ["art", "caroline", "make"]
     assert asked("Would Melanie likely enjoy Vivaldi?") == ["melanie", "enjoy", "vivaldi"]
+    # How the answer was put is not what it is about.
+    assert asked("What did John mention about his car?") == ["john", "car"]
+    assert asked("How does Gina describe the studio?") == ["gina", "studio"]
     # Not scaffolding where it names the topic, and never the whole query.
     assert asked("a long hike") == ["long", "hike"]
     assert asked("what kind of") == ["kind"]
     assert asked("how long") == ["long"]
+    assert asked("describe") == ["describe"]
 
 
 def test_a_hyphenated_word_is_also_its_parts_an_identifier_stays_whole() -> None:
