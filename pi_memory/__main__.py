@@ -42,6 +42,11 @@ def _run() -> int:
         from pi_memory.hosts.hooks import run_hook
 
         return run_hook(sys.argv[2:])
+    if sys.argv[1:] == ["tool", "--list"]:
+        from pi_memory.hosts.quick_hook import tool_list
+
+        if tool_list():
+            return 0  # as the last hook here worked it out, nothing it depends on changed
     from pi_memory.cli import main
 
     return main()

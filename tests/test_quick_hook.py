@@ -327,3 +327,25 @@ def test_a_search_that_reorders_the_index_leaves_the_next_start_its_answer(setup
         assert quick, n
         assert out == setup.fresh(host, source="startup"), n
         setup.hook(host, "SessionStart", source="startup", session_id="a")
+
+
+def test_the_tool_list_is_answered_from_the_note_while_the_configuration_holds(
+    setup: Setup,
+) -> None:
+    def listed() -> tuple[str, int]:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-S", str(PACKAGE), "tool", "--list"],
+            cwd=setup.root, env=setup.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return done.stdout, done.stderr.count("pi_memory.agent_tools")
+
+    full, loaded = listed()
+    assert loaded  # no note yet
+    setup.hook("pi", "SessionStart", source="startup")
+    assert listed() == (full, 0)
+    config = setup.home / ".pi/agent/memory.json"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(json.dumps({"layout": "files", "trustedProjects": []}), "utf-8")
+    changed, loaded = listed()
+    assert loaded
+    assert changed != full  # the files layout offers its own tool

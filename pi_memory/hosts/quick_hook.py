@@ -249,8 +249,27 @@ def _compression_watch(moment: str, quick: dict[str, Any], sid: str, transcript:
     return ""
 
 
+def tool_list() -> bool:
+    """``tool --list`` (what pi's extension asks at every session's start) answered from
+    the note of the working directory, when it still holds: True when printed."""
+    try:
+        _, quick = _note(os.getcwd(), "", "")
+        listed = quick["tools"]
+        if not isinstance(listed, str) or not listed.isascii():
+            return False
+    except (Miss, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return False
+    try:
+        sys.stdout.write(listed + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    return True
+
+
 def _note(cwd: str, host: str, moment: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The note of ``cwd`` and its ``quick`` block, if both still hold for ``host``."""
+    """The note of ``cwd`` and its ``quick`` block, if both still hold for ``host`` (any
+    host when ``""``) and ``moment`` (none when ``""``)."""
     import time
 
     from pi_memory.fs.cache_home import cache_home
@@ -261,9 +280,11 @@ def _note(cwd: str, host: str, moment: str) -> tuple[dict[str, Any], dict[str, A
     if not isinstance(note, dict) or note.get("cwd") != cwd:
         raise Miss
     quick = note.get("quick")
-    if not isinstance(quick, dict) or quick.get("v") != VERSION or quick.get("host") != host:
+    if not isinstance(quick, dict) or quick.get("v") != VERSION:
         raise Miss
-    if moment not in quick["events"] or note["day"] != time.strftime("%Y-%m-%d"):
+    if (host and quick.get("host") != host) or (moment and moment not in quick["events"]):
+        raise Miss
+    if note["day"] != time.strftime("%Y-%m-%d"):
         raise Miss
     if note["env"] != environment(os.environ, note["keyNames"]):
         raise Miss
