@@ -409,22 +409,7 @@ def quick_block(host_name: str, note: Note, now: float) -> dict[str, object] | N
         "log": str(directory() / NAME),
         "logCap": MAX_BYTES,
         "told": str(hook_receipts.told_file()),
-        "tools": _tool_list(),
     }
-
-
-def _tool_list() -> str:
-    """What ``tool --list`` prints here (:func:`pi_memory.commands.tool.run_tool`): the
-    configuration it depends on is in the note's fingerprint ("": not known)."""
-    import json
-
-    from pi_memory.agent_tools.registry import offered_tools
-    from pi_memory.errors import PiMemoryError
-
-    try:
-        return json.dumps(offered_tools())
-    except (OSError, PiMemoryError):
-        return ""
 
 
 def _anchors_guards(note: Note, now: float) -> list[Path] | None:

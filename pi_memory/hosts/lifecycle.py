@@ -254,7 +254,25 @@ def _quick(host: str, note: Note) -> dict[str, object] | None:
 
     from pi_memory.hosts import fastpath
 
-    return fastpath.quick_block(host, note, time.time())
+    block = fastpath.quick_block(host, note, time.time())
+    if block is not None:
+        block["tools"] = _tool_list()
+    return block
+
+
+def _tool_list() -> str:
+    """What ``tool --list`` prints here (:func:`pi_memory.commands.tool.run_tool`), for the
+    quick block: the configuration it depends on is in the note's fingerprint ("": not
+    known). Here, not in the fast path's module: the tools' modules reach the jobs."""
+    import json
+
+    from pi_memory.agent_tools.registry import offered_tools
+    from pi_memory.errors import PiMemoryError
+
+    try:
+        return json.dumps(offered_tools())
+    except (OSError, PiMemoryError):
+        return ""
 
 
 def _identities(fingerprint: list[list[Any]]) -> dict[str, tuple[int, int, int] | None]:
