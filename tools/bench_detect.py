@@ -12,10 +12,15 @@ two. "alone" is conflicts on a fresh copy of the store, paying for them itself.
 "kept" is both detectors as ``show`` runs them on an unchanged store: in a new
 process, each body's facts read from the per-file cache a previous run left
 (the store is written as category files for it), the reading included.
+
+The pairs found at the sizes in :data:`PINNED` are compared with a digest of
+the pairs the detectors found before their joins were last reworked: a faster
+join must find the very same pairs, scores and values ("pinned" in the report).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import random
@@ -23,6 +28,7 @@ import re
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -356,9 +362,24 @@ def make_narrow_store(n: int, seed: int = 0) -> list[Entry]:
     return entries
 
 
+#: The moment the detectors judge the generated stores at (the stores are dated 2026).
+NOW = datetime(2026, 12, 1, 12, 0, 0)
+#: :func:`pairs_digest` of the pairs found on ``make_store(n, seed=n)``, by ``n``.
+PINNED = {
+    10_000: "c8af7beeb88f72d4",
+    100_000: "d3d271d93187e85d",
+}
+
+
+def pairs_digest(duplicates: list[Any], conflicts: list[Any]) -> str:
+    """A digest of both lists of pairs, every field of every pair in its order."""
+    text = "\n".join(map(repr, [*duplicates, *conflicts]))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def _timed(fn: Any, *args: Any) -> tuple[float, list[Any]]:
     start = time.perf_counter()
-    result = fn(*args)
+    result = fn(*args, now=NOW)
     return time.perf_counter() - start, result
 
 
@@ -368,6 +389,7 @@ def _timed(fn: Any, *args: Any) -> tuple[float, list[Any]]:
 #: then writes the pickled pairs over that file.
 KEPT = """
 import os, pickle, sys, time
+from datetime import datetime
 os.environ["XDG_CACHE_HOME"] = sys.argv[1]
 from pi_memory.detect.conflicts import find_conflicts
 from pi_memory.detect.duplicates import find_duplicates
@@ -376,7 +398,8 @@ with open(sys.argv[2], "rb") as f:
     files, store = pickle.load(f)
 start = time.perf_counter()
 known = known_facts(files)
-pairs = [find_duplicates(store, known=known), find_conflicts(store, known=known)]
+now = datetime.fromisoformat(sys.argv[3])
+pairs = [find_duplicates(store, known=known, now=now), find_conflicts(store, known=known, now=now)]
 print(time.perf_counter() - start)
 with open(sys.argv[2], "wb") as f:
     pickle.dump(pairs, f)
@@ -416,7 +439,7 @@ def _with_kept_facts(store: list[Entry]) -> tuple[float, list[Any], list[Any]]:
         files_fresh = [(path, [by_id[id(entry)] for entry in live]) for path, live in files]
         shared.write_bytes(pickle.dumps((files_fresh, fresh)))
         done = subprocess.run(
-            [sys.executable, "-c", KEPT, cache, str(shared)],
+            [sys.executable, "-c", KEPT, cache, str(shared), NOW.isoformat()],
             env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)),
             capture_output=True,
             text=True,
@@ -442,6 +465,8 @@ def bench(n_values: tuple[int, ...] = (10_000, 100_000)) -> dict[str, Any]:
         row["conflicts_s"], conflicts = _timed(find_conflicts, store)
         row["conflicts_alone_s"], _ = _timed(find_conflicts, [e._replace() for e in store])
         row["duplicates"], row["conflicts"] = len(dups), len(conflicts)
+        if make is make_store and n in PINNED:
+            row["pinned"] = pairs_digest(dups, conflicts) == PINNED[n]
         row["kept_s"], *kept_pairs = _with_kept_facts(store)
         if kept_pairs != [dups, conflicts]:
             raise SystemExit(f"{label}: the detectors found other pairs from kept facts")
@@ -467,6 +492,8 @@ def report(results: dict[str, Any]) -> list[str]:
                 f"{brute_total:.1f} s ({brute_total / both:.0f}x slower, "
                 f"same pairs: {row['same_as_brute']})"
             )
+        if "pinned" in row:
+            brute += f"{'  ' if brute else ''}same pairs as pinned: {row['pinned']}"
         size, _, kind = n.partition(" ")
         label = f"{int(size):,} {kind}".strip()
         lines.append(
@@ -486,8 +513,10 @@ def main(argv: list[str]) -> int:
         help="store sizes (default: 10,000 and 100,000)",
     )  # fmt: skip
     sizes = tuple(parser.parse_args(argv).sizes) or (10_000, 100_000)
-    print("\n".join(report(bench(sizes))))
-    return 0
+    results = bench(sizes)
+    print("\n".join(report(results)))
+    # Other pairs than pinned: a faster join that finds other pairs is a defect.
+    return 1 if any(row.get("pinned") is False for row in results.values()) else 0
 
 
 if __name__ == "__main__":
