@@ -51,7 +51,14 @@ from pi_memory.detect.set_join import (
     self_join,
     size_allows,
 )
-from pi_memory.detect.text_features import BodyFacts, Features, body_order, jaccard, spelled
+from pi_memory.detect.text_features import (
+    BodyFacts,
+    Features,
+    body_order,
+    content_word,
+    jaccard,
+    spelled,
+)
 from pi_memory.entry import Entry
 from pi_memory.text import is_han
 
@@ -184,6 +191,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     """
     ranks, tokens, by_keyword, _ = group_order(group)
     pairs: set[tuple[int, int]] = set()
+    lemmas: list[int] | None = None
     for keyword_members in by_keyword.values():
         if len(keyword_members) < 2:
             continue
@@ -197,7 +205,9 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         orders = _WordOrders(tokens)
         numbered = [i for i in members if group[i].numbers]
         orders.update((i, rank_order(group[i].words, ranks)) for i in numbered)
-        contents = {i: rank_order(group[i].content, ranks) for i in members}
+        if lemmas is None:
+            lemmas = _lemma_ranks(ranks)
+        contents = _content_orders(group, members, tokens, ranks, lemmas)
         by_words: set[tuple[int, int]] = set()
         by_numbers: set[tuple[int, int]] = set()
         if _dense(members, numbered, orders):
@@ -216,6 +226,41 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         pairs.update(p for p in by_words if _words_may_conflict(group[p[0]], group[p[1]]))
         pairs.update(p for p in by_numbers if _numbers_may_conflict(group[p[0]], group[p[1]]))
     return pairs
+
+
+#: In :func:`_lemma_ranks`, a function word's: it is no content word.
+_NO_LEMMA: Final = -1
+
+
+def _lemma_ranks(ranks: dict[str, int]) -> list[int]:
+    """By token rank, the rank of the token's lemma as a content word (:data:`_NO_LEMMA`
+    for a function word): made once per layer, for the tokens the layer ranked."""
+    spelled_by_rank = sorted(ranks, key=ranks.__getitem__)
+    lemmas = [content_word(token) for token in spelled_by_rank]
+    return [ranks[lemma] if lemma else _NO_LEMMA for lemma in lemmas]
+
+
+def _content_orders(
+    group: Sequence[Features],
+    members: list[int],
+    tokens: list[list[int]],
+    ranks: dict[str, int],
+    lemmas: list[int],
+) -> dict[int, list[int]]:
+    """Each member's content words in rank order (see :func:`rank_order`).
+
+    A body without numbers has as content words its tokens' lemmas, function words
+    left out: they come from its token ranks by :func:`_lemma_ranks`, without looking
+    a word up again (at 100,000 memories the look-ups cost more than the join).
+    """
+    no_lemma = {_NO_LEMMA}
+    contents = {}
+    for i in members:
+        if group[i].numbers:
+            contents[i] = rank_order(group[i].content, ranks)
+        else:
+            contents[i] = sorted(set(map(lemmas.__getitem__, tokens[i])) - no_lemma)
+    return contents
 
 
 class _WordOrders(dict[int, list[int]]):

@@ -29,7 +29,7 @@ EPS: Final = 1e-9
 #: through prefix indexes so that one popular keyword cannot cost n².
 SMALL_GROUP: Final = 16
 #: Sets sampled to estimate the cost of a prefix join.
-_COST_SAMPLE: Final = 1000
+_COST_SAMPLE: Final = 250
 
 
 def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
@@ -339,7 +339,7 @@ def prefix_cost(
     :data:`_COST_SAMPLE` sets and scaled up (visits grow with the square of
     the sets), so the estimate costs little next to either join.
     """
-    step = max(1, len(members) // _COST_SAMPLE)
+    step = max(1, -(-len(members) // _COST_SAMPLE))
     sample = [orders[i] for i in members[::step]]
     if not sample:
         return 0.0

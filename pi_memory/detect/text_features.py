@@ -104,6 +104,12 @@ def _lemma(word: str) -> str:
     return found
 
 
+def content_word(word: str) -> str:
+    """What ``word`` (a token without numbers) is as a content word: its lemma, ``""``
+    for a function word."""
+    return _CONTENT[word]
+
+
 def content_list(words: Iterable[str]) -> list[str]:
     """The content words of ``words`` (tokens without numbers), as lemmas, each once, in order."""
     return list(_content(words))
