@@ -52,6 +52,14 @@ def test_visible_spells_out_what_a_terminal_would_obey() -> None:
     assert visible("tab\tand\nnewline stay, 中文 — too") == "tab\tand\nnewline stay, 中文 — too"
 
 
+def test_text_left_as_it_is_holds_nothing_to_spell_out() -> None:
+    """Printable text is shown without the pattern: no character it spells is printable."""
+    from pi_memory.inject.terminal import _shown
+
+    spelled = _shown()
+    assert not [c for c in map(chr, range(0x110000)) if c.isprintable() and spelled.match(c)]
+
+
 @pytest.mark.parametrize("args", [("search", "screen"), ("search", "--mode", "all"), ("show",)])
 def test_a_terminal_sees_control_characters_spelled_out(
     stored: Path,

@@ -53,8 +53,10 @@ def _spelled(match: re.Match[str]) -> str:
 
 
 def needs_showing(text: str) -> bool:
-    """Cheap test: False for plain printable ASCII lines, the common case."""
-    return not (text.isascii() and text.replace("\n", "").replace("\t", "").isprintable())
+    """Cheap test: False for lines of printable characters, the common case. Every
+    character :func:`visible` spells out is one ``str.isprintable`` refuses (a control, a
+    format character, a separator, a surrogate), so printable text is shown as it is."""
+    return not text.replace("\n", "").replace("\t", "").isprintable()
 
 
 def visible(text: str) -> str:
