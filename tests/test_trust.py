@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,26 @@ def test_no_repository_is_no_answer(tmp_path: Path) -> None:
 
     (tmp_path / "proj" / ".git").mkdir(parents=True)  # not a repository: git cannot say
     assert tracked_files(tmp_path / "proj", tmp_path / "proj" / AUTO) is None
+
+
+@pytest.mark.parametrize("data", [b"", b"/home/a/proj/.pi/agent/memory-auto", "部署".encode()])
+def test_the_record_is_named_by_the_same_digest_hashlib_gives(data: bytes) -> None:
+    import hashlib
+
+    from pi_memory.provenance import sha256_hex
+
+    assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_search_loads_no_openssl(clone: Path) -> None:
+    script = "import sys\nfrom pi_memory.cli import main\nmain(['search', 'installer'])\n"
+    script += "print(sorted(m for m in ('hashlib', '_hashlib') if m in sys.modules))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=clone,
+        env={**os.environ, "PYTHONPATH": str(DATA.parent.parent)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout + done.stderr
