@@ -486,9 +486,13 @@ def _possible(
 
 
 def _strings_at(text: bytes | memoryview, starts: Sequence[int], numbers: list[int]) -> list[str]:
-    """The strings at ``numbers`` of a column (see :class:`_Column`)."""
-    raw = bytes(text)
-    if len(numbers) > 64 and raw.isascii():  # one decoding, then slices of it
+    """The strings at ``numbers`` of a column (see :class:`_Column`): each decoded alone
+    when they are few for the column's size, else sliced from one decoding of it."""
+    view = memoryview(text)
+    if len(numbers) * 256 < len(view):  # not worth copying the whole column
+        return [str(view[starts[n] : starts[n + 1]], "utf-8", "surrogatepass") for n in numbers]
+    raw = bytes(view)
+    if raw.isascii():
         whole = raw.decode("ascii")
         return [whole[starts[n] : starts[n + 1]] for n in numbers]
     return [raw[starts[n] : starts[n + 1]].decode("utf-8", "surrogatepass") for n in numbers]
