@@ -165,6 +165,7 @@ CHANGES = (
     "a repeat",
     "delete by hand",
     "an editor's save",
+    "same size in place",
     "same size in place, time kept",
     "a git checkout",
 )
@@ -192,8 +193,8 @@ def test_after_each_change_a_start_injects_what_the_full_hook_would(
         temp = category.with_suffix(".swp")
         temp.write_text(text, "utf-8")
         os.replace(temp, category)
-    elif change == "same size in place, time kept":
-        edit_in_place(category, "tags: deploy", "tags: reploy", keep_time=True)
+    elif change.startswith("same size in place"):
+        edit_in_place(category, "tags: deploy", "tags: reploy", keep_time="kept" in change)
     else:
         git = ["git", "-C", str(setup.root), "-c", "user.name=t", "-c", "user.email=t@t"]
         subprocess.run([*git, "add", "-A"], check=True, capture_output=True)
@@ -203,7 +204,13 @@ def test_after_each_change_a_start_injects_what_the_full_hook_would(
         subprocess.run([*git, "commit", "-qam", "two"], check=True, capture_output=True)
         subprocess.run([*git, "checkout", "-q", "-"], check=True, capture_output=True)
         subprocess.run([*git, "checkout", "-q", "other"], check=True, capture_output=True)
-    after, _ = setup.hook(host, "SessionStart", source="startup", session_id="c")
+    after, quick = setup.hook(host, "SessionStart", source="startup", session_id="c")
+    if change == "same size in place, time kept":
+        # Only the change time tells: the note is not believed. (The parse cache, keyed
+        # by inode, size and modification time, may still hold the old rows: then the
+        # full hook's answer is the old one too.)
+        assert not quick
+        return
     assert after == setup.fresh(host, source="startup")
     if change != "a repeat":
         assert after != before
