@@ -111,7 +111,10 @@ def test_a_signal_during_a_finaliser_still_ends_the_run_without_a_traceback(
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
     assert b"Traceback" not in err and b"Exception ignored" not in err, err
-    assert out == b"finaliser done\nended\n"
+    # The signal is raised a moment after the finaliser returns: before, inside or after
+    # the next print, which it may cut between its text and its newline.
+    assert out.endswith(b"ended\n"), out
+    assert b"finaliser done\n".startswith(out[: -len(b"ended\n")]), out
     assert proc.returncode == 128 + signum
     assert not (tmp_path / ".lock").exists()
 
