@@ -13,8 +13,9 @@ and no model:
   and as ``self`` and ``care``, so ``self care`` and ``caring for oneself``
   count; identifiers (``--delete``, ``node.js``, ``src/store.ts``) stay whole.
 - **A word is found by its forms**: its light stem, which finds the regular
-  inflections as a substring, the ``-ing`` form of a word that drops its
-  ``e`` for it (``hike`` finds ``hiking``), and the irregular forms English
+  inflections as a substring (a word that drops its ``e`` for ``-ing`` is cut
+  before it, ``danc`` finds ``dance`` and ``dancing``; a four-letter one is
+  also looked for as its ``-ing`` form, ``hike`` finds ``hiking``), and the irregular forms English
   gives it (``go`` finds ``went``, ``children`` finds ``child``). A short word
   in ``-ily`` keeps its ending (``family`` is not looked for as ``fami``,
   which ``familiar`` holds; ``happily`` still finds ``happier``). Forms shorter than
@@ -203,7 +204,12 @@ def forms_of(token: str) -> tuple[str, ...]:
         first = token  # ``family``: ``fami`` is in ``familiar`` (``happi`` stays)
     others = [form for form in IRREGULAR.get(token, ()) if len(form) >= MIN_FORM]
     if not others and _SILENT_E_RE.fullmatch(token) and token not in MONTHS:
-        others = [token[:-1] + "ing"]  # ``dance`` is not in ``dancing``
+        # ``dance`` is not in ``dancing``: ``danc`` is in both; a shorter stem would be
+        # found inside other words (``fil`` in ``film``), so ``hike`` adds ``hiking``.
+        if len(token) > MIN_FORM:
+            first = token[:-1]
+        else:
+            others = [token[:-1] + "ing"]
     return tuple(dict.fromkeys([first, *(form for form in others if first not in form)]))
 
 

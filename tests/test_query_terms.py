@@ -56,9 +56,13 @@ def test_irregular_forms_at_least_four_letters() -> None:
     assert forms_of("painted") == ("paint",)
 
 
-def test_a_word_that_drops_its_e_for_ing_is_also_its_ing_form() -> None:
-    assert forms_of("dance") == ("dance", "dancing")
+def test_a_word_that_drops_its_e_for_ing_is_found_in_its_ing_form() -> None:
+    # Cut before the e: one form finds both.
+    assert forms_of("dance") == ("danc",)
+    assert forms_of("change") == ("chang",)
+    # Four letters would cut to three, found inside other words (``fil`` in ``film``).
     assert forms_of("hike") == ("hike", "hiking")
+    assert forms_of("file") == ("file", "filing")
     # Not a word that keeps its e (``seeing``), and not past an irregular group.
     assert forms_of("free") == ("free",)
     assert forms_of("june") == ("june",)
