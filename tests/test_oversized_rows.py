@@ -149,3 +149,102 @@ def _digest(path: Path, offset: int, length: int) -> str:
             digest.update(piece)
             length -= len(piece)
     return digest.hexdigest()
+
+
+def test_a_write_beside_a_60_mb_category_row_stays_bounded_and_keeps_its_bytes(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    from pi_memory.cli import main
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    os.chdir(project)
+    assert main(["write", "--layer", "user", "--keyword", "ssh", "SSH uses port 2222."]) == 0
+    layer = hermetic_home / ".pi/agent/memory-auto"
+    [category] = [p for p in layer.glob("*.md") if p.name != "MEMORY.md"]
+    header = b"\n<!-- mid: 20260101-abcd | t: 2026-01-01 10:00:00 | p: | src: user | tags: log"
+    header += b" -->\n"
+    line = b"z" * 1023 + b"\n"
+    with category.open("ab") as out:
+        out.write(header)
+        for _ in range(SIXTY_MB // len(line)):
+            out.write(line)
+    huge_size = len(header) - 1 + SIXTY_MB // len(line) * len(line)
+    digest = _digest(category, category.stat().st_size - huge_size, huge_size)
+
+    # A new memory appended after it, then a repeat of the one before it rewritten.
+    new = ["write", "--layer", "user", "--keyword", "ssh", "SSH keys live in ~/.ssh."]
+    again = ["write", "--layer", "user", "--keyword", "ssh", "SSH uses port 2222."]
+    for args in (new, again):
+        _, peak_kib, _ = measured(args, project)
+        # The file read whole costs at least its size, more once decoded and changed.
+        assert peak_kib < 60 * 1024, (args, peak_kib)
+
+    text = _without(category, b"z" * 1023 + b"\n")
+    assert text.count("SSH keys live in ~/.ssh.") == 1
+    assert text.count("SSH uses port 2222.") == 1 and "| seen: 2" in text, text
+    with category.open("rb") as handle:
+        at = handle.read(8192).index(header[1:])
+    assert _digest(category, at, huge_size) == digest
+
+
+def _without(path: Path, line: bytes) -> str:
+    """The text of ``path`` without the lines that are ``line`` (read in pieces)."""
+    kept = bytearray()
+    with path.open("rb") as handle:
+        for piece in iter(lambda: handle.readline(1 << 16), b""):
+            if piece != line:
+                kept += piece
+    return kept.decode("utf-8")
+
+
+def test_a_change_around_rows_left_out_is_the_change_of_the_whole_text() -> None:
+    """The stretches between rows too large to read, changed one by one and written
+    with those rows copied around them, make the bytes the whole text changed makes."""
+    import io
+
+    from pi_memory.entry import USER, Entry
+    from pi_memory.layouts.categories.bounded import (
+        appended_after,
+        read_parts,
+        rewrite_parts,
+        write_parts,
+    )
+    from pi_memory.layouts.categories.format import (
+        append_row,
+        format_entry,
+        parse_entries,
+        rewrite_rows,
+    )
+
+    def row(n: int, body: str) -> Entry:
+        return Entry(
+            id=f"20260101-{n:04x}",
+            time="2026-01-01 10:00:00",
+            project="",
+            src="user",
+            keyword="k",
+            body=body,
+            layer=USER,
+            file="USER.md",
+        )
+
+    big = "\n".join("w" * 60 for _ in range(8))  # over the 300 bytes read below
+    for nl in ("\n", "\r\n"):
+        for order in ([0, 1, 2, 3], [1, 0, 3, 2], [1, 3, 0, 2]):
+            rows = [row(0, "first"), row(1, big), row(2, "third"), row(3, big + "!")]
+            text = "".join(format_entry(rows[n], nl) + nl for n in order)
+            data = text.encode("utf-8")
+            for target in (0, 2):
+                [old] = [e for e in parse_entries(text, USER, "USER.md") if e.id == rows[target].id]
+                updates = {old.id: old._replace(body="changed", seen=3)}
+                added = row(9, "appended")
+                parts = read_parts(io.BytesIO(data), 300)
+                assert [p.line for p in parts if not isinstance(p, bytes)]
+                changed, done = rewrite_parts(parts, updates, USER, "USER.md")
+                changed.append(appended_after(io.BytesIO(data), added))
+                out = io.BytesIO()
+                write_parts(out, changed, io.BytesIO(data))
+                whole, rewritten = rewrite_rows(text, updates, USER, "USER.md")
+                assert out.getvalue().decode("utf-8") == append_row(whole, added)
+                assert done == rewritten

@@ -13,7 +13,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import BinaryIO, Callable, Final, NamedTuple
 
 from pi_memory.fs import fsretry
 
@@ -58,6 +58,14 @@ def stage_bytes(path: Path, data: bytes, *, durable: bool = True) -> Staged:
     """The first half of :func:`atomic_write_bytes`: ``data`` in a temp file beside
     ``path`` with the permission bits ``path`` has, fsynced; ``path`` is untouched
     until :func:`put_in_place` (or :func:`discard`)."""
+    return stage_written(path, lambda handle: handle.write(data), durable=durable)
+
+
+def stage_written(
+    path: Path, write: Callable[[BinaryIO], object], *, durable: bool = True
+) -> Staged:
+    """:func:`stage_bytes` with the bytes written by ``write`` to the temp file's handle
+    (a large file's new bytes made piece by piece, never whole in memory)."""
     path = _through_links(Path(path))
     mode = _target_mode(path)
     if mode is not None and os.name == "posix" and not mode & 0o222 and path.exists():
@@ -70,7 +78,7 @@ def stage_bytes(path: Path, data: bytes, *, durable: bool = True) -> Staged:
     fd, tmp_name = _temp_file(path.parent, "." + path.name)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            write(handle)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

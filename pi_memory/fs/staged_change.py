@@ -22,9 +22,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
-from pi_memory.fs.atomic import Staged, discard, fsync_directory, put_in_place, stage_bytes
+from pi_memory.fs.atomic import (
+    Staged,
+    discard,
+    fsync_directory,
+    put_in_place,
+    stage_bytes,
+    stage_written,
+)
 from pi_memory.fs.parse_cache import Identity, identity_at
 
 
@@ -53,6 +60,12 @@ class StagedChange:
     def replace(self, path: Path, data: bytes, expected: Identity | None) -> None:
         """Stage ``data`` for ``path``, which had ``expected`` (``None``: no such file)."""
         self._steps.append(_Step(Path(path), stage_bytes(path, data), expected))
+
+    def replace_written(
+        self, path: Path, write: Callable[[BinaryIO], object], expected: Identity | None
+    ) -> None:
+        """:meth:`replace` with the new bytes written by ``write``, piece by piece."""
+        self._steps.append(_Step(Path(path), stage_written(path, write), expected))
 
     def remove(self, path: Path, expected: Identity | None) -> None:
         self._steps.append(_Step(Path(path), None, expected))

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, NamedTuple, ca
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
 from pi_memory.layouts.categories.format import (
-    append_row,
     appended_row_in,
     body_problem,
     decode,
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
+    from pi_memory.layouts.categories.bounded import Part
     from pi_memory.layouts.protocol import MemoryTool
     from pi_memory.search_index import SearchIndex
 
@@ -99,46 +99,15 @@ class CategoriesLayer:
         except FileNotFoundError:
             return ""
 
-    def _read_with_identity(self, file: str) -> tuple[str, Identity | None]:
-        """The text of ``file`` and the identity of the bytes read (``None``: no file)."""
-        data, identity = self._bytes_with_identity(file)
-        return decode(data), identity
-
-    def _bytes_with_identity(self, file: str) -> tuple[bytes, Identity | None]:
-        """The bytes of ``file`` and their identity (``None``: no file)."""
-        from pi_memory.fs.parse_cache import identity_of
-
-        try:
-            with (self.directory / file).open("rb") as handle:
-                identity = identity_of(os.fstat(handle.fileno()))
-                return handle.read(), identity
-        except FileNotFoundError:
-            return b"", None
-
-    def _write_text(
-        self,
-        file: str,
-        text: str,
-        entries: list[Entry] | None = None,
-        change: Change | None = None,
-    ) -> None:
+    def _write_text(self, file: str, text: str, entries: list[Entry] | None = None) -> None:
         """Write ``file``; with ``entries`` (what it now holds), the next read skips the
-        parse; with ``change`` (what the write did to the bytes of an identity), the caches
-        of those bytes are changed the same way instead of being worked out again."""
-        self._write_bytes(file, encode(text), entries, change)
-
-    def _write_bytes(
-        self,
-        file: str,
-        data: bytes,
-        entries: list[Entry] | None = None,
-        change: Change | None = None,
-    ) -> None:
-        """:meth:`_write_text` of the bytes ``data``."""
+        parse. (A write's rows appended or rewritten go through :meth:`_stage_file`, whose
+        caches follow the change.)"""
         from pi_memory.fs.atomic import atomic_write_bytes
         from pi_memory.fs.parse_cache import identity_of
 
         self.directory.mkdir(parents=True, exist_ok=True)
+        data = encode(text)
         path = self.directory / file
         atomic_write_bytes(path, data)
         self._known.pop(file, None)
@@ -148,8 +117,6 @@ class CategoriesLayer:
             except OSError:
                 pass
             self._later(functools.partial(_remember, path, data, entries))
-        elif change is not None:
-            self._later(functools.partial(_follow, path, data, change))
 
     def _later(self, caching: Callable[[], None]) -> None:
         if self._held is not None:
@@ -465,26 +432,15 @@ class CategoriesLayer:
             raise EntryRejected(problem)
         stored = entry._replace(layer=self.layer, file=file)
         self._before_write()
-        text, before = self._read_with_identity(file)
-        rows = parse_entries(format_entry(stored), self.layer, file)
-        change = self._change(file, before, rows, {}) if before is not None else None
-        self._write_text(file, append_row(text, stored), change=change)
+        self._change_now(file, {}, stored)
         return stored
 
     def update(self, entries: Collection[Entry]) -> None:
         self._before_write()
         for file in self.files:
             mine = {e.id: e for e in entries if e.file == file}
-            if not mine:
-                continue
-            data, identity = self._bytes_with_identity(file)
-            new, changes = self._rewritten(file, data, identity, mine)
-            if new == data:
-                continue
-            if identity is None:
-                self._write_bytes(file, new)
-            else:
-                self._write_bytes(file, new, change=self._change(file, identity, [], changes))
+            if mine:
+                self._change_now(file, mine, None)
 
     def _rewritten(
         self, file: str, data: bytes, identity: Identity | None, mine: Mapping[str, Entry]
@@ -538,22 +494,106 @@ class CategoriesLayer:
     def _stage_file(
         self, staged: StagedChange, file: str, mine: Mapping[str, Entry], added: Entry | None
     ) -> None:
-        old, identity = self._bytes_with_identity(file)
+        """Stage ``file`` with the rows of ``mine`` rewritten and ``added`` appended (nothing
+        when neither changes it). A row too large to read is copied around the rows
+        changed, a piece at a time, never read whole (:mod:`.bounded`)."""
+        from pi_memory.fs.parse_cache import identity_of
+        from pi_memory.layouts.categories import bounded
+
+        try:
+            handle = (self.directory / file).open("rb")
+        except FileNotFoundError:
+            self._stage_bytes(staged, file, b"", None, mine=mine, added=added)
+            return
+        with handle:
+            st = os.fstat(handle.fileno())
+            identity = identity_of(st)
+            large = st.st_size > bounded.MAX_ROW_BYTES
+            parts: list[Part] = bounded.read_parts(handle) if large else [handle.read()]
+            if len(parts) == 1 and isinstance(parts[0], bytes):
+                self._stage_bytes(staged, file, parts[0], identity, mine=mine, added=added)
+            elif not self._stage_parts(
+                staged, file, handle, identity, parts, mine=mine, added=added
+            ):
+                handle.seek(0)
+                self._stage_bytes(staged, file, handle.read(), identity, mine=mine, added=added)
+
+    def _stage_bytes(
+        self,
+        staged: StagedChange,
+        file: str,
+        old: bytes,
+        identity: Identity | None,
+        *,
+        mine: Mapping[str, Entry],
+        added: Entry | None,
+    ) -> None:
+        """:meth:`_stage_file` of ``old``, the bytes of ``file`` at ``identity``."""
         data, changes = self._rewritten(file, old, identity, mine) if mine else (old, {})
         rows: list[Entry] = []
         if added is not None:
             data += appended_row_in(data, added)
             rows = parse_entries(format_entry(added), self.layer, file)
+        elif data == old:
+            return
         path = self.directory / file
         staged.replace(path, data, identity)
         follow = self._change(file, identity, rows, changes) if identity is not None else None
-        staged.after(functools.partial(self._written, file, path, data, follow))
+        staged.after(functools.partial(self._written, file, follow, path, data))
 
-    def _written(self, file: str, path: Path, data: bytes, change: Change | None) -> None:
-        """What :meth:`_write_text` does once the bytes are in place."""
+    def _stage_parts(
+        self,
+        staged: StagedChange,
+        file: str,
+        handle: BinaryIO,
+        identity: Identity,
+        parts: list[Part],
+        *,
+        mine: Mapping[str, Entry],
+        added: Entry | None,
+    ) -> bool:
+        """:meth:`_stage_file` of a file holding rows too large to read (``parts``, read
+        from ``handle``); ``False`` when an id to rewrite has several rows (the one meant
+        is chosen among all of them: the file is read whole). The caches of the file
+        are not followed: the next reader reads it again, in bounded memory."""
+        from pi_memory.layouts.categories import bounded
+
+        ids = self._row_ids(file, identity)
+        if ids is None:
+            ids = tuple(entry.id for entry in self.read_file(file))
+        if any(ids.count(entry_id) > 1 for entry_id in mine):
+            return False
+        parts, rewritten = bounded.rewrite_parts(parts, mine, self.layer, file)
+        if added is not None:
+            parts.append(bounded.appended_after(handle, added))
+        elif not rewritten:
+            return True
+        staged.replace_written(
+            self.directory / file,
+            lambda out: bounded.write_parts(out, parts, handle),
+            identity,
+        )
+        staged.after(functools.partial(self._written, file, None, self.directory / file))
+        return True
+
+    def _written(self, file: str, change: Change | None, path: Path, data: bytes = b"") -> None:
+        """What :meth:`_write_text` does once the bytes are in place (``data``)."""
         self._known.pop(file, None)
         if change is not None:
             self._later(functools.partial(_follow, path, data, change))
+
+    def _change_now(self, file: str, mine: Mapping[str, Entry], added: Entry | None) -> None:
+        """:meth:`_stage_file` put in place at once (the caller holds the lock)."""
+        from pi_memory.fs.staged_change import StagedChange
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        change = StagedChange()
+        try:
+            self._stage_file(change, file, mine, added)
+            change.commit()
+        finally:
+            change.discard()
+            change.sync()
 
     def _row_ids(self, file: str, identity: Identity | None) -> tuple[str, ...] | None:
         """The id of each row of ``file`` as it was at ``identity``, from its facts (no
