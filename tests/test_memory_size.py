@@ -214,3 +214,35 @@ def test_a_page_of_many_large_memories_is_capped_whole(repo: Path) -> None:
     text = answer["text"]
     assert len(text.encode()) <= TOOL_RESULT_MAX_BYTES + 200
     assert text.endswith("ask for less: a narrower query, a later page, or one memory by id]")
+
+
+def test_a_consolidation_page_shows_a_huge_row_clipped_and_never_rewrites_it() -> None:
+    from pi_memory.entry import PROJECT, Entry
+    from pi_memory.jobs.consolidate_plan import page_prompt
+
+    def entry(n: int, body: str) -> Entry:
+        return Entry(
+            id=f"20261001-{n:04x}",
+            time="2026-10-01 09:00:00",
+            project="repo",
+            src="user",
+            keyword="flood",
+            body=body,
+            layer=PROJECT,
+            file="CONVENTIONS.md",
+        )
+
+    huge = entry(1, "flood " * 500_000)  # 3 MB, written by hand
+    small = entry(2, "Flood the cache before a deploy.")
+    page = page_prompt([huge, small], [huge, small])
+    assert len(page.encode()) < MEMORY_MAX_BYTES + 4096, len(page)
+    assert "more bytes not shown; the whole text is in CONVENTIONS.md" in page
+    assert "Flood the cache before a deploy." in page
+
+    # Its text is more than the model saw: a merge may fold others into it, not rewrite it.
+    rewrite = f"===MERGE===\nKEEP: {huge.id}\nDROP: {small.id}\nTEXT:\nFlood it.\n"
+    plan = parse_plan(rewrite, [huge, small], max_body_bytes=MEMORY_MAX_BYTES)
+    assert plan.merges == () and any(LIMIT in why for why in plan.rejected), plan.rejected
+    fold = f"===MERGE===\nKEEP: {huge.id}\nDROP: {small.id}\n"
+    plan = parse_plan(fold, [huge, small], max_body_bytes=MEMORY_MAX_BYTES)
+    assert [(m.keep, m.drop, m.text) for m in plan.merges] == [(huge.id, (small.id,), "")]

@@ -57,6 +57,7 @@ def compact(
     rounds = 0
     failure = ""
     system = cp.system_prompt(layer)
+    max_body_bytes = store.settings.max_body_bytes
     while rounds < MAX_ROUNDS:
         pool = store.read(layer)
         page = [e for e in cp.newest_first(pool) if e.id not in examined][:PAGE_SIZE]
@@ -68,7 +69,7 @@ def compact(
             reply = chat(
                 config,
                 CONSOLIDATE_TASK,
-                [Message("user", cp.page_prompt(page, pool))],
+                [Message("user", cp.page_prompt(page, pool, max_body_bytes=max_body_bytes))],
                 system=system,
                 job="compact",
                 background=background,
@@ -80,7 +81,7 @@ def compact(
         except ModelError as err:
             failure = str(err)
             break
-        plan = cp.parse_plan(reply.text, pool, max_body_bytes=store.settings.max_body_bytes)
+        plan = cp.parse_plan(reply.text, pool, max_body_bytes=max_body_bytes)
         rejected.extend(f"round {rounds}: {r}" for r in plan.rejected)
         if plan.empty:
             continue

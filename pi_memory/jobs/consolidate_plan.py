@@ -69,18 +69,24 @@ def system_prompt(layer: str) -> str:
     return fill(load("consolidate"), layer=layer)
 
 
-def page_prompt(page: Sequence[Entry], pool: Sequence[Entry]) -> str:
-    """The page's memories, then the hints over the whole ``pool``."""
+def page_prompt(
+    page: Sequence[Entry], pool: Sequence[Entry], *, max_body_bytes: int = MEMORY_MAX_BYTES
+) -> str:
+    """The page's memories, then the hints over the whole ``pool``; a text over
+    ``max_body_bytes`` (stored by hand) is shown clipped."""
     from pi_memory.detect.conflicts import find_conflicts
     from pi_memory.detect.duplicates import find_duplicates
     from pi_memory.detect.hints import render_likely_duplicates, render_possible_conflicts
+    from pi_memory.memory_size import clipped
 
     lines = ["<memories>"]
     for entry in page:
         where = f" {entry.file}" if entry.file else ""
         retired = "" if entry.live else f" (retired, replaced by {entry.superseded_by})"
         lines.append(f"[{entry.id}]{where} #{entry.keyword}{retired}")
-        lines.extend(f"  {line}" for line in entry.body.split("\n"))
+        hint = f"the whole text is in {entry.file}" if entry.file else ""
+        body = clipped(entry.body, max_body_bytes, hint)
+        lines.extend(f"  {line}" for line in body.split("\n"))
     lines.append("</memories>")
     by_id = {e.id: e for e in pool}
     hints = [
@@ -145,6 +151,7 @@ def check_merge(
 ) -> tuple[Merge | None, list[str]]:
     from pi_memory.errors import EntryRejected
     from pi_memory.keywords import sanitize_keywords
+    from pi_memory.memory_size import size_issue
     from pi_memory.store import validate_body
 
     keep = fields.get("KEEP", "").strip().strip("[]")
@@ -176,7 +183,12 @@ def check_merge(
         elif _key(pick.keyword) != _key(by_id[keep].keyword):
             keyword = pick.keyword
     text = ""
-    if body:
+    if body and size_issue(by_id[keep].body, max_body_bytes):
+        why.append(
+            f"TEXT for KEEP {keep}, whose text {size_issue(by_id[keep].body, max_body_bytes)}"
+            " and was shown clipped: it is never rewritten from what was shown"
+        )
+    elif body:
         try:
             text = validate_body(body, max_bytes=max_body_bytes)
         except EntryRejected as err:
