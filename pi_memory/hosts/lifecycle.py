@@ -36,7 +36,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pi_memory.hosts.fastpath import Note
+from pi_memory.hosts.fastpath import Note, Stale
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
@@ -187,15 +187,19 @@ def _soft(event: HookEvent, day: str) -> Known | None:
     return Known(note, built, lambda: _open(event.cwd).config)
 
 
-def rendered(cwd: Path, day: str, host: str, limit: int, max_bytes: int) -> Note | None:
+def rendered(
+    cwd: Path, day: str, host: str, limit: int, max_bytes: int, *, found: Stale | None = None
+) -> Note | None:
     """The note of ``cwd`` brought up to date from the ready index when only what is
     injected changed (each ``MEMORY.md`` rewritten, the injection rendered within ``limit``
     characters and ``max_bytes`` bytes for ``host``), and saved; ``None``: the full work is
-    due (a start that may schedule background work looks at the store)."""
+    due (a start that may schedule background work looks at the store). ``found``: what
+    :func:`fastpath.stale` said of ``cwd`` just now, when the caller asked it already."""
     from pi_memory import ready_index
     from pi_memory.hosts import fastpath
 
-    found = fastpath.stale(cwd, os.environ, day)
+    if found is None:
+        found = fastpath.stale(cwd, os.environ, day)
     if found is None or found.note.background:
         return None
     ready = ready_index.load(found.ready.signature, _identities(found.fingerprint))
@@ -241,7 +245,8 @@ def after_change() -> None:
         cwd = Path(os.getcwd())  # gone (deleted under the process): nothing to bring up to date
         found = fastpath.stale(cwd, os.environ, day)
         if found is not None and found.host and found.changed:
-            rendered(cwd, day, found.host, found.note.max_context, found.note.max_bytes)
+            note = found.note
+            rendered(cwd, day, found.host, note.max_context, note.max_bytes, found=found)
     except Exception as exc:  # the memory is written: this only saves a start's time
         from pi_memory.error_handler import log_exception
 
