@@ -92,24 +92,38 @@ def test_show_leaves_a_60_mb_memory_file_out_and_says_so(
     assert peak_kib < 60 * 1024, peak_kib
 
 
-def test_show_leaves_a_60_mb_category_row_out_and_a_write_keeps_its_bytes(
-    tmp_path: Path, hermetic_home: Path
-) -> None:
+#: The row appended by :func:`with_a_huge_row`, before its 60 MB of lines.
+HUGE_HEADER = (
+    b"\n<!-- mid: 20260101-abcd | t: 2026-01-01 10:00:00 | p: | src: user | tags: log -->\n"
+)
+
+
+def with_a_huge_row(tmp_path: Path, home: Path, line: bytes) -> tuple[Path, Path, Path]:
+    """A project, its user layer holding one memory written through the CLI, and that
+    memory's category file, with a row of 60 MB of ``line`` appended by hand."""
     from pi_memory.cli import main
 
     project = tmp_path / "proj"
     project.mkdir()
     os.chdir(project)
     assert main(["write", "--layer", "user", "--keyword", "ssh", "SSH uses port 2222."]) == 0
-    layer = hermetic_home / ".pi/agent/memory-auto"
+    layer = home / ".pi/agent/memory-auto"
     [category] = [p for p in layer.glob("*.md") if p.name != "MEMORY.md"]
-    header = b"\n<!-- mid: 20260101-abcd | t: 2026-01-01 10:00:00 | p: | src: user | tags: log"
-    header += b" -->\n"
-    line = b"y" * 1023 + b"\n"
     with category.open("ab") as out:
-        out.write(header)
+        out.write(HUGE_HEADER)
         for _ in range(SIXTY_MB // len(line)):
             out.write(line)
+    return project, layer, category
+
+
+def test_show_leaves_a_60_mb_category_row_out_and_a_write_keeps_its_bytes(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    from pi_memory.cli import main
+
+    line = b"y" * 1023 + b"\n"
+    project, layer, category = with_a_huge_row(tmp_path, hermetic_home, line)
+    header = HUGE_HEADER
     size = category.stat().st_size
     start = size - len(header) - SIXTY_MB // len(line) * len(line)
     digest = _digest(category, start, size - start)
@@ -154,21 +168,9 @@ def _digest(path: Path, offset: int, length: int) -> str:
 def test_a_write_beside_a_60_mb_category_row_stays_bounded_and_keeps_its_bytes(
     tmp_path: Path, hermetic_home: Path
 ) -> None:
-    from pi_memory.cli import main
-
-    project = tmp_path / "proj"
-    project.mkdir()
-    os.chdir(project)
-    assert main(["write", "--layer", "user", "--keyword", "ssh", "SSH uses port 2222."]) == 0
-    layer = hermetic_home / ".pi/agent/memory-auto"
-    [category] = [p for p in layer.glob("*.md") if p.name != "MEMORY.md"]
-    header = b"\n<!-- mid: 20260101-abcd | t: 2026-01-01 10:00:00 | p: | src: user | tags: log"
-    header += b" -->\n"
     line = b"z" * 1023 + b"\n"
-    with category.open("ab") as out:
-        out.write(header)
-        for _ in range(SIXTY_MB // len(line)):
-            out.write(line)
+    project, _, category = with_a_huge_row(tmp_path, hermetic_home, line)
+    header = HUGE_HEADER
     huge_size = len(header) - 1 + SIXTY_MB // len(line) * len(line)
     digest = _digest(category, category.stat().st_size - huge_size, huge_size)
 
