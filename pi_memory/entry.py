@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 import re
 from datetime import datetime
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Container

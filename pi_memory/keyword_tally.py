@@ -21,9 +21,10 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.keywords import Tally, canonical_key, grouped
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.staleness import sortable_time
 
 if TYPE_CHECKING:

@@ -14,8 +14,9 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS, is_han
 
 if TYPE_CHECKING:

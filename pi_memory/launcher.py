@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NamedTuple
+
+from pi_memory.named_tuple import NamedTuple
 
 __all__ = ["Launcher", "this_package"]
 

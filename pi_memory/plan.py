@@ -9,10 +9,10 @@ be tested on plain :class:`~pi_memory.entry.Entry` records.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from pi_memory.entry import Entry, is_id, normalize_memory_text
 from pi_memory.errors import EntryRejected
+from pi_memory.named_tuple import NamedTuple
 
 
 class WriteRequest(NamedTuple):

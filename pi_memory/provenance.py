@@ -25,9 +25,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
 
 from pi_memory.fs.parse_cache import identity_at, keep, lookup, racy
+from pi_memory.named_tuple import NamedTuple
 
 __all__ = [
     "Provenance",

@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import Final
 
 from pi_memory.keywords import stem
+from pi_memory.named_tuple import NamedTuple
 
 #: Forms shorter than this are not looked for (they would match inside other words).
 MIN_FORM: Final = 4

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import marshal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.keywords import Tally, within_reach
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import RECALLS_FILE
 
 if TYPE_CHECKING:

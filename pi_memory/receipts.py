@@ -29,7 +29,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
+
+from pi_memory.named_tuple import NamedTuple
 
 #: A hook's receipt, and a background job's.
 HOOK: Final = "hook"

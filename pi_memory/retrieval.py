@@ -50,11 +50,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import format_time, is_id
 from pi_memory.keywords import STOPWORDS, canonical_key
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.staleness import (
     interval_months,
     local_now,

@@ -13,11 +13,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Final, NamedTuple
+from typing import TYPE_CHECKING, Callable, Final
 
 from pi_memory.config import defaults
 from pi_memory.entry import LAYERS, PROJECT, USER, Entry
 from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageError
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import RECALLS_FILE
 
 if TYPE_CHECKING:

@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config

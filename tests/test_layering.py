@@ -98,7 +98,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("fs", ("fs",)),
-    ("base", ("errors", "text", "env_names", "config.defaults", "naming.layer_files", "")),
+    (
+        "base",
+        ("errors", "text", "env_names", "config.defaults", "naming.layer_files", "named_tuple", ""),
+    ),
 )
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -114,8 +117,15 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 STILL_FORBIDDEN: frozenset[tuple[str, str]] = frozenset()
 #: Leaves: they import nothing of pi_memory, so every floor may read them
 #: (the text rules, the environment variables' names, the configuration defaults, the index
-#: file's name).
-LEAVES: tuple[str, ...] = ("errors", "text", "env_names", "config.defaults", "naming.layer_files")
+#: file's name, the records' base class).
+LEAVES: tuple[str, ...] = (
+    "errors",
+    "text",
+    "env_names",
+    "config.defaults",
+    "naming.layer_files",
+    "named_tuple",
+)
 #: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the leaves.
 FS_MAY_IMPORT: tuple[str, ...] = ("fs", *LEAVES)
 #: Where a layout's name may be written as a string: the layouts, and config reading it.

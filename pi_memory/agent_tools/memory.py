@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.layouts.carry import ENTRY_TYPES
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import js_trim
 
 if TYPE_CHECKING:

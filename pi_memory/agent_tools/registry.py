@@ -9,9 +9,10 @@ model meets it. Which tools a store offers is its layout's to say
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from pi_memory.agent_tools import memory, memory_search, memory_write, session_search
+from pi_memory.named_tuple import NamedTuple
 
 
 class Tool(NamedTuple):

@@ -14,9 +14,10 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
 
 from pi_memory.anchors.mentions import MAX_NAMES, MAX_PATHS, Mentions
+from pi_memory.named_tuple import NamedTuple
 
 GIT: Final = "git"
 DISK: Final = "disk"

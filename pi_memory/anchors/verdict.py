@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, NamedTuple
+from typing import Final
+
+from pi_memory.named_tuple import NamedTuple
 
 FRESH: Final = "fresh"
 SUSPECT: Final = "suspect"

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, NamedTuple
+from typing import Final
 
 from pi_memory.config import defaults as d
+from pi_memory.named_tuple import NamedTuple
 
 CATEGORIES: Final = "categories"
 FILES: Final = "files"

@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from functools import reduce
 from itertools import chain, repeat
 from operator import or_
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.detect.text_features import Features

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Set
 from functools import lru_cache
-from typing import Final, NamedTuple
+from typing import Final
 
 from pi_memory.entry import (
     Entry,
@@ -27,6 +27,7 @@ from pi_memory.entry import (
     parse_time,
 )
 from pi_memory.keywords import canonical_key, stem
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS
 
 _HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")

@@ -13,9 +13,10 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Callable, Final, NamedTuple
+from typing import BinaryIO, Callable, Final
 
 from pi_memory.fs import fsretry
+from pi_memory.named_tuple import NamedTuple
 
 TEMP_SUFFIX: Final = ".tmp"
 _umask_cache: int | None = None

@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
 
 from pi_memory.fs.atomic import TEMP_SUFFIX
+from pi_memory.named_tuple import NamedTuple
 
 #: Seconds after which a temp file under our own lock is abandoned.
 ABANDONED_AFTER_S: Final = 600

@@ -22,11 +22,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Final, NamedTuple
+from typing import TYPE_CHECKING, Callable, Final
 
 from pi_memory.config.defaults import LOCK_TIMEOUT_MS
 from pi_memory.errors import LockError
 from pi_memory.fs import fsretry
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.text import iso_now
 

@@ -25,11 +25,12 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.hosts.install_plan import Edit, Locations, Plan
 from pi_memory.launcher import Launcher, this_package
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.hosts.host import Host

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from pi_memory.launcher import Launcher
+from pi_memory.named_tuple import NamedTuple
 
 __all__ = ["Edit", "Launcher", "Locations", "Plan"]
 

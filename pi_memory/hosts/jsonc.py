@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 _SPACE: Final = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 _SCALAR: Final = re.compile(

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple, Protocol
+from typing import Final, Protocol
 
 from pi_memory.inject.sanitize import sanitize_for_injection
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config

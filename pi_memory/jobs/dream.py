@@ -21,10 +21,11 @@ import json
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.jobs import DREAM_TASK
 from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.session.dirs import JOBS_DIR, session_key, sessions_root
 
 if TYPE_CHECKING:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import Entry
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.model.types import ToolCall, ToolSpec

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pi_memory.layouts.protocol import ENTRY_OPERATIONS, MEMORY_TOOL
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config

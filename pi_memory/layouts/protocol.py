@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Collection, Container, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Final, Protocol
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from datetime import datetime

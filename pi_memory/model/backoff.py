@@ -20,7 +20,9 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
+
+from pi_memory.named_tuple import NamedTuple
 
 #: Seconds a model is left alone after its first failure in a row.
 FIRST: Final = 30.0

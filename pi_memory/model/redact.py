@@ -16,7 +16,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping
-from typing import Final, NamedTuple
+from typing import Final
+
+from pi_memory.named_tuple import NamedTuple
 
 PLACEHOLDER: Final = "[REDACTED:{}]"
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.model.errors import ModelUnavailable
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     import urllib.request

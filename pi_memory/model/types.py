@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+
+from pi_memory.named_tuple import NamedTuple
 
 
 class ToolCall(NamedTuple):

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.home import home_dir
 
 if TYPE_CHECKING:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+
+from pi_memory.named_tuple import NamedTuple
 
 __all__ = ["GitRepo", "find_git_repo", "head_commit", "project_root"]
 

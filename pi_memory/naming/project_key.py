@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.dir_names import project_dir_name
 from pi_memory.naming.git_config import read_remotes
 from pi_memory.naming.git_repo import find_git_repo

@@ -7,7 +7,9 @@ canonical forms, percent encoding), so two spellings of one remote give one key.
 from __future__ import annotations
 
 import re
-from typing import Final, NamedTuple
+from typing import Final
+
+from pi_memory.named_tuple import NamedTuple
 
 __all__ = ["Url", "parse_url"]
 

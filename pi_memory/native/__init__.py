@@ -10,7 +10,9 @@ turns one file's text into :class:`Remembered` notes, pure, and raises
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable
+
+from pi_memory.named_tuple import NamedTuple
 
 
 class NativeFormatError(ValueError):

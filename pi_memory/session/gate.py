@@ -23,7 +23,9 @@ The gate is a field of the session's state (:mod:`pi_memory.session.state`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.transcripts import Turn

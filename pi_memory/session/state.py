@@ -26,8 +26,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.session.dirs import session_dir
 from pi_memory.session.gate import ReviewGate
 

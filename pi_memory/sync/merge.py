@@ -24,8 +24,9 @@ import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.sync.git import Git
 
 if TYPE_CHECKING:

@@ -23,9 +23,10 @@ import os
 import shutil
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.errors import UsageError
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.sync.git import Git, GitFailed
 
 if TYPE_CHECKING:

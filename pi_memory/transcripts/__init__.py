@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Callable, Final, NamedTuple
+from typing import Callable, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 USER: Final = "user"
 ASSISTANT: Final = "assistant"

@@ -23,8 +23,9 @@ import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.transcripts import Turn
 
 SNIPPET_RADIUS: Final = 70

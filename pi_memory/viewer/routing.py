@@ -9,7 +9,9 @@ imported.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable, Final, NamedTuple
+from typing import TYPE_CHECKING, Callable, Final
+
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.viewer.app import App

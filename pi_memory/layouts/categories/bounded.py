@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, BinaryIO, Final, NamedTuple, Union
+from typing import TYPE_CHECKING, BinaryIO, Final, Union
 
 from pi_memory.layouts.categories.format import (
     appended_row,
@@ -24,6 +24,7 @@ from pi_memory.layouts.categories.format import (
     parse_header_fields,
     rewrite_rows,
 )
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.entry import Entry

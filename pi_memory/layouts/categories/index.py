@@ -15,9 +15,10 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
 from pi_memory.keywords import Tally, counted_line, keyword_rows
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import functools
 import os
 from collections.abc import Collection, Container, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, cast
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -34,6 +34,7 @@ from pi_memory.layouts.protocol import (
     JobNeeds,
     no_rollback,
 )
+from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config

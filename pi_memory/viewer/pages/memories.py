@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.viewer.html import empty, esc, link, notice, page, url
 
 if TYPE_CHECKING:
