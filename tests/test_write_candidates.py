@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from pi_memory.entry import Entry, normalize_memory_text
-from pi_memory.layouts.categories.format import format_entry
-from pi_memory.layouts.categories.layer import CategoriesLayer
+from pi_memory.layouts.categories.format import fold_merged, format_entry
+from pi_memory.layouts.categories.layer import GITATTRIBUTES, CategoriesLayer
 from pi_memory.plan import WriteRequest, plan_write
 from tools.bench_detect import make_store
 
@@ -141,3 +141,39 @@ def test_rows_left_to_fold_send_the_write_to_the_whole_layer(tmp_path: Path) -> 
     _backdated(layer.directory)
     CategoriesLayer("project", layer.directory).candidates(first.body, ())  # keeps the caches
     assert CategoriesLayer("project", layer.directory).candidates(first.body, ()) is None
+
+
+def test_a_repeat_keeps_the_keyword_facts_without_loading_them(tmp_path: Path) -> None:
+    """A repeat changes no id, keyword, time or liveness: its file's facts are kept for the
+    new bytes as they were, and they are what the file says."""
+    from pi_memory.fs.parse_cache import identity_at, lookup
+    from pi_memory.keyword_tally import KIND, RULES, facts_of, is_facts
+
+    layer, entries = _layer(tmp_path / "layer", 3000)
+    (layer.directory / GITATTRIBUTES).write_text(layer.merge_rules, "utf-8")
+    _backdated(layer.directory)
+    CategoriesLayer("project", layer.directory).facts()  # kept, as a session start keeps them
+    live = [e for e in entries if not e.superseded_by]
+    repeated = live[7]
+    CategoriesLayer("project", layer.directory).candidates(repeated.body, ())  # the indexes
+    fresh = CategoriesLayer("project", layer.directory)
+    found = fresh.candidates(repeated.body.upper(), ())
+    assert found is not None
+    plan = plan_write(
+        found[0],
+        WriteRequest("project", repeated.body.upper(), "k", "", (), "user", "p", "2026-12-01"),
+        "",
+    )
+    assert plan.deduped
+    staged = fresh.prepare_write(found[0], plan.entry, plan.deduped, plan.retire)
+    assert staged is not None
+    staged[1].commit()
+    staged[1].discard()
+    assert fresh._facts == {}, "a repeat must not load the files' keyword facts"
+    path = layer.directory / repeated.file
+    identity = identity_at(path)
+    assert identity is not None
+    kept = lookup(path, identity, is_facts, KIND, RULES)
+    truth = CategoriesLayer("project", layer.directory).read_file(repeated.file)
+    assert next(e for e in truth if e.id == repeated.id).seen == repeated.seen + 1
+    assert kept == [facts_of(fold_merged(truth), len(truth))]

@@ -161,6 +161,37 @@ def keep(
     _store(target, _key(name, identity, rules), records)
 
 
+def rekeyed(
+    path: Path,
+    before: tuple[int, int, int],
+    after: tuple[int, int, int],
+    kind: str,
+    rules: int | None = None,
+) -> bool:
+    """Keep what is cached of ``path`` at ``before`` as what it yields at ``after`` (a
+    change that left these records as they were), copied without unpacking them;
+    ``False`` when nothing was cached at ``before`` or it could not be kept."""
+    import marshal
+
+    from pi_memory.fs.atomic import atomic_write_bytes
+
+    target, name = _cache_file(path, kind)
+    try:
+        data = memoryview(target.read_bytes())
+        size = int.from_bytes(data[:4], "little")
+        if marshal.loads(data[4 : 4 + size]) != _key(name, before, rules):  # noqa: S302
+            return False
+        head = marshal.dumps(_key(name, after, rules))
+        atomic_write_bytes(
+            target,
+            b"".join([len(head).to_bytes(4, "little"), head, data[4 + size :]]),
+            durable=False,
+        )
+    except Exception:  # any unreadable cache is a miss
+        return False
+    return True
+
+
 def _key(name: str, identity: tuple[int, int, int], rules: int | None) -> tuple[Any, ...]:
     return (VERSION, name, *identity) if rules is None else (VERSION, name, *identity, rules)
 

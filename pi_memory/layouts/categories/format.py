@@ -399,6 +399,13 @@ def _newline_of(data: bytes) -> str:
     return "\r\n" if at > 0 and data[at - 1 : at] == b"\r" else "\n"
 
 
+def rows_with_id_in(data: bytes, entry_id: str) -> int:
+    """How many rows of the bytes of a file name ``entry_id`` in their header."""
+    if not entry_id.isascii():
+        return len(_header_starts(decode(data), entry_id))
+    return len(_header_starts_in(data, entry_id))
+
+
 def _header_starts_in(data: bytes, entry_id: str) -> list[int]:
     """:func:`_header_starts` in the bytes of a file (``entry_id`` is ASCII: its bytes
     are found exactly where the text holds it)."""

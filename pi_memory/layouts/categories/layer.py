@@ -26,6 +26,7 @@ from pi_memory.layouts.categories.format import (
     remove_rows,
     repair_tags,
     rewrite_rows_in,
+    rows_with_id_in,
 )
 from pi_memory.layouts.protocol import (
     ENTRY_OPERATIONS,
@@ -93,6 +94,10 @@ class CategoriesLayer:
         self._indexes: dict[str, tuple[Identity, SearchIndex]] = {}
         #: Disk-cache updates held back by :meth:`hold_caching` (None: not holding).
         self._held: list[Callable[[], None]] | None = None
+        #: Each file's rows a write's candidates were found at (id -> position and the
+        #: entry there), with the identity of the bytes they are in: its change finds
+        #: its rows without loading the file's keyword facts.
+        self._places: dict[str, tuple[Identity, dict[str, tuple[int, Entry]]]] = {}
 
     def _read_text(self, file: str) -> str:
         try:
@@ -368,7 +373,11 @@ class CategoriesLayer:
                 if known != identity or len(facts.ids) != rows:
                     return None
                 hits.update(_positions(facts.ids, ids))
-            found.extend(search_index.entries_at(index, sorted(hits)))
+            places = sorted(hits)
+            here = search_index.entries_at(index, places)
+            # Rows unfolded: each id is on one row, the index's position of it.
+            self._places[file] = (identity, {e.id: (at, e) for at, e in zip(places, here)})
+            found.extend(here)
         return found, _LayerIds(self)
 
     def _unfolded_rows(self, file: str, identity: Identity) -> int | None:
@@ -452,6 +461,14 @@ class CategoriesLayer:
         new, rewritten = rewrite_rows_in(data, mine, self.layer, file)
         if new == data:
             return data, {}
+        known = self._places.get(file)
+        if known is not None and known[0] == identity and identity is not None:
+            found = known[1]
+            if all(
+                nth == 0 and entry_id in found and rows_with_id_in(data, entry_id) == 1
+                for entry_id, nth in rewritten
+            ):
+                return new, {found[entry_id][0]: e for (entry_id, _), e in rewritten.items()}
         ids = self._row_ids(file, identity)
         if identity is None or ids is None:
             before = self.read_file(file)  # the rows' places, from the entries
@@ -540,7 +557,24 @@ class CategoriesLayer:
         path = self.directory / file
         staged.replace(path, data, identity)
         follow = self._change(file, identity, rows, changes) if identity is not None else None
+        if follow is not None and not rows and self._same_facts(file, identity, changes):
+            follow = follow._replace(same_facts=True)
         staged.after(functools.partial(self._written, file, follow, path, data))
+
+    def _same_facts(
+        self, file: str, identity: Identity | None, changes: Mapping[int, Entry]
+    ) -> bool:
+        """Whether the rows rewritten at these positions keep what the keyword facts
+        hold of them (id, keyword, time, liveness: a repeat's ``seen`` bumped), as the
+        write's candidates read them from the bytes of ``identity``."""
+        known = self._places.get(file)
+        if known is None or known[0] != identity:
+            return False
+        at = {position: entry for position, entry in known[1].values()}
+        return all(
+            position in at and _fact_fields(at[position]) == _fact_fields(entry)
+            for position, entry in changes.items()
+        )
 
     def _stage_parts(
         self,
@@ -814,6 +848,8 @@ class Change(NamedTuple):
     facts: FileFacts | None = None
     #: Their search index, when known (else read from the cache).
     searched: SearchIndex | None = None
+    #: No row's id, keyword, time or liveness changed: the keyword facts stand as they were.
+    same_facts: bool = False
 
 
 def _follow(path: Path, data: bytes, change: Change) -> None:
@@ -824,12 +860,18 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
     from functools import partial
 
     from pi_memory import keyword_tally, search_index
-    from pi_memory.fs.parse_cache import lookup, written
+    from pi_memory.fs.parse_cache import lookup, rekeyed, written
 
     identity = written(path, data)
     if identity is None:
         return
     kind, rules = keyword_tally.KIND, keyword_tally.RULES
+    if change.same_facts and rekeyed(path, change.before, identity, kind, rules):
+        rekeyed(path, change.before, identity, ROWS_KIND, rules)
+        search_index.follow(
+            path, change.before, identity, partial(_indexed, change), change.searched
+        )
+        return
     old = [change.facts] if change.facts else None
     old = old or lookup(path, change.before, keyword_tally.is_facts, kind, rules)
     if old:
@@ -841,6 +883,11 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
         if facts is not None:
             _keep_facts(path, identity, facts)
     search_index.follow(path, change.before, identity, partial(_indexed, change), change.searched)
+
+
+def _fact_fields(entry: Entry) -> tuple[str, str, str, bool]:
+    """What the keyword facts hold of an entry."""
+    return entry.id, entry.keyword, entry.time, bool(entry.superseded_by)
 
 
 def _indexed(change: Change, index: SearchIndex) -> SearchIndex | None:
