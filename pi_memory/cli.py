@@ -8,7 +8,9 @@ lists every command with its summary from the table) imports none of them.
 entirely: they run on every agent event or serve one, and start-up time is
 their latency. A command whose module offers ``words_only(words)`` (``search``)
 is given its arguments from it when no word starts with ``-``: what argparse
-would give, without importing it.
+would give, without importing it; one whose module offers ``plain_options(args)``
+(``write``) is given what that reads, when it can read the line exactly as
+argparse would (else ``None``, and argparse reads it).
 """
 
 from __future__ import annotations
@@ -186,6 +188,11 @@ def _run(args: list[str]) -> int:
     words_only = getattr(module, "words_only", None)
     if words_only is not None and not any(arg.startswith("-") for arg in args[1:]):
         return run(words_only(args[1:]))  # argparse would give the same, and costs more
+    plain_options: Callable[[list[str]], argparse.Namespace | None] | None
+    plain_options = getattr(module, "plain_options", None)
+    plain = plain_options(args[1:]) if plain_options is not None else None
+    if plain is not None:
+        return run(plain)  # as above
     return run(build_parser(name).parse_args(args))
 
 

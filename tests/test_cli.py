@@ -407,3 +407,48 @@ def test_unlock_advises_a_command_that_exists(
     assert run.code == 1 and "pass --yes" in run.err  # no terminal to ask on
     assert run_cli("unlock", "--yes", *args, cwd=project).code == 0
     assert not lock.exists()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ["--keyword", "deploy", "The", "deploy", "runs", "nightly."],
+        ["--keyword", "a", "--keyword", "b", "--layer", "user", "--json", "x"],
+        ["--layer", "user", "--file", "DECISIONS.md", "--keyword", "k", "--src", "agent", "y"],
+        ["--keyword", "k", "--supersedes", "20260101-aaaa", "--supersedes", "20260101-bbbb", "z"],
+        ["--json", "--keyword", "k", "--layer", "user", "--layer", "project", "one", "two"],
+        ["--keyword", "", "an empty keyword, as typed"],
+        ["--keyword", "c++", "ünïcode", "bodies", "and", "spaces  inside"],
+    ],
+)
+def test_a_plain_write_line_is_read_as_argparse_reads_it(line: list[str]) -> None:
+    from pi_memory.cli import build_parser
+    from pi_memory.commands.write import plain_options
+
+    parsed = vars(build_parser("write").parse_args(["write", *line]))
+    plain = plain_options(line)
+    assert plain is not None
+    assert {"command": "write", **vars(plain)} == parsed
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        [],
+        ["body", "alone"],  # no keyword: argparse says it is required
+        ["--keyword", "k"],  # no body
+        ["--keyword", "k", "-"],  # the body from standard input
+        ["--keyword=k", "body"],
+        ["--key", "k", "body"],  # an abbreviation argparse may expand
+        ["--keyword", "k", "body", "--layer", "user"],  # an option after the body
+        ["--keyword", "-k", "body"],
+        ["--keyword", "k", "--", "-body"],
+        ["--help"],
+        ["--keyword", "k", "--layer"],
+        ["--keyword", "k", "-h", "body"],
+    ],
+)
+def test_any_other_write_line_is_left_to_argparse(line: list[str]) -> None:
+    from pi_memory.commands.write import plain_options
+
+    assert plain_options(line) is None

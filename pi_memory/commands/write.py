@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final, cast
 
 if TYPE_CHECKING:
     import argparse
@@ -31,6 +31,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--src", default="user", help="who wrote it (default: user)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("body", nargs="+", metavar="BODY", help="the memory text ('-' reads stdin)")
+
+
+#: The options :func:`plain_options` reads: each takes a value, and the repeatable ones
+#: gather theirs in a list.
+_VALUED: Final = {"--layer": "layer", "--file": "file", "--src": "src"}
+_REPEATED: Final = {"--keyword": "keyword", "--supersedes": "supersedes"}
+
+
+def plain_options(args: list[str]) -> argparse.Namespace | None:
+    """What argparse reads from a plain ``write`` line, without importing it: the options
+    spelled out in full, each value its own word not starting with ``-``, all before the
+    body's words, none of which starts with ``-``; ``None`` for any other line (argparse
+    reads it, and says what is wrong with it)."""
+    from types import SimpleNamespace
+
+    found: dict[str, object] = {
+        "layer": "project", "file": None, "keyword": [], "supersedes": [], "src": "user",
+        "json": False,
+    }  # fmt: skip
+    at = 0
+    while at < len(args) and args[at].startswith("-"):
+        option = args[at]
+        if option == "--json":
+            found["json"] = True
+            at += 1
+            continue
+        if option not in _VALUED and option not in _REPEATED:
+            return None
+        if at + 1 >= len(args) or args[at + 1].startswith("-"):
+            return None
+        value = args[at + 1]
+        if option in _VALUED:
+            found[_VALUED[option]] = value
+        else:
+            cast("list[str]", found[_REPEATED[option]]).append(value)
+        at += 2
+    body = args[at:]
+    if not body or not found["keyword"] or any(word.startswith("-") for word in body):
+        return None
+    return cast("argparse.Namespace", SimpleNamespace(**found, body=body))
 
 
 def write_json(outcome: WriteOutcome) -> dict[str, object]:
