@@ -14,8 +14,10 @@ and no model:
   count; identifiers (``--delete``, ``node.js``, ``src/store.ts``) stay whole.
 - **A word is found by its forms**: its light stem, which finds the regular
   inflections as a substring (a word that drops its ``e`` for ``-ing`` is cut
-  before it, ``danc`` finds ``dance`` and ``dancing``; a four-letter one is
-  also looked for as its ``-ing`` form, ``hike`` finds ``hiking``), and the irregular forms English
+  before it, ``danc`` finds ``dance`` and ``dancing``, and so is its plural;
+  a four-letter one is also looked for as its ``-ing`` form, ``hike`` finds
+  ``hiking``; an adjective in ``-ent``/``-ant`` and its noun in ``-ence``/``-ance``
+  are cut to what both spell, ``confiden``), and the irregular forms English
   gives it (``go`` finds ``went``, ``children`` finds ``child``). A short word
   in ``-ily`` keeps its ending (``family`` is not looked for as ``fami``,
   which ``familiar`` holds; ``happily`` still finds ``happier``). Forms shorter than
@@ -84,6 +86,11 @@ IRREGULAR: Final = _irregular_groups()
 MIN_STEM_ILY: Final = 5
 #: A word whose ``-ing`` form drops its final ``e`` (``hike``, ``dance``; not ``see``, ``die``).
 _SILENT_E_RE: Final = re.compile(r"[a-z]{2,}[^aeiouy]e")
+#: Endings an adjective and its noun spell alike up to their last letters
+#: (``confident``, ``confidence``; ``important``, ``importance``) ...
+SHARED_ENDINGS: Final = ("ent", "ence", "ant", "ance")
+#: ... on a word at least this long (``agent`` and ``parent`` are no such pair).
+MIN_SHARED: Final = 8
 
 #: Words that ask about the answer's shape, or how it was put ("what did she mention
 #: about the car": the memory says what, not that it was mentioned), wherever they
@@ -204,13 +211,18 @@ def forms_of(token: str) -> tuple[str, ...]:
     if token.endswith("ily") and first == token[:-2] and len(first) < MIN_STEM_ILY:
         first = token  # ``family``: ``fami`` is in ``familiar`` (``happi`` stays)
     others = [form for form in IRREGULAR.get(token, ()) if len(form) >= MIN_FORM]
-    if not others and _SILENT_E_RE.fullmatch(token) and token not in MONTHS:
+    # The word as written or as its plural (``changes``): a past or an adverb is no base.
+    base = first if token in (first, first + "s") else ""
+    if len(base) >= MIN_SHARED and base.endswith(SHARED_ENDINGS):
+        # ``confiden`` finds ``confident`` and ``confidence``.
+        first = base[: -2 if base.endswith("ce") else -1]
+    elif not others and _SILENT_E_RE.fullmatch(base) and base not in MONTHS:
         # ``dance`` is not in ``dancing``: ``danc`` is in both; a shorter stem would be
         # found inside other words (``fil`` in ``film``), so ``hike`` adds ``hiking``.
-        if len(token) > MIN_FORM:
-            first = token[:-1]
+        if len(base) > MIN_FORM:
+            first = base[:-1]
         else:
-            others = [token[:-1] + "ing"]
+            others = [base[:-1] + "ing"]
     return tuple(dict.fromkeys([first, *(form for form in others if first not in form)]))
 
 

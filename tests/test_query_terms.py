@@ -69,6 +69,29 @@ def test_a_word_that_drops_its_e_for_ing_is_found_in_its_ing_form() -> None:
     assert forms_of("make") == ("make", "made", "making")
 
 
+def test_a_plural_is_cut_as_its_word_is() -> None:
+    assert forms_of("changes") == ("chang",)
+    assert forms_of("dances") == ("danc",)
+    assert forms_of("hikes") == ("hike", "hiking")
+    # An adverb is no plural: ``rare`` is not looked for as ``raring``.
+    assert forms_of("rarely") == ("rare",)
+
+
+def test_an_adjective_and_its_noun_find_each_other() -> None:
+    assert forms_of("confident") == forms_of("confidence") == ("confiden",)
+    assert forms_of("important") == forms_of("importance") == ("importan",)
+    assert forms_of("differences") == ("differen",)
+    # Short words are no such pair (``agent``, ``parent``, ``balance``).
+    assert forms_of("parent") == ("parent",)
+    assert forms_of("balance") == ("balanc",)
+    entries = [
+        entry("20250302-0001", "Gina gains confidence from her sales."),
+        entry("20250302-0002", "Gina is in business."),
+    ]
+    assert ids("Is Gina confident?", entries)[0] == "20250302-0001"
+    assert ids("confident", entries) == ["20250302-0001"]
+
+
 def test_a_short_ily_word_is_not_cut_to_a_piece_of_another_word() -> None:
     assert forms_of("family") == ("family",)
     assert forms_of("happily") == ("happi",)
