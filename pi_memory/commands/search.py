@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_search(result, limit)
         write(text if text.endswith("\n") else text + "\n")
-    from pi_memory.hosts.lifecycle import after_change
+    from pi_memory.hosts.after_change import after_change
 
     after_change()  # its recalls may reorder what the next start injects
     return 0

@@ -88,6 +88,6 @@ def run_tool(argv: Sequence[str]) -> int:
 def _after(ok: bool) -> None:
     """A tool that changed the store leaves the next session start its answer."""
     if ok:
-        from pi_memory.hosts.lifecycle import after_change
+        from pi_memory.hosts.after_change import after_change
 
         after_change()

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         write_line(json.dumps(write_json(outcome)))  # ASCII: lossless on any terminal or pipe
     else:
         write_line(describe_write(outcome))
-    from pi_memory.hosts.lifecycle import after_change
+    from pi_memory.hosts.after_change import after_change
 
     after_change()  # the next session start here reads one note
     return 0

@@ -86,7 +86,7 @@ def call_tool(params: Mapping[str, Any]) -> dict[str, Any]:
         raise RpcError(INVALID_PARAMS, "tools/call arguments must be a JSON object")
     ok, text = run(name, arguments)
     if ok:
-        from pi_memory.hosts.lifecycle import after_change
+        from pi_memory.hosts.after_change import after_change
 
         after_change()  # the next session start here reads one note
     return {"content": [{"type": "text", "text": text}], "isError": not ok}
