@@ -47,7 +47,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, Protocol
@@ -574,7 +574,6 @@ def search_candidates(
         n = parts.at
         score = _content(parts, tags[found.keys[n]]) + body_bonus_bound(found.possible[n], asked)
         bounds.append((_fresh_row(found.whens[n], score, clock), position))
-    bounds.sort(reverse=True)
     decoded: dict[int, Entry] = {}
 
     def entry(n: int) -> Entry:
@@ -584,7 +583,7 @@ def search_candidates(
 
     size = max(1, page) * PAGE_SIZE
     best: list[_Row] = []
-    for bound, position in bounds:
+    for bound, position in _best_first(bounds, 2 * size):
         if len(best) == size and bound < best[0]:
             break  # neither this one nor any after it can reach the page
         parts = scored[position]
@@ -607,6 +606,16 @@ def search_candidates(
         review_months=review_months,
         suspect=suspect,
     )
+
+
+def _best_first(bounds: list[tuple[_Row, int]], first: int) -> Iterator[tuple[_Row, int]]:
+    """``bounds`` from the largest down (they are distinct): the ``first`` largest picked
+    out, the rest sorted only if the reader gets past them (a page is usually settled
+    within them, and sorting thousands of bounds costs more than the page)."""
+    best = heapq.nlargest(first, bounds)
+    yield from best
+    if len(best) < len(bounds):
+        yield from sorted(bounds, reverse=True)[len(best) :]
 
 
 #: Above every id (``YYYYMMDD-xxxx``): a bound sorts after each row of its score and time.
