@@ -21,6 +21,7 @@ does any category file that is not the default for its type in its layer.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -41,11 +42,15 @@ RAW_TAGS_KEY: Final = ":tags"
 #: the keyword (a legacy 1-3 keyword row), so a copy back writes the row as it was.
 LEGACY_TAGS: Final = "legacy-tags"
 
-_JS_WS: Final = "[" + re.escape(JS_SPACE) + "]"
-_MD_MARKER_RE: Final = re.compile(
-    rf"\A{_JS_WS}*(#{{1,6}}{_JS_WS}+|[-*+]{_JS_WS}+|[0-9]+[.)]{_JS_WS}+)"
-)
-_SENTENCE_END_RE: Final = re.compile("[。！？!?.]")
+
+@functools.lru_cache(maxsize=1)
+def _description_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A line's leading Markdown marker, and a sentence's end: compiled when a description
+    is first derived (a few milliseconds, which a search never needs)."""
+    space = "[" + re.escape(JS_SPACE) + "]"
+    marker = rf"\A{space}*(#{{1,6}}{space}+|[-*+]{space}+|[0-9]+[.)]{space}+)"
+    return re.compile(marker), re.compile("[。！？!?.]")
+
 
 _DEFAULT_CATEGORY: Final = {
     "user": {USER: "USER.md", PROJECT: "USER.md"},
@@ -71,8 +76,9 @@ def derive_description(body: str, max_chars: int | None = None) -> str:
     """
     limit = DESCRIPTION_MAX if max_chars is None else max_chars
     first = next((line for line in body.split("\n") if js_trim(line)), "")
-    cleaned = js_trim(_MD_MARKER_RE.sub("", first, count=1))
-    stop = _SENTENCE_END_RE.search(cleaned)
+    marker, sentence_end = _description_res()
+    cleaned = js_trim(marker.sub("", first, count=1))
+    stop = sentence_end.search(cleaned)
     sentence = js_trim(cleaned if stop is None else cleaned[: stop.end()])
     if _utf16_len(sentence) <= limit:
         return sentence
