@@ -232,6 +232,47 @@ def _summed(
     return grouped(entries, live, counts, _earliest_in(parts), keys)
 
 
+def groups_of(
+    files: Sequence[FileFacts],
+    own: Sequence[Collection[str] | None],
+    keys: Collection[str],
+    *,
+    foreign: bool,
+) -> tuple[int, int, dict[str, tuple[int, str] | None]]:
+    """What :func:`split_tally` of the same arguments holds of ``keys`` alone: its entries,
+    its live entries, and per key its live count and the spelling it is shown in (``None``:
+    no live entry carries it). A write changed a few keywords; the others are not summed."""
+    wanted = frozenset(keys)
+    counts: dict[str, int] = {}
+    key_of: dict[str, str] = {}
+    parts: list[tuple[int, FileFacts, Sequence[int]]] = []
+    entries = live = 0
+    for n, (facts, mine) in enumerate(zip(files, own)):
+        if mine is None:
+            if foreign:
+                continue
+            part = _whole(facts)
+        else:
+            part = _part(facts, mine, foreign)
+        entries += part[0]
+        live += part[1]
+        parts.append((n * _FILE_STRIDE, facts, part[3]))
+        for key in wanted:
+            at = -1
+            while True:
+                try:
+                    at = facts.keys.index(key, at + 1)
+                except ValueError:
+                    break
+                spelling = facts.spellings[at]
+                counts[spelling] = counts.get(spelling, 0) + part[2][at]
+                key_of[spelling] = key
+    summed = grouped(entries, live, counts, _earliest_in(parts), key_of)
+    found: dict[str, tuple[int, str] | None] = dict.fromkeys(wanted)
+    found.update((key, (count, shown)) for key, count, shown in summed.groups)
+    return entries, live, found
+
+
 def _earliest_in(
     parts: Sequence[tuple[int, FileFacts, Sequence[int]]],
 ) -> Callable[[str], tuple[str, int]]:

@@ -438,6 +438,36 @@ def within_reach(tally: Tally, cap: int = TABLE_CAP) -> Tally:
     return tally._replace(groups=tuple(g for g in tally.groups if g[1] >= floor))
 
 
+def reach_after(
+    before: Tally,
+    entries: int,
+    live: int,
+    changed: Mapping[str, tuple[int, str] | None],
+    cap: int = TABLE_CAP,
+) -> Tally | None:
+    """:func:`within_reach` of a tally whose :func:`within_reach` was ``before``, once the
+    groups of ``changed``'s keys became what it maps them to (their live count and shown
+    spelling; ``None``: no live entry left) and its totals ``entries`` and ``live``.
+    ``None`` when a keyword left out of ``before`` may now be within reach: its count is
+    not known here (the caller sums the layer).
+
+    A keyword left out had fewer memories than the floor of ``before``; while the floor
+    does not go down, it stays out.
+    """
+    groups = [group for group in before.groups if group[0] not in changed]
+    groups += [(key, *found) for key, found in changed.items() if found is not None]
+    after = Tally(entries, live, tuple(groups))
+    if len(before.groups) < cap:
+        return within_reach(after, cap)  # ``before`` held every keyword, so does this
+    if len(groups) <= cap:
+        return None
+    floors = [
+        sorted((count for _, count, _ in table), reverse=True)[cap - 1]
+        for table in (before.groups, groups)
+    ]
+    return within_reach(after, cap) if floors[1] >= floors[0] else None
+
+
 def rows_of(tally: Tally, recalls: Mapping[str, int], cap: int = TABLE_CAP) -> list[KeywordRow]:
     """:func:`collect_keywords` from a tally: only the rows that can make the cap are made."""
     scored = []

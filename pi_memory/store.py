@@ -26,10 +26,12 @@ if TYPE_CHECKING:
     from pi_memory.fs.lock import StoreLock
     from pi_memory.fs.parse_cache import Identity
     from pi_memory.fs.staged_change import StagedChange
+    from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
     from pi_memory.layouts.protocol import IndexChange, Injected, LayerStore
     from pi_memory.plan import ImportOutcome, WritePlan, WriteRequest
     from pi_memory.provenance import Provenance, TrustRecord
+    from pi_memory.ready_index import Ready
     from pi_memory.retrieval import Candidates, SearchResult
     from pi_memory.search_index import Brief, SearchIndex, Signals
     from pi_memory.worktree_memories import WorktreeSource
@@ -133,6 +135,9 @@ class Store:
         self._sources: dict[Path, Identity | None] = {}
         #: The other worktrees' project layers and what this worktree reads of them.
         self._worktrees: list[WorktreeSource] | None = None
+        #: This user's trust record of the project layer as a write's change found it and
+        #: left it: its path and identity before and after (the ready tallies follow).
+        self._record_moved: tuple[str, Identity | None, Identity | None] | None = None
 
     def renewed(self) -> Store:
         """A store of the same settings that reads afresh, sharing this one's layer objects
@@ -291,12 +296,16 @@ class Store:
         s = self.settings
         if layer != PROJECT or s.repository is None or s.home is None or not ids:
             return
-        from pi_memory.provenance import remember_own
+        from pi_memory.fs.parse_cache import identity_at
+        from pi_memory.provenance import record_path, remember_own
 
+        path = record_path(s.home, self.directory(layer))
+        before = identity_at(path)
         try:
             remember_own(s.home, self.directory(layer), ids)
         except OSError:
             pass  # the memory is stored; it counts as from the repository until trusted
+        self._record_moved = (str(path), before, identity_at(path))
         self._provenance = None
 
     def _check_directory(self, layer: str) -> None:
@@ -390,8 +399,10 @@ class Store:
         if plan.deduped and not plan.retire:
             # No keyword, time or liveness changed: the tallies held before stand.
             tally = self._ready_moved(store, layer, *tokens)
-            if tally is not None:
-                return self._refresh_after(store, after, layer, tokens[1], tally)
+        else:
+            tally = self._ready_advanced(store, layer, plan, *tokens)
+        if tally is not None:
+            return self._refresh_after(store, after, layer, tokens[1], tally)
         note = self._refresh_after(store, after, layer, tokens[1])
         self.keep_ready()  # the next session start reads the tallies, not the layer
         return note
@@ -417,6 +428,106 @@ class Store:
         ready = ready_index.moved(self.ready_signature(), was, now)
         indexes = ready.indexes if ready is not None else ()
         return next((tally for name, _, tally in indexes if name == layer), None)
+
+    def _ready_advanced(
+        self, store: LayerStore, layer: str, plan: WritePlan, before: object, after: object
+    ) -> Tally | None:
+        """After a write that added a memory or retired some: the ready tallies held before
+        it, with the groups of the keywords it changed worked out again from the files'
+        facts and the others kept (:func:`keywords.reach_after`), kept for the files as
+        they are now; returns the tally of ``layer``'s ``MEMORY.md`` they hold. ``None``
+        (the caller sums the layers): they did not hold, the layer is read in part (not
+        trusted), or keywords they left out may now make the table."""
+        from pi_memory import ready_index
+
+        was, now = store.token_files(before), store.token_files(after)
+        facts = store.facts()
+        if was is None or now is None or facts is None:
+            return None
+        if {str(self.directory(layer) / f): i for f, i, _ in facts} != now:
+            return None  # the facts are of other bytes than the write left
+        record = self._record_moved if layer == PROJECT else None
+        if record is not None:
+            was, now = {**was, record[0]: record[1]}, {**now, record[0]: record[2]}
+        ready = ready_index.load(self.ready_signature(), was)
+        if ready is None or not {path for path, _ in ready.sources} >= set(now):
+            return None
+        part = self._changed_part(layer, plan, facts, ready)
+        if part is None:
+            return None
+        directory = str(self.directory(layer))
+        indexes, blocks = [], []
+        for name, where, tally in ready.indexes:
+            changed = part(tally, "") if where == directory else tally
+            indexes.append((name, where, changed))
+        for name, label, where, tally in ready.blocks:
+            changed = part(tally, label) if where == directory else tally
+            blocks.append((name, label, where, changed))
+        kept = ready._replace(
+            sources=tuple((path, now.get(path, identity)) for path, identity in ready.sources),
+            indexes=tuple((n, d, t) for n, d, t in indexes if t is not None),
+            blocks=tuple((n, lb, d, t) for n, lb, d, t in blocks if t is not None),
+        )
+        if (len(kept.indexes), len(kept.blocks)) != (len(indexes), len(blocks)):
+            return None
+        if not ready_index.save(kept):
+            return None
+        return next((t for _, d, t in kept.indexes if d == directory), None)
+
+    def _changed_part(
+        self,
+        layer: str,
+        plan: WritePlan,
+        facts: Sequence[tuple[str, Identity | None, FileFacts]],
+        ready: Ready,
+    ) -> Callable[[Tally, str], Tally | None] | None:
+        """How a ready tally of ``layer`` (its ``MEMORY.md``'s: label ``""``, or a block's)
+        changes with the write of ``plan``, the layer's files having ``facts`` now;
+        ``None`` when the layer is read in part (from a repository not trusted)."""
+        from pi_memory.keyword_tally import groups_of
+        from pi_memory.keywords import canonical_key, reach_after
+
+        files = [f for _, _, f in facts]
+        own_of: list[Collection[str] | None] = [None] * len(files)
+        own: Collection[str] = ()
+        theirs_label = ""
+        s = self.settings
+        if layer == PROJECT and s.repository is not None and s.home is not None:
+            from pi_memory.provenance import REPOSITORY_MARK, read_record, tracked_files
+
+            record = read_record(s.home, self.directory(layer))
+            if not (record.trusted or s.trusted_project):
+                return None
+            tracked = tracked_files(s.repository, self.directory(layer))
+            own = record.own
+            own_of = [
+                None if tracked is not None and f not in tracked else own for f, _, _ in facts
+            ]
+            theirs_label = f"{self.label(layer)} ({REPOSITORY_MARK})"
+        split = any(label == theirs_label for _, label, _, _ in ready.blocks)
+        names = [name for name, _, _ in facts]
+        changed = [*(() if plan.deduped else (plan.entry,)), *plan.retire]
+        if any(e.file not in names for e in changed):
+            return None
+        foreign = (
+            {e.id for e in changed if own_of[names.index(e.file)] is not None and e.id not in own}
+            if split
+            else set()
+        )
+
+        def part(tally: Tally, label: str) -> Tally | None:
+            if label and label not in (self.label(layer), theirs_label):
+                return None
+            theirs = bool(label) and label == theirs_label
+            mine = own_of if split and label else [None] * len(files)
+            members = [e for e in changed if not split or not label or (e.id in foreign) == theirs]
+            if not members:
+                return tally
+            keys = {canonical_key(e.keyword) for e in members}
+            entries, live, found = groups_of(files, mine, keys, foreign=theirs)
+            return reach_after(tally, entries, live, found)
+
+        return part
 
     def ready_signature(self) -> str:
         """What the ready tallies of this store depend on (:func:`ready_index.signature`)."""
@@ -609,6 +720,7 @@ class Store:
             stamp=format_time(now),
         )
         anchor = self._anchoring(layer, body, request.stamp)
+        self._record_moved = None
         store.hold_caching()
         try:
             entries, plan, stored, tokens, note = self._change(store, request, now, anchor)
