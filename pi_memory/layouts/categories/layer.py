@@ -937,14 +937,15 @@ def _positions(ids: Sequence[str], wanted: Collection[str]) -> list[int]:
 
 
 class _LayerIds:
-    """The ids a layer holds, gathered from its files' keyword facts when first asked: a
-    write that repeats a memory needs no fresh id, so it never loads them."""
+    """The ids a layer holds, from its files' keyword facts when first asked: a write that
+    repeats a memory needs no fresh id, so it never loads them. A fresh id is looked for
+    in each file's ids as they are (once or twice: no set of the layer's ids is built)."""
 
     def __init__(self, layer: CategoriesLayer) -> None:
         self._layer = layer
-        self._ids: set[str] | None = None
+        self._ids: list[tuple[str, ...]] | None = None
 
     def __contains__(self, item: object) -> bool:
         if self._ids is None:
-            self._ids = {i for _, _, facts in self._layer.facts() for i in facts.ids}
-        return item in self._ids
+            self._ids = [facts.ids for _, _, facts in self._layer.facts()]
+        return any(item in ids for ids in self._ids)
