@@ -125,3 +125,60 @@ def test_a_line_number_past_the_end_extends_the_index_as_an_array_does() -> None
     assert upsert_index_line("# H\n", "A", "a.md", "d", 2) == "# H\n\n- [A](a.md) — d\n"
     # A negative index is no element of an array: nothing changes but the line endings.
     assert upsert_index_line("# H\r\n", "A", "a.md", "d", -1) == "# H\n"
+
+
+def _whole_parse_upsert(raw: str, name: str, file: str, description: str) -> str:
+    """What a line edit must write: every line parsed, the first one naming ``file``
+    rewritten, else the line appended, the lines joined with LF."""
+    parsed = parse_entry_index(raw)
+    lines = list(parsed.lines)
+    line = f"- [{name}]({file}) — {description}"
+    at = next((e.line_no for e in parsed.entries if e.file == file), None)
+    if at is None:
+        lines.append(line)
+    else:
+        lines[at] = line
+    return "\n".join(lines) + "\n"
+
+
+def _whole_parse_remove(raw: str, file: str) -> str:
+    parsed = parse_entry_index(raw)
+    at = next((e.line_no for e in parsed.entries if e.file == file), None)
+    if at is None:
+        return raw
+    lines = list(parsed.lines)
+    del lines[at]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+FILES = ("a.md", "aa.md", "b a.md", "a.md.md", " a.md")
+PIECES = (
+    "# Memory Index",
+    "",
+    "   ",
+    "## Group a.md",
+    "see a.md and aa.md for more",
+    "- [A](a.md) no dash",
+    "- [A](a.md)— tight",
+    "-\t[A]( a.md ) —  spaced",
+    "- [x](aa.md) — a.md is not this one",
+    "- [b](b a.md) — b",
+    "- [c](a.md.md) — c",
+    "- [d](a.md) — the first",
+    "- [e](a.md) — the second",
+    "<!-- a.md -->",
+)
+
+
+def test_a_line_edit_writes_what_parsing_every_line_writes() -> None:
+    """Only the lines naming the file are parsed; the text written is the same, for
+    LF, CRLF and lone-CR files, with and without a final newline."""
+    import random
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        lines = [rng.choice(PIECES) for _ in range(rng.randint(0, 8))]
+        raw = rng.choice(("\n", "\r\n", "\r")).join(lines) + rng.choice(("", "\n", "\r\n"))
+        file = rng.choice(FILES)
+        assert upsert_index_line(raw, "N", file, "d") == _whole_parse_upsert(raw, "N", file, "d")
+        assert remove_index_line(raw, file) == _whole_parse_remove(raw, file), (raw, file)

@@ -116,8 +116,14 @@ def upsert_index_line(
     A new line goes at the very end, below any handwritten trailing line: the
     injection window counts from the bottom, and the newest memory belongs there.
     """
-    parsed = parse_entry_index(raw)
     line = format_index_line(name, file, description)
+    text = _lf_text(raw, file) if at_line_no is None else None
+    if text is not None:
+        found = _line_of(text, file)
+        if found is None:
+            return text + line + "\n"
+        return text[: found[0]] + line + text[found[1] :]
+    parsed = parse_entry_index(raw)
     lines = list(parsed.lines)
     if at_line_no is not None:
         # As an array assignment: past the end the lines between are empty, and a
@@ -136,6 +142,10 @@ def upsert_index_line(
 
 def remove_index_line(raw: str, file: str) -> str:
     """Delete the first line pointing at ``file``; ``raw`` unchanged (even CRLF) when none does."""
+    text = _lf_text(raw, file)
+    if text is not None:
+        found = _line_of(text, file)
+        return raw if found is None else text[: found[0]] + text[found[1] + 1 :]
     parsed = parse_entry_index(raw)
     for entry in parsed.entries:
         if entry.file == file:
@@ -143,6 +153,30 @@ def remove_index_line(raw: str, file: str) -> str:
             del lines[entry.line_no]
             return _join_lines(lines)
     return raw
+
+
+def _lf_text(raw: str, file: str) -> str | None:
+    """``raw`` as a write emits it, when only the lines holding ``file`` need parsing to
+    change it: it has no CR to normalise (it gains only a final LF), and ``file`` is
+    text that cannot span a line. ``None``: every line is parsed instead."""
+    if "\r" in raw or not file.strip() or "\n" in file:
+        return None
+    return raw if not raw or raw.endswith("\n") else raw + "\n"
+
+
+def _line_of(text: str, file: str) -> tuple[int, int] | None:
+    """Where the first recognised line of ``text`` (LF lines) pointing at ``file`` starts
+    and ends (at its LF): only lines holding ``file`` are parsed."""
+    at = text.find(file)
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        parsed = parse_index_line(text[start:end])
+        if parsed is not None and parsed.file == file:
+            return start, end
+        at = text.find(file, end)
+    return None
 
 
 def index_capacity(raw: str, max_lines: int, max_bytes: int) -> IndexCapacity:

@@ -9,10 +9,11 @@ them, and each announces the files it is about to change through
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from pi_memory.config import defaults
 from pi_memory.entry import PROJECT, USER, Entry, is_id, new_id, parse_time
@@ -83,6 +84,7 @@ if TYPE_CHECKING:
     from pi_memory.fs.parse_cache import Identity
     from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keywords import Tally
+    from pi_memory.layouts.files.catalog import Facts
 
 #: The result of a ``memory`` tool write.
 WriteResult = ToolWrite
@@ -93,6 +95,18 @@ MAX_FILE_BYTES = 1 << 20
 
 def _utc_now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+class _Decided(NamedTuple):
+    """What a write decides on when it read only its candidates (:meth:`FilesLayer.candidates`):
+    them, the names, files and ids of every memory of the layer, and the identity each
+    candidate's file was read at."""
+
+    entries: Sequence[Entry]
+    names: set[str]
+    files: set[str]
+    ids: set[str]
+    identities: dict[str, Identity]
 
 
 def _sort_key(entry: Entry) -> tuple[str, str]:
@@ -128,6 +142,8 @@ class FilesLayer:
         self._clock = clock
         self.platform = platform or current_platform()
         self.before_change: Callable[[str, Sequence[str]], None] = no_rollback
+        #: What the last :meth:`candidates` found, for the :meth:`prepare_write` that follows.
+        self._decided: _Decided | None = None
 
     snapshot_on_write = True
     files_by_category = False
@@ -217,18 +233,28 @@ class FilesLayer:
         return size if size > self.max_file_bytes else None
 
     def _read_file(self, name: str) -> ParsedEntryFile | None:
+        return self._read_at(name)[1]
+
+    def _read_at(self, name: str) -> tuple[Identity | None, ParsedEntryFile | None]:
+        """Memory file ``name`` parsed, with the identity of the bytes read (``None``: no
+        regular file there); ``None`` for what is not a memory."""
+        from pi_memory.fs.parse_cache import identity_of
+
         path = self.directory / name
         try:
             if not path.is_file():
-                return None
+                return None, None  # a FIFO would block the open
             with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                if not stat.S_ISREG(st.st_mode):
+                    return None, None
                 data = handle.read(self.max_file_bytes + 1)
         except OSError:
-            return None
+            return None, None
         if len(data) > self.max_file_bytes:
-            return None  # oversized: left out and reported, never read whole
+            return identity_of(st), None  # oversized: left out and reported, never read whole
         # Invalid UTF-8 reads as U+FFFD, as Node's readFile(…, "utf8") does.
-        return parse_entry_file(data.decode("utf-8", errors="replace"))
+        return identity_of(st), parse_entry_file(data.decode("utf-8", errors="replace"))
 
     def read_index(self) -> str:
         try:
@@ -291,8 +317,10 @@ class FilesLayer:
             self._unlink(saved.name)
 
     def _write_index(self, before: str, after: str) -> None:
-        if after != before or not self.index_path.exists():
-            self._write(INDEX_FILE, after)
+        """Put ``MEMORY.md`` in place, a new file even when its text is ``before``: every
+        change to a memory file ends by replacing it (see :meth:`change_token`)."""
+        del before
+        self._write(INDEX_FILE, after)
 
     def _warning(self, index_text: str) -> str | None:
         return capacity_warning(index_text, self.index_max_lines, self.index_max_bytes)
@@ -318,7 +346,7 @@ class FilesLayer:
         existing = self.read()
         if any(e.id == entry.id for e in existing if entry.id):
             raise EntryRejected(f"an entry with id {entry.id} already exists")
-        stored = self._complete(entry, existing)
+        stored = self._complete(entry, {e.name for e in existing}, [e.file for e in existing])
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, stored.file])
         before = self._index_to_change()
@@ -328,8 +356,9 @@ class FilesLayer:
         self._write_indexed(stored.file, entry_to_text(stored), before, after)
         return stored
 
-    def _complete(self, entry: Entry, existing: Sequence[Entry]) -> Entry:
-        """Fill in what the files layout needs and another layout may not have."""
+    def _complete(self, entry: Entry, names: Collection[str], taken: Collection[str]) -> Entry:
+        """Fill in what the files layout needs and another layout may not have; ``names``
+        and ``taken`` are the names and the files of the layer's memories."""
         body = js_trim(entry.body)
         if not body:
             raise EntryRejected("body is required")
@@ -338,8 +367,7 @@ class FilesLayer:
         own_file, extra = self._frontmatter_extra(entry, kind)
         modified = entry.modified or self._modified_from(entry.time)
         created = entry.created or (modified[:10] if entry.time == "" else entry.time[:10])
-        name = self._unique_name(js_trim(entry.name) or derived_name(entry), entry, existing)
-        taken = [e.file for e in existing]
+        name = self._unique_name(js_trim(entry.name) or derived_name(entry), entry, names)
         reusable = [f for f in (own_file, entry.file) if self._reusable(f, taken)]
         file = reusable[0] if reusable else self._free_file_name(name, taken)
         return entry._replace(
@@ -395,8 +423,7 @@ class FilesLayer:
         )
 
     @staticmethod
-    def _unique_name(name: str, entry: Entry, existing: Sequence[Entry]) -> str:
-        names = {e.name for e in existing}
+    def _unique_name(name: str, entry: Entry, names: Collection[str]) -> str:
         if name not in names:
             return name
         return f"{name} ({entry.id})" if entry.id else name
@@ -473,22 +500,15 @@ class FilesLayer:
         change.replace(self.index_path, self._rebuilt(entries).text.encode("utf-8"), None)
         return change
 
-    def change_token(self) -> tuple[Identity | None, frozenset[tuple[str, int]]]:
-        """``MEMORY.md``'s identity and each memory file's name and inode, from one
-        listing of the directory (no file is opened or stat'ed): every write puts new
-        files in place by a rename, so a changed memory has a new inode."""
+    def change_token(self) -> tuple[Identity | None]:
+        """``MEMORY.md``'s identity: every change this layout makes to a memory file ends
+        by putting a new ``MEMORY.md`` in place (by a rename: a new inode), even when its
+        text stays, so one ``stat`` tells whether the layer changed since. A memory file
+        changed meanwhile by hand is found by :meth:`StagedChange.unchanged` when the
+        write rewrites it, and else is as any edit made just after the write."""
         from pi_memory.fs.parse_cache import identity_at
 
-        try:
-            with os.scandir(self.directory) as listing:
-                files = frozenset(
-                    (item.name, item.inode())
-                    for item in listing
-                    if item.name.endswith(".md") and not item.name.startswith(".")
-                )
-        except OSError:
-            files = frozenset()
-        return identity_at(self.index_path), files
+        return (identity_at(self.index_path),)
 
     def token_files(self, token: object) -> None:
         """None: a token names the memory files' inodes, not their identities."""
@@ -500,9 +520,44 @@ class FilesLayer:
     def settle(self) -> None:
         """Nothing held (see :meth:`hold_caching`)."""
 
-    def candidates(self, body: str, ids: Collection[str]) -> None:
-        """None: a write reads every entry file (it keeps no index of their words)."""
-        del body, ids
+    def candidates(self, body: str, ids: Collection[str]) -> tuple[list[Entry], set[str]]:
+        """Every memory whose body may normalise as ``body`` does and every memory with
+        one of ``ids``, in :meth:`read`'s order, with the ids the layer holds: looked up
+        in the layer's catalog (:mod:`.catalog`), brought up to date from a ``stat`` of
+        each file first, and only those memories read. What :meth:`prepare_write` needs
+        of the rest (the names and files taken) is kept for it."""
+        from pi_memory.layouts.files import catalog
+
+        found = catalog.current(self.directory, self._is_entry_file, self._facts_at)
+        entries: list[Entry] = []
+        identities: dict[str, Identity] = {}
+        for name in found.files_for(catalog.body_key(body), set(ids)):
+            identity, parsed = self._read_at(name)
+            if parsed is not None and identity is not None:
+                entries.append(entry_from_file(parsed, name, self.layer))
+                identities[name] = identity
+        entries.sort(key=_sort_key)
+        self._decided = _Decided(entries, found.names, found.files, found.ids, identities)
+        return entries, self._decided.ids
+
+    def _is_entry_file(self, name: str) -> bool:
+        """Whether ``name`` is a candidate entry file (see :meth:`entry_files`)."""
+        return (
+            name.endswith(".md")
+            and name != INDEX_FILE
+            and not name.startswith(".")
+            and not (self.platform == WIN32 and is_reserved_windows_name(name))
+        )
+
+    def _facts_at(self, name: str) -> tuple[Identity | None, Facts]:
+        """What the catalog keeps of memory file ``name``, and the identity it was read at."""
+        from pi_memory.layouts.files.catalog import body_key
+
+        identity, parsed = self._read_at(name)
+        if parsed is None:
+            return identity, None
+        entry = entry_from_file(parsed, name, self.layer)
+        return identity, (entry.id, entry.name, body_key(entry.body))
 
     def prepare_write(
         self, entries: Sequence[Entry], entry: Entry, deduped: bool, retire: Sequence[Entry]
@@ -515,7 +570,13 @@ class FilesLayer:
 
         if not self.directory.is_dir():
             return None  # made under the lock, with the layer's directory
-        if not deduped and any(e.id == entry.id for e in entries if entry.id):
+        decided = self._decided if self._decided and self._decided.entries is entries else None
+        if decided is None:
+            decided = _Decided(
+                entries, {e.name for e in entries}, {e.file for e in entries}, set(), {}
+            )
+        ids = decided.ids or {e.id for e in entries}
+        if not deduped and entry.id and entry.id in ids:
             return None  # refused with its reason by the write under the lock
         current = {e.id: e for e in entries}
         index_identity = identity_at(self.index_path)
@@ -523,26 +584,31 @@ class FilesLayer:
         after = before
         staged = StagedChange()
         try:
-            stored = entry if deduped else self._complete(entry, entries)
+            stored = entry if deduped else self._complete(entry, decided.names, decided.files)
             changed = [stored, *retire] if deduped else list(retire)
             modified = self._now_iso()
             for new in (e for e in changed if e.id in current):
                 old = current[new.id]
                 written = touched(new._replace(file=old.file, layer=self.layer), modified)
-                after = self._stage_entry(
-                    staged, written, after, identity_at(self.directory / old.file)
-                )
+                was = decided.identities.get(old.file) or identity_at(self.directory / old.file)
+                after = self._stage_entry(staged, written, after, was)
             if not deduped:
                 after = self._stage_entry(staged, stored, after, None)
-            if after != before or index_identity is None:
-                staged.replace(
-                    self.index_path, after.encode("utf-8", "surrogateescape"), index_identity
-                )
+            # Always a new MEMORY.md, last: the layer's change token (:meth:`change_token`).
+            staged.replace(
+                self.index_path, after.encode("utf-8", "surrogateescape"), index_identity
+            )
         except BaseException:
             staged.discard()
             raise
-        files = [path.name for path in staged.paths]
-        staged.before(lambda: self._changing("write", files))
+        try:
+            # The rollback point is taken now, without the lock: it holds the files as
+            # the change was worked out from, which is what they are when it is put in
+            # place (:meth:`StagedChange.unchanged`), or the change is worked out again.
+            self._changing("write", [path.name for path in staged.paths])
+        except BaseException:
+            staged.discard()
+            raise
         return stored, staged
 
     def _stage_entry(
