@@ -9,13 +9,15 @@ def _bytecode_cache() -> None:
     Python cannot write ``__pycache__`` there, so every hook would compile the
     package again. A ``pycache_prefix`` under the user's cache directory gives
     it somewhere to keep it; a read-only copy that ships its bytecode, or a
-    user's own prefix or ``-B``, is left alone. It must be set before the
-    package's modules are imported.
+    user's own prefix, is left alone. Where bytecode is not written (``-B``,
+    ``PYTHONDONTWRITEBYTECODE``) the prefix is still read: ``install`` compiled
+    the package there (:func:`pi_memory.launcher.compile_package`). It must be set
+    before the package's modules are imported.
     """
     import os
 
     here = os.path.dirname(os.path.abspath(__file__))
-    if sys.dont_write_bytecode or sys.pycache_prefix or not os.path.isdir(here):
+    if sys.pycache_prefix or not os.path.isdir(here):
         return  # not a directory: a zipapp, which carries its own bytecode
     shipped = os.path.join(here, "__pycache__", f"cli.{sys.implementation.cache_tag}.pyc")
     if os.access(here, os.W_OK) or os.path.exists(shipped):

@@ -5,6 +5,12 @@ The command names this interpreter and this package by absolute path
 it works from any directory, with no ``PYTHONPATH`` and whatever ``python`` is
 on the ``PATH`` of the shell that runs it; ``-S`` skips ``site``, which a
 package with no dependencies does not need.
+
+Every hook is a new interpreter that imports the modules its event needs, so
+``install`` compiles the package's bytecode once, as pip does when it installs
+a package (:func:`compile_package`): where ``PYTHONDONTWRITEBYTECODE`` is set,
+or the copy is read-only, no hook would ever write it, and each would compile
+those modules again. The interpreter reads bytecode whatever that setting says.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from pathlib import Path
 
 from pi_memory.named_tuple import NamedTuple
 
-__all__ = ["Launcher", "this_package"]
+__all__ = ["Launcher", "compile_package", "this_package"]
 
 
 class Launcher(NamedTuple):
@@ -37,3 +43,20 @@ def this_package(target: Path | None = None) -> Launcher:
             target = target.parent  # a zipapp: up to the archive file itself
     python = Path(sys.executable).resolve() if sys.executable else Path("python3")
     return Launcher((str(python), "-S", str(target)))
+
+
+def compile_package(launcher: Launcher) -> bool:
+    """Compile the package directory ``launcher`` runs into the place this interpreter reads
+    its bytecode from (``__pycache__`` beside each source; for a read-only copy, the
+    ``pycache_prefix`` that ``pi_memory/__main__.py`` sets): True when every module is
+    compiled and current. An archive carries its own; an unwritable place costs only
+    speed. Modules already current are left as they are; nothing is printed."""
+    import compileall
+
+    target = Path(launcher.argv[-1])
+    if not target.is_dir():
+        return False
+    try:
+        return bool(compileall.compile_dir(str(target), quiet=2, workers=1))
+    except OSError:
+        return False

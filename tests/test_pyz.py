@@ -217,3 +217,72 @@ def test_another_interpreter_runs_the_archive_from_its_sources(
     assert "#deploy" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert f"{archive}/__main__.py" in compiled
     assert f"{archive}/pi_memory/hosts/hooks.py" in compiled
+
+
+def _vendored(tmp_path: Path) -> Path:
+    """A copy of the package with no bytecode beside it."""
+    vendor = tmp_path / "vendor"
+    shutil.copytree(
+        REPO / "pi_memory", vendor / "pi_memory", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return vendor / "pi_memory"
+
+
+def test_install_compiles_the_package_so_a_hook_compiles_nothing(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """Where bytecode is never written (``PYTHONDONTWRITEBYTECODE``), every hook compiled
+    every module it imported; ``install`` compiles them once, as pip does."""
+    from tests.hookhelp import make_project, payload
+
+    package = _vendored(tmp_path)
+    root = make_project(tmp_path)
+    env = python_env(hermetic_home, PYTHONDONTWRITEBYTECODE="1")
+    hook = ["hook", "--host", "claude-code", "UserPromptSubmit"]
+    prompt = payload("claude-code", "UserPromptSubmit", root, prompt="do we ship on fridays?")
+    assert (
+        run_archive(package, ["write", "--keyword", "ship", "Ship on Fridays."], root, env)[0] == 0
+    )
+    compiled = run_archive(package, hook, root, env, prompt)[2]
+    assert f"{package}/hosts/hooks.py" in compiled  # the control: nothing kept them
+    assert not list(package.rglob("__pycache__"))
+    install = [sys.executable, "-S", str(package), "install", "claude-code", "--no-model"]
+    subprocess.run(install, cwd=root, env=env, check=True, capture_output=True)
+    again = payload(
+        "claude-code", "UserPromptSubmit", root, prompt="do we ship on fridays?", session_id="b"
+    )
+    code, out, compiled = run_archive(package, hook, root, env, again)
+    assert (code, compiled) == (0, [])
+    assert "Ship on Fridays." in out  # a new session: the memory is surfaced again
+
+
+def test_install_compiles_a_read_only_package_into_the_cache(
+    tmp_path: Path, hermetic_home: Path
+) -> None:
+    """A vendored copy on a read-only mount: its bytecode goes where its hooks read it."""
+    from tests.hookhelp import make_project, payload
+
+    package = _vendored(tmp_path)
+    root = make_project(tmp_path)
+    cache = tmp_path / "cache"
+    probe = tmp_path / "probe.json"
+    env = python_env(
+        hermetic_home, PYTHONDONTWRITEBYTECODE="1", XDG_CACHE_HOME=str(cache), PROBE=str(probe)
+    )
+    install = [sys.executable, "-S", str(package), "install", "claude-code", "--no-model"]
+    run_read_only(package, install, root, env)
+    write = [sys.executable, "-S", str(package), "write", "--keyword", "ship", "Ship on Fridays."]
+    run_read_only(package, write, root, env)
+    assert not list(package.rglob("__pycache__"))
+    tag = sys.implementation.cache_tag
+    assert list((cache / "pi_memory" / "pycache").rglob(f"hooks.{tag}.pyc"))
+    event = tmp_path / "event.json"
+    event.write_text(payload("claude-code", "SessionStart.startup", root), "utf-8")
+    hook = [sys.executable, "-S", "-c", PROBE, str(package), "hook", "SessionStart"]
+    out = run_read_only(package, ["sh", "-c", f'exec "$@" < {event}', "sh", *hook], root, env)
+    assert "#ship" in out
+    compiled = json.loads(probe.read_text("utf-8"))["compiled"]
+    # Only what runs before the prefix is set, as small as it is.
+    first = {"__main__.py", "__init__.py", "fs/__init__.py", "fs/cache_home.py"}
+    assert {str(Path(n).relative_to(package)) for n in compiled} <= first
+    assert len(compiled) <= len(first)

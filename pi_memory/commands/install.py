@@ -171,11 +171,12 @@ def run_install(
     cwd = Path(os.getcwd())
     loc = Locations(home=home_dir(os.environ), root=project_root(cwd), env=os.environ)
     more, said = model_edits(action, host, model, loc.home, interactive=not dry_run)
+    launcher = current_launcher(pyz)
     changes = plan(
         action,
         host=host,
         scope=scope,
-        launcher=current_launcher(pyz),
+        launcher=launcher,
         loc=loc,
         read=read_file,
         backups=backups,
@@ -190,6 +191,11 @@ def run_install(
             write_line(apply(change, action))
     for line in said:
         write_line(line)
+    if action == "install" and not dry_run:
+        from pi_memory.launcher import compile_package
+
+        # As pip does: every hook then reads the modules it imports instead of compiling them.
+        compile_package(launcher)
     if dry_run and changes:
         write_line(f"{host} ({scope}): dry run, nothing was changed")
     elif action == "install" and changes:
