@@ -51,6 +51,10 @@ def _run() -> int:
         from pi_memory.hosts.hooks import run_hook
 
         return run_hook(sys.argv[2:])
+    if sys.argv[1:] == ["mcp"]:
+        from pi_memory.hosts.mcp import serve
+
+        return serve()  # its first answers need neither the command table nor argparse
     if sys.argv[1:] == ["tool", "--list"]:
         from pi_memory.hosts.quick_hook import tool_list
 

@@ -11,7 +11,10 @@ malformed input.
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False  # typing costs the MCP server's start milliseconds
+if TYPE_CHECKING:
+    from typing import Final
 
 #: The deepest nesting of arrays and objects accepted.
 MAX_DEPTH: Final = 64

@@ -739,3 +739,55 @@ def test_a_session_start_with_nothing_changed_imports_only_what_it_uses(tmp_path
     ours_after = loaded[loaded.index("pi_memory") :]
     costly = {"typing", "collections", "pathlib", "re", "json", "argparse", "subprocess"}
     assert sorted(m for m in ours_after if m in costly) == []
+
+
+def test_the_mcp_server_answers_its_first_requests_from_the_note(tmp_path: Path) -> None:
+    """A client waits for ``initialize`` and ``tools/list`` before its first request: after a
+    hook left this directory's note, the server answers them without the command table,
+    the configuration or a layout, and lists what ``tool --list`` does."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.hookhelp import make_project, payload
+
+    root = make_project(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["HOME"] = str(tmp_path / "home")
+    start = payload("claude-code", "SessionStart.startup", root)
+    hook = ["-S", str(PACKAGE), "hook", "--host", "claude-code", "SessionStart"]
+    imported_by(hook, start, root, env)  # the full work writes the fast path's note
+    asks = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    stdin = "".join(json.dumps(ask) + "\n" for ask in asks)
+    loaded = imported_by(["-S", str(PACKAGE), "mcp"], stdin, root, env)
+    ours = {m for m in loaded if m.split(".")[0] == "pi_memory"}
+    assert ours == {
+        "pi_memory",
+        "pi_memory.env_names",
+        "pi_memory.fs",
+        "pi_memory.fs.cache_home",
+        "pi_memory.fs.termination",
+        "pi_memory.hosts",
+        "pi_memory.hosts.mcp",
+        "pi_memory.hosts.quick_hook",
+        "pi_memory.json_input",
+    }
+    ours_after = loaded[loaded.index("pi_memory") :]
+    assert sorted(m for m in ours_after if m in {"typing", "pathlib", "argparse"}) == []
+    served = subprocess.run(
+        [sys.executable, "-S", str(PACKAGE), "mcp"],
+        input=stdin, cwd=root, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    listed = json.loads(served.stdout.splitlines()[1])["result"]["tools"]
+    direct = subprocess.run(
+        [sys.executable, "-S", "-m", "pi_memory", "tool", "--list"],
+        cwd=root, env={**env, "PYTHONPATH": str(PACKAGE.parent)},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert listed == json.loads(direct.stdout)
+    assert {"memory_search", "memory_write"} <= {tool["name"] for tool in listed}

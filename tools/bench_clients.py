@@ -12,7 +12,13 @@ gets) and one after ``uninstall HOST``; the order alternates from round to
 round, so a change in the machine's load falls on both alike. Prints, per
 client, the median wall time of each and their difference, with the load
 average at the start and the end (the machine is shared: read the figures
-with it). Installing and uninstalling is not timed.
+with it), and the median CPU time (user and system) of the session's whole
+process tree: the client, its hooks, its MCP server. CPU time moves much less
+with the load than wall time; a server the client leaves behind when it exits
+is waited for and counted (this process is its subreaper). Installing and
+uninstalling is not timed. ``install`` compiles the package's bytecode, as a
+person's install does, so the hooks read it even where the environment says
+not to write any (``PYTHONDONTWRITEBYTECODE``).
 
 A run where the installed package did not reach the model (no ``<memory-auto>``
 index in any request of the "with" sessions) is reported as such: the figure
@@ -79,6 +85,49 @@ def _run(argv: list[str], project: Path, env: dict[str, str]) -> None:
     if done.returncode != 0:
         print(f"bench_clients: {Path(argv[0]).name} exited {done.returncode}: "
               f"{done.stderr.strip()[-300:]}", flush=True)  # fmt: skip
+    _reap_orphans()
+
+
+#: Processes of ours that outlive every session (the fake model servers).
+_KEPT: set[int] = set()
+
+
+def _subreaper() -> None:
+    """Become the parent of whatever a client leaves running when it exits (an MCP
+    server ending on its closed stdin), so its CPU time is counted with the session."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def _children() -> set[int]:
+    pid = os.getpid()
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return set()
+    return {int(word) for word in text.split()} - _KEPT
+
+
+def _reap_orphans(deadline: float = 30.0) -> None:
+    """Wait (at most ``deadline`` seconds) for the processes a session left behind."""
+    ends = time.monotonic() + deadline
+    while _children() and time.monotonic() < ends:
+        for pid in _children():
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        time.sleep(0.01)
+
+
+def _cpu() -> float:
+    """CPU seconds of every waited-for descendant so far."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _base_env(work: Path, drop: tuple[str, ...]) -> dict[str, str]:
@@ -171,11 +220,24 @@ def _reached_model(fake: Fake, since: int) -> bool:
     return any("memory-auto" in json.dumps(r) for r in fake.requests()[since:])
 
 
-def measure(one: Client, runs: int) -> tuple[list[float], list[float], bool]:
-    """Seconds of each "with" and "without" session, interleaved; whether the index arrived."""
+class Measured(NamedTuple):
+    """Seconds of each session with and without the package, wall and CPU."""
+
+    with_it: list[float]
+    without: list[float]
+    cpu_with: list[float]
+    cpu_without: list[float]
+    #: Whether the injected index reached the model in a "with" session.
+    reached: bool
+
+
+def measure(one: Client, runs: int) -> Measured:
+    """Each "with" and "without" session, interleaved."""
     host = HOSTS[one.host]
     with_it: list[float] = []
     without: list[float] = []
+    cpu_with: list[float] = []
+    cpu_without: list[float] = []
     reached = False
     installed = False
     for round_ in range(runs):
@@ -185,13 +247,14 @@ def measure(one: Client, runs: int) -> tuple[list[float], list[float], bool]:
                 package(*action, cwd=one.project, env=one.env)
                 installed = wanted
             before = len(one.fake.requests())
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), _cpu()
             one.turn()
             (with_it if wanted else without).append(time.perf_counter() - began)
+            (cpu_with if wanted else cpu_without).append(_cpu() - cpu)
             reached = reached or (wanted and _reached_model(one.fake, before))
     if installed:
         package("uninstall", host, cwd=one.project, env=one.env)
-    return with_it, without, reached
+    return Measured(with_it, without, cpu_with, cpu_without, reached)
 
 
 def _load() -> str:
@@ -203,23 +266,30 @@ def bench(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
 
     lines = [
         f"load average at the start: {_load()}",
-        "| client | with pi_memory | without | difference | runs each |",
-        "|---|---:|---:|---:|---:|",
+        "| client | with pi_memory | without | difference | CPU with | CPU without "
+        "| CPU difference | runs each |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    _subreaper()
     for name in names:
         work = workdir(e2e, f"bench-{name}")
         one = MAKERS[name](e2e, work, fakes)
+        _KEPT.add(one.fake.proc.pid)
         try:
             for keyword, body in SEEDS:
                 package("write", "--keyword", keyword, body, cwd=one.project, env=one.env)
             one.turn()  # the first session of a new HOME pays for the client's own set-up
-            with_it, without, reached = measure(one, runs)
+            got = measure(one, runs)
         finally:
             one.fake.stop()
             shutil.rmtree(work, ignore_errors=True)
-        a, b = statistics.median(with_it), statistics.median(without)
-        note = "" if reached else " (the index never reached the model: not measured)"
-        lines.append(f"| {NAMES[name]} | {a:.2f} s | {b:.2f} s | {a - b:+.2f} s{note} | {runs} |")
+        a, b = statistics.median(got.with_it), statistics.median(got.without)
+        c, d = statistics.median(got.cpu_with), statistics.median(got.cpu_without)
+        note = "" if got.reached else " (the index never reached the model: not measured)"
+        lines.append(
+            f"| {NAMES[name]} | {a:.2f} s | {b:.2f} s | {a - b:+.2f} s{note} "
+            f"| {c:.2f} s | {d:.2f} s | {c - d:+.2f} s | {runs} |"
+        )
         print(lines[-1], file=sys.stderr, flush=True)
     lines.append(f"load average at the end: {_load()}")
     return lines

@@ -23,8 +23,8 @@ the timer land in the hook itself, or in another finaliser, it is put off again.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing costs the MCP server's start milliseconds
 if TYPE_CHECKING:
     from types import FrameType, TracebackType
 

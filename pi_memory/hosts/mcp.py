@@ -15,13 +15,14 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Iterable, Mapping
-from typing import IO, TYPE_CHECKING, Any, Final
-
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
 
 from pi_memory import __version__
+
+TYPE_CHECKING = False  # typing is not needed to answer a client's first requests
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from concurrent.futures import ThreadPoolExecutor
+    from typing import IO, Any, Final
 
 #: Newest first; a client asking for another version gets the newest (the spec's negotiation).
 HELP: Final = """\
@@ -67,6 +68,13 @@ def negotiate(requested: object) -> str:
 
 
 def list_tools() -> dict[str, Any]:
+    """The tools this directory's layout offers: as the last hook here noted them while
+    nothing they depend on changed (no configuration, store or layout is loaded then)."""
+    from pi_memory.hosts.quick_hook import noted_tools
+
+    noted = noted_tools()
+    if noted is not None:
+        return {"tools": json.loads(noted)}
     from pi_memory.agent_tools.registry import offered_tools
 
     return {"tools": offered_tools()}
@@ -254,11 +262,29 @@ def run_mcp(args: list[str]) -> int:
         return 0
     if args:
         raise UsageError(usage)
-    from pi_memory.fs.termination import end_by_exception
+    return serve()
+
+
+def serve() -> int:
+    """Serve stdin and stdout until the client closes its input: ``mcp`` as a client starts
+    it, straight from ``pi_memory/__main__.py`` (the command table and a person's error
+    handling are not loaded before the client's first answers). A signal ends it with 128
+    plus its number, anything unexpected is logged and ends it with 1."""
+    from pi_memory.fs.termination import Terminated, end_by_exception
 
     # Requests run on worker threads; a signal ends the reading, and every
     # request read is finished (its lock released) before the server exits.
     end_by_exception()
     out = protocol_stdout()
-    Server(out).serve(sys.stdin.buffer)
+    try:
+        Server(out).serve(sys.stdin.buffer)
+    except Terminated as exc:
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        from pi_memory.error_handler import log_exception
+
+        log_exception("mcp", exc)
+        return 1
     return 0

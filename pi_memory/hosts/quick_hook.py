@@ -249,15 +249,22 @@ def _compression_watch(moment: str, quick: dict[str, Any], sid: str, transcript:
     return ""
 
 
-def tool_list() -> bool:
-    """``tool --list`` (what pi's extension asks at every session's start) answered from
-    the note of the working directory, when it still holds: True when printed."""
+def noted_tools() -> str | None:
+    """What ``tool --list`` prints here (a JSON array), from the note of the working
+    directory when it still holds; ``None``: work it out."""
     try:
         _, quick = _note(os.getcwd(), "", "")
         listed = quick["tools"]
-        if not isinstance(listed, str) or not listed.isascii():
-            return False
     except (Miss, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    return listed if isinstance(listed, str) and listed.isascii() and listed else None
+
+
+def tool_list() -> bool:
+    """``tool --list`` (what pi's extension asks at every session's start) answered from
+    the note of the working directory, when it still holds: True when printed."""
+    listed = noted_tools()
+    if listed is None:
         return False
     try:
         sys.stdout.write(listed + "\n")
