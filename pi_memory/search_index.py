@@ -29,7 +29,6 @@ index. Past :data:`TAIL_MAX` changed entries the index is built again whole.
 from __future__ import annotations
 
 import marshal
-from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -91,6 +90,8 @@ class _Column:
     """Strings one after the other, UTF-8, with where each starts (built, then packed)."""
 
     def __init__(self) -> None:
+        from array import array
+
         self.text = bytearray()
         self.starts = array(_TYPECODE, [0])
 
@@ -264,6 +265,8 @@ def _keywords(index: SearchIndex) -> _Table:
 
 def _packed_table(terms: Mapping[str, Sequence[int]]) -> tuple[bytes, bytes, bytes, bytes]:
     """(text, starts, postings, posting starts) of ``terms``, sorted."""
+    from array import array
+
     text = bytearray()
     starts = array(_TYPECODE, [0])
     postings = array(_TYPECODE)
@@ -277,7 +280,10 @@ def _packed_table(terms: Mapping[str, Sequence[int]]) -> tuple[bytes, bytes, byt
 
 
 def build(entries: Sequence[Entry]) -> SearchIndex:
-    """The search index of one file's ``entries``."""
+    """The search index of one file's ``entries`` (``array`` is imported here: a search
+    that reads a kept index needs none of it)."""
+    from array import array
+
     chunks: dict[str, list[int]] = {}
     times: dict[str, list[int]] = {}
     keywords: dict[str, list[int]] = {}
