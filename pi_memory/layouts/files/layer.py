@@ -13,7 +13,7 @@ import stat
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable
 
 from pi_memory.config import defaults
 from pi_memory.entry import PROJECT, USER, Entry, is_id, new_id, parse_time
@@ -73,6 +73,7 @@ from pi_memory.layouts.protocol import (
     line_change,
     no_rollback,
 )
+from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.entry_names import unique_entry_file_name
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.naming.platforms import WIN32, current_platform
