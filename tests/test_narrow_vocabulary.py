@@ -16,16 +16,7 @@ from pi_memory.detect import conflicts, duplicates, set_join
 from pi_memory.detect.conflicts import find_conflicts, find_conflicts_bruteforce
 from pi_memory.detect.duplicates import find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.pairs import features
-from pi_memory.detect.set_join import (
-    SIGNATURE_BITS,
-    dense_join,
-    overlap_bound,
-    partition_join,
-    popcount,
-    rank_order,
-    rarity_ranks,
-    signature,
-)
+from pi_memory.detect.set_join import dense_join, partition_join, popcount, rank_order, rarity_ranks
 from pi_memory.detect.text_features import jaccard
 from tests.similarity_stores import narrow_store
 
@@ -65,25 +56,6 @@ def test_popcount() -> None:
     assert [popcount(n) for n in (0, 1, 2, 3, 255, 1 << 200, (1 << 200) - 1)] == [
         0, 1, 1, 2, 8, 1, 200,
     ]  # fmt: skip
-
-
-@pytest.mark.parametrize("vocabulary", [20, 300])
-def test_signature_bound_is_never_below_the_overlap(vocabulary: int) -> None:
-    # With more ranks than bits, tokens share bits: the bound must still hold.
-    sets = _sets(7, 300, vocabulary)
-    ranks = rarity_ranks(sets)
-    bits = [1 << rank % SIGNATURE_BITS for rank in range(len(ranks))]
-    masks = [signature(rank_order(x, ranks), bits) for x in sets]
-    bounds = []
-    for i, j in itertools.combinations(range(len(sets)), 2):
-        bound = overlap_bound(len(sets[j]), masks[j], ~masks[i])
-        assert len(sets[i] & sets[j]) <= bound <= len(sets[j])
-        bounds.append(bound - len(sets[i] & sets[j]))
-    # Not vacuous: exact while every token has a bit of its own, loose where bits collide.
-    if vocabulary <= SIGNATURE_BITS:
-        assert max(bounds) == 0
-    else:
-        assert max(bounds) > 0 and bounds.count(0) > len(bounds) // 4
 
 
 @pytest.mark.parametrize("threshold", [0.6, 2 / 3, 0.7, 0.5 / 0.6, 0.9, 1.0])

@@ -189,7 +189,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
       words and their sizes differ by at most 3: prefixes of at most 4 tokens;
     - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
     """
-    ranks, tokens, by_keyword, _ = group_order(group)
+    ranks, tokens, by_keyword = group_order(group)
     pairs: set[tuple[int, int]] = set()
     lemmas: list[int] | None = None
     for keyword_members in by_keyword.values():

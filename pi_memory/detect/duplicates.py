@@ -36,7 +36,6 @@ from pi_memory.detect.set_join import (
     dense_join,
     dense_pays,
     group_order,
-    overlap_bound,
     partition_join,
     prefix_cost,
     rarity_ranks,
@@ -144,12 +143,9 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     group at the acceptance threshold.
     """
     pairs = _identical_bodies(group)
-    _, orders, by_keyword, signatures = group_order(group)
+    _, orders, by_keyword = group_order(group)
     sets = _Sets(
-        [item.tokens for item in group],
-        [item.numbers for item in group],
-        list(map(len, orders)),
-        signatures,
+        [item.tokens for item in group], [item.numbers for item in group], list(map(len, orders))
     )
     _join(sets, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     # One keyword per entry: a pair shares at most one, so the two-keyword
@@ -186,8 +182,6 @@ class _Sets(NamedTuple):
     numbers: list[frozenset[str]]
     #: How many tokens each holds: the order the prefix index is filled in.
     sizes: list[int]
-    #: Each token set's :func:`~pi_memory.detect.set_join.signature`.
-    signatures: list[int]
 
 
 def _join(
@@ -213,24 +207,19 @@ def _join(
     # their own and once across). The filters let through pairs that only look
     # alike by size and prefix: each is checked as it comes, which is much
     # cheaper than collecting them first, and than judging them.
-    tokens, numbers, sizes, signatures = sets
+    tokens, numbers, sizes = sets
     gate = threshold - EPS
     index = PrefixIndex(threshold, probes_no_smaller=True)
     # Ascending size, then index: the members come in index order and the sort is stable.
     for i in sorted(members, key=sizes.__getitem__):
+        found = index.probe_add(i, orders[i])
+        if not found:
+            continue
         x = tokens[i]
         size = len(x)
-        lacks = ~signatures[i]
-        for j in index.probe_add(i, orders[i]):
-            # Most candidates fail on their signatures alone (the bound grows with the
-            # overlap, so one that cannot pass rules the pair out).
-            other = sizes[j]
-            bound = overlap_bound(other, signatures[j], lacks)
-            if bound < gate * (size + other - bound):
-                continue
-            y = tokens[j]
-            common = len(x & y)
-            if common >= gate * (size + other - common):
+        for j in found:
+            common = len(x & tokens[j])
+            if common >= gate * (size + sizes[j] - common):
                 a, b = numbers[i], numbers[j]
                 if not (a and b and a != b):
                     out.add((i, j) if i < j else (j, i))
@@ -302,15 +291,10 @@ def _verified(
 ) -> None:
     """Add the ``pairs`` the number guard allows whose token Jaccard reaches ``threshold``."""
     gate = threshold - EPS
-    tokens, numbers, sizes, signatures = sets
+    tokens, numbers, sizes = sets
     for i, j in pairs:
-        size, other = sizes[i], sizes[j]
-        bound = overlap_bound(other, signatures[j], ~signatures[i])
-        if bound < gate * (size + other - bound):
-            continue
-        x, y = tokens[i], tokens[j]
-        common = len(x & y)
-        if common >= gate * (len(x) + len(y) - common):
+        common = len(tokens[i] & tokens[j])
+        if common >= gate * (sizes[i] + sizes[j] - common):
             a, b = numbers[i], numbers[j]
             if not (a and b and a != b):
                 out.add((i, j))

@@ -14,9 +14,7 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from functools import reduce
 from itertools import chain, repeat
-from operator import or_
 from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
@@ -362,28 +360,6 @@ def prefix_cost(
     return visits * (len(members) / len(sample)) ** 2
 
 
-#: The width of a :func:`signature`.
-SIGNATURE_BITS: Final = 64
-
-
-def signature(ordered: Iterable[int], bits: Sequence[int]) -> int:
-    """The ranks ``ordered`` as a mask of :data:`SIGNATURE_BITS` bits, ``bits[rank]`` each
-    (``1 << rank % SIGNATURE_BITS``): a cheap bound on an overlap, see :func:`overlap_bound`."""
-    return reduce(or_, map(bits.__getitem__, ordered), 0)
-
-
-def overlap_bound(size: int, mask: int, other_missing: int) -> int:
-    """At most how many tokens a set of ``size`` with signature ``mask`` shares with a set
-    whose signature's complement is ``other_missing``.
-
-    A bit of ``mask`` the other signature lacks stands for at least one token the other
-    set lacks (a token it held would have set that bit), so each such bit takes one off.
-    A pair whose bound cannot reach a threshold is ruled out without intersecting the
-    sets, which costs far more than two machine words.
-    """
-    return size - _bit_count(mask & other_missing)
-
-
 #: Group orders kept at most: a store has a group per layer.
 _KEPT_ORDERS: Final = 4
 
@@ -398,8 +374,6 @@ class GroupOrder(NamedTuple):
     #: The items of each keyword (canonical key; items without one are in none),
     #: ascending.
     keywords: dict[str, list[int]]
-    #: Each item's token :func:`signature`.
-    signatures: list[int]
 
 
 class _Ranks(dict[str, int]):
@@ -436,8 +410,7 @@ def group_order(group: Sequence[Features]) -> GroupOrder:
         if item.key:
             keywords.setdefault(item.key, []).append(index)
     orders = list(map(sorted, map(map, repeat(ranks.__getitem__), tokens)))
-    bits = [1 << (rank % SIGNATURE_BITS) for rank in range(len(ranks))]
-    order = GroupOrder(ranks, orders, keywords, list(map(signature, orders, repeat(bits))))
+    order = GroupOrder(ranks, orders, keywords)
     if len(_orders) >= _KEPT_ORDERS:
         _orders.clear()
     _orders[id(group)] = (group, order)
