@@ -37,6 +37,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress, repeat
+from operator import attrgetter, not_
 from typing import Final
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
@@ -190,24 +192,29 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
     """
     ranks, tokens, by_keyword = group_order(group)
+    words = list(map(_WORDS, group))
+    numbers = list(map(_NUMBERS, group))
     pairs: set[tuple[int, int]] = set()
     lemmas: list[int] | None = None
     for keyword_members in by_keyword.values():
         if len(keyword_members) < 2:
             continue
-        # A body of numbers and function words alone has nothing to compare.
-        members = [i for i in keyword_members if group[i].words or group[i].content]
+        # A body of numbers alone has nothing to compare (a body without words has
+        # no content words either).
+        members = list(compress(keyword_members, map(words.__getitem__, keyword_members)))
         if len(members) <= SMALL_GROUP:
             pairs.update(p for p in _plausible_pairs(group, members) if _may_conflict(group, *p))
             continue
         # Without numbers a body's words are its tokens, already in order: only
         # the bodies with numbers need their words ordered.
         orders = _WordOrders(tokens)
-        numbered = [i for i in members if group[i].numbers]
-        orders.update((i, rank_order(group[i].words, ranks)) for i in numbered)
+        numbered = list(compress(members, map(numbers.__getitem__, members)))
+        numbered_words = map(words.__getitem__, numbered)
+        orders.update(zip(numbered, map(rank_order, numbered_words, repeat(ranks))))
         if lemmas is None:
             lemmas = _lemma_ranks(ranks)
-        contents = _content_orders(group, members, tokens, ranks, lemmas)
+        plain = list(compress(members, map(not_, map(numbers.__getitem__, members))))
+        contents = _content_orders(group, plain, numbered, tokens, ranks=ranks, lemmas=lemmas)
         by_words: set[tuple[int, int]] = set()
         by_numbers: set[tuple[int, int]] = set()
         if _dense(members, numbered, orders):
@@ -230,6 +237,9 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 
 #: In :func:`_lemma_ranks`, a function word's: it is no content word.
 _NO_LEMMA: Final = -1
+_NO_LEMMAS: Final = frozenset([_NO_LEMMA])
+_WORDS: Final = attrgetter("words")
+_NUMBERS: Final = attrgetter("numbers")
 
 
 def _lemma_ranks(ranks: dict[str, int]) -> list[int]:
@@ -242,24 +252,24 @@ def _lemma_ranks(ranks: dict[str, int]) -> list[int]:
 
 def _content_orders(
     group: Sequence[Features],
-    members: list[int],
+    plain: list[int],
+    numbered: list[int],
     tokens: list[list[int]],
+    *,
     ranks: dict[str, int],
     lemmas: list[int],
 ) -> dict[int, list[int]]:
-    """Each member's content words in rank order (see :func:`rank_order`).
+    """Content words in rank order (see :func:`rank_order`) of the ``plain`` members (no
+    numbers) and the ``numbered`` ones.
 
     A body without numbers has as content words its tokens' lemmas, function words
     left out: they come from its token ranks by :func:`_lemma_ranks`, without looking
-    a word up again (at 100,000 memories the look-ups cost more than the join).
+    a word up again (at 100,000 memories the look-ups cost more than the join). The
+    members are worked a column at a time, in the interpreter's C loops.
     """
-    no_lemma = {_NO_LEMMA}
-    contents = {}
-    for i in members:
-        if group[i].numbers:
-            contents[i] = rank_order(group[i].content, ranks)
-        else:
-            contents[i] = sorted(set(map(lemmas.__getitem__, tokens[i])) - no_lemma)
+    lemma_sets = map(set, map(map, repeat(lemmas.__getitem__), map(tokens.__getitem__, plain)))
+    contents = dict(zip(plain, map(sorted, map(set.difference, lemma_sets, repeat(_NO_LEMMAS)))))
+    contents.update((i, rank_order(group[i].content, ranks)) for i in numbered)
     return contents
 
 
