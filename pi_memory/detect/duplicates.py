@@ -26,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import compress
-from operator import le
 from typing import Final
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
@@ -207,12 +205,11 @@ def _join(
     # One index for all, the number guard checked on the candidates (splitting
     # the members by their numbers made most bodies probe twice, once among
     # their own and once across). The filters let through pairs that only look
-    # alike by size and prefix: each probe's are checked as they come, a column
-    # at a time in the interpreter's C loops, which is much cheaper than a Python
-    # step per candidate, than collecting them all first, and than judging them.
+    # alike by size and prefix: each probe's are checked as they come, which is
+    # much cheaper than collecting them all first, and than judging them.
     tokens, numbers, sizes = sets
+    gate = threshold - EPS
     index = PrefixIndex(threshold, probes_no_smaller=True)
-    needs = _Overlaps(threshold, max(map(sizes.__getitem__, members), default=0))
     # Ascending size, then index: the members come in index order and the sort is stable.
     for i in sorted(members, key=sizes.__getitem__):
         found = index.probe_add(i, orders[i])
@@ -223,40 +220,13 @@ def _join(
             # The number guard first: most candidates of a body with numbers are bodies
             # from the same template with other numbers, and comparing two number sets
             # costs less than intersecting two token sets.
-            allowed = {mine, _NO_NUMBERS}
-            found = list(
-                compress(found, map(allowed.__contains__, map(numbers.__getitem__, found)))
-            )
-        need = needs[sizes[i]]
-        commons = map(len, map(tokens[i].__and__, map(tokens.__getitem__, found)))
-        for j in compress(
-            found, map(le, map(need.__getitem__, map(sizes.__getitem__, found)), commons)
-        ):
-            out.add((i, j) if i < j else (j, i))
-
-
-_NO_NUMBERS: Final[frozenset[str]] = frozenset()
-
-
-class _Overlaps(dict[int, list[int]]):
-    """By a set's size, the overlap it needs with a set of each size (from 0 to ``largest``)
-    to reach ``jaccard >= threshold``, as the filter ``common >= (t - EPS) * (|x| + |y| -
-    common)`` has it: the least whole ``common`` that passes (more than either size when none
-    does). Worked out once per size: a check is then a list look-up."""
-
-    def __init__(self, threshold: float, largest: int) -> None:
-        super().__init__()
-        self._gate = threshold - EPS
-        self._largest = largest
-
-    def __missing__(self, size: int) -> list[int]:
-        gate = self._gate
-        needs = []
-        for other in range(self._largest + 1):
-            fits = [c for c in range(min(size, other) + 1) if c >= gate * (size + other - c)]
-            needs.append(fits[0] if fits else max(size, other) + 1)
-        self[size] = needs
-        return needs
+            found = [j for j in found if not numbers[j] or numbers[j] == mine]
+        x = tokens[i]
+        size = len(x)
+        for j in found:
+            common = len(x & tokens[j])
+            if common >= gate * (size + sizes[j] - common):
+                out.add((i, j) if i < j else (j, i))
 
 
 class _Visits:
