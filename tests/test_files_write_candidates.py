@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -157,6 +159,11 @@ def test_the_catalog_plans_every_write_as_the_whole_layer_does(tmp_path: Path, s
         "the writes must repeat, retire and meet a taken name, or this shows nothing"
     )
     assert not list(directory.glob(".*.tmp")), "every staged file was discarded"
+    refs = [e.name for e in rng.sample(entries, 20)] + [e.file for e in rng.sample(entries, 20)]
+    refs += ["by hand", "with-id.md", "not-a-memory.md", "memory 0", "no such memory"]
+    for ref in refs:
+        by_file = next((e for e in entries if e.file == ref), None)
+        assert layer.find(ref) == (by_file or next((e for e in entries if e.name == ref), None))
 
 
 def test_a_repeat_of_a_memory_edited_by_hand_is_found(tmp_path: Path) -> None:
@@ -194,3 +201,57 @@ def test_every_change_to_a_memory_replaces_memory_md(tmp_path: Path) -> None:
     token = tool.change_token()
     tool.replace(outcome.entry.name, None, type="project")
     assert tool.change_token() != token
+
+
+#: Paths the interpreter opened while :data:`_WATCHING` is set (an audit hook, which
+#: cannot be removed, so it only records while asked to).
+_OPENED: list[str] = []
+_WATCHING: list[bool] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if _WATCHING and event == "open" and isinstance(args[0], (str, Path)):
+        _OPENED.append(str(args[0]))
+
+
+sys.addaudithook(_audit)
+
+
+def _memories_opened(directory: Path, call: Callable[[], object]) -> set[str]:
+    _OPENED.clear()
+    _WATCHING.append(True)
+    try:
+        call()
+    finally:
+        _WATCHING.clear()
+    return {
+        Path(p).name
+        for p in _OPENED
+        if Path(p).parent == directory and p.endswith(".md") and Path(p).name != "MEMORY.md"
+    }
+
+
+def test_the_memory_tool_reads_only_the_memories_it_names(tmp_path: Path) -> None:
+    """The agent's add, replace, rename and remove look the memory up in the catalog:
+    with the lock held, they read the one memory file they change, not the layer."""
+    directory = tmp_path / "layer"
+    _store(directory, 200, random.Random(5))
+    layer = _layer(directory)
+
+    def settled() -> None:
+        """Every file written long ago, and the catalog kept of them."""
+        for path in directory.iterdir():
+            _backdate(path, 3600)
+        layer.find("no such memory")
+
+    calls: list[tuple[Callable[[], object], set[str]]] = [
+        (lambda: layer.add("fresh", "A new one."), set()),
+        (lambda: layer.replace("memory 7", "New text."), {"memory-7.md"}),
+        (lambda: layer.rename("memory 8", "memory eight"), {"memory-8.md"}),
+        (lambda: layer.remove_by_name("memory 9"), {"memory-9.md"}),
+    ]
+    for call, read in calls:
+        settled()
+        assert _memories_opened(directory, call) == read
+    names = {e.name for e in layer.read()}
+    assert {"fresh", "memory eight"} <= names and not {"memory 8", "memory 9"} & names

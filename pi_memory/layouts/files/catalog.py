@@ -8,7 +8,9 @@ memory file, the identity it was read at ``(mtime_ns, size, inode)``, its id,
 its name and a checksum of its normalised body: a write stats every file,
 parses only those whose identity changed since (the last write's own files, a
 hand edit, a pull), drops the deleted ones, and then reads only the few files
-whose body may repeat its own or whose id it supersedes.
+whose body may repeat its own or whose id it supersedes. The memory tool finds
+the memory it adds, replaces, renames or removes (by name or file name) the
+same way, so the lock it is called under is not held while the layer is read.
 
 The catalog lives in the user's cache directory (never in the layer, which may
 be committed), beside the parse cache and as disposable as it: a missing,
@@ -70,6 +72,15 @@ class Catalog:
     def files_for(self, key: int, ids: Collection[str]) -> list[str]:
         """The files whose body may normalise to ``key``'s and those of the ids ``ids``."""
         return [row[_FILE] for row in self.rows if row[_KEY] == key or row[_ID] in ids]
+
+    def files_of(self, refs: Collection[str], ids: Collection[str] = ()) -> list[str]:
+        """The files that hold a memory whose file name or name is one of ``refs``, or
+        whose id is one of ``ids``."""
+        return [
+            row[_FILE]
+            for row in self.rows
+            if row[_KEY] >= 0 and (row[_FILE] in refs or row[_NAME] in refs or row[_ID] in ids)
+        ]
 
     @property
     def ids(self) -> set[str]:

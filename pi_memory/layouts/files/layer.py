@@ -85,7 +85,7 @@ if TYPE_CHECKING:
     from pi_memory.fs.parse_cache import Identity
     from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keywords import Tally
-    from pi_memory.layouts.files.catalog import Facts
+    from pi_memory.layouts.files.catalog import Catalog, Facts
 
 #: The result of a ``memory`` tool write.
 WriteResult = ToolWrite
@@ -108,6 +108,12 @@ class _Decided(NamedTuple):
     files: set[str]
     ids: set[str]
     identities: dict[str, Identity]
+
+
+def _found(ref: str, entries: Sequence[Entry]) -> Entry | None:
+    """The memory of ``entries`` whose file name, else whose name, is exactly ``ref``."""
+    by_file = next((e for e in entries if e.file == ref), None)
+    return by_file or next((e for e in entries if e.name == ref), None)
 
 
 def _sort_key(entry: Entry) -> tuple[str, str]:
@@ -275,9 +281,27 @@ class FilesLayer:
 
     def find(self, ref: str) -> Entry | None:
         """The memory whose file name, else whose name, is exactly ``ref``."""
-        entries = self.read()
-        by_file = next((e for e in entries if e.file == ref), None)
-        return by_file or next((e for e in entries if e.name == ref), None)
+        return _found(ref, self._looked_up([ref])[1])
+
+    def _catalog(self) -> Catalog:
+        """The layer's catalog brought up to date (:mod:`.catalog`)."""
+        from pi_memory.layouts.files import catalog
+
+        return catalog.current(self.directory, self._is_entry_file, self._facts_at)
+
+    def _looked_up(
+        self, refs: Collection[str], ids: Collection[str] = ()
+    ) -> tuple[Catalog, list[Entry]]:
+        """The catalog, and the memories whose file name or name is one of ``refs`` or
+        whose id is one of ``ids``, read now, in :meth:`read`'s order: what :meth:`read`
+        would have found of them, without reading the other files."""
+        found = self._catalog()
+        entries = []
+        for name in found.files_of(set(refs), set(ids)):
+            parsed = self._read_file(name)
+            if parsed is not None:
+                entries.append(entry_from_file(parsed, name, self.layer))
+        return found, sorted(entries, key=_sort_key)
 
     # ----------------------------------------------------------------- write helpers
 
@@ -344,10 +368,10 @@ class FilesLayer:
 
     def append(self, entry: Entry) -> Entry:
         """Store a new memory as its own file and append its index line."""
-        existing = self.read()
-        if any(e.id == entry.id for e in existing if entry.id):
+        found = self._catalog()
+        if entry.id and entry.id in found.ids:
             raise EntryRejected(f"an entry with id {entry.id} already exists")
-        stored = self._complete(entry, {e.name for e in existing}, [e.file for e in existing])
+        stored = self._complete(entry, found.names, found.files)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, stored.file])
         before = self._index_to_change()
@@ -434,7 +458,7 @@ class FilesLayer:
 
         A memory that became superseded leaves the index (it stays on disk).
         """
-        current = {e.id: e for e in self.read()}
+        current = {e.id: e for e in self._looked_up((), {e.id for e in entries})[1]}
         changes = [(current[e.id], e) for e in entries if e.id in current]
         if not changes:
             return
@@ -463,7 +487,7 @@ class FilesLayer:
     def remove(self, ids: Collection[str]) -> None:
         """Delete these memories' files and index lines."""
         wanted = set(ids)
-        doomed = [e for e in self.read() if e.id in wanted]
+        doomed = [e for e in self._looked_up((), wanted)[1] if e.id in wanted]
         if not doomed:
             return
         self._changing("write", [INDEX_FILE, *(e.file for e in doomed)])
@@ -529,7 +553,7 @@ class FilesLayer:
         of the rest (the names and files taken) is kept for it."""
         from pi_memory.layouts.files import catalog
 
-        found = catalog.current(self.directory, self._is_entry_file, self._facts_at)
+        found = self._catalog()
         entries: list[Entry] = []
         identities: dict[str, Identity] = {}
         for name in found.files_for(catalog.body_key(body), set(ids)):
@@ -686,13 +710,12 @@ class FilesLayer:
             check_type(type)
         moment = now or self._clock()
         modified = iso_timestamp(moment)
-        entries = self.read()
+        found, entries = self._looked_up([name])
         existing = next((e for e in entries if e.name == name), None)
         if existing is None:
-            taken = [e.file for e in entries]
-            file = self._free_file_name(name, taken)
+            file = self._free_file_name(name, found.files)
             created = modified[:10]
-            ids = {e.id for e in entries}
+            ids = found.ids
             entry_id = derived_id(name, created, modified)
             if entry_id in ids:
                 entry_id = new_id(moment, frozenset(ids))
@@ -784,14 +807,13 @@ class FilesLayer:
         follow, and the line keeps its place; id, body and times stay."""
         new_name = js_trim(new_name)
         check_name(new_name)
-        current = self.find(ref)
+        found, entries = self._looked_up([ref, new_name])
+        current = _found(ref, entries)
         if current is None:
             raise EntryRejected(f'Entry "{ref}" not found')
-        entries = self.read()
         if any(e.name == new_name and e.id != current.id for e in entries):
             raise EntryRejected(f'a memory named "{new_name}" already exists')
-        taken = [e.file for e in entries]
-        file = self._free_file_name(new_name, taken, exclude=current.file)
+        file = self._free_file_name(new_name, found.files, exclude=current.file)
         renamed = touched(
             current._replace(name=new_name, file=file), iso_timestamp(now or self._clock())
         )
@@ -865,14 +887,14 @@ class FilesLayer:
         if found is None:
             raise EntryRejected(f'no removed or replaced memory "{ref}" is kept')
         kept, entry = found
-        entries = self.read()
+        layer, entries = self._looked_up([entry.name])
         current = next((e for e in entries if e.name == entry.name), None)
         if current is not None:
             file = current.file
-        elif self._reusable(kept.path.name, [e.file for e in entries]):
+        elif self._reusable(kept.path.name, layer.files):
             file = kept.path.name
         else:
-            file = self._free_file_name(entry.name, [e.file for e in entries])
+            file = self._free_file_name(entry.name, layer.files)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._changing("write", [INDEX_FILE, file])
         self._keep(file, REPLACE)
