@@ -356,3 +356,31 @@ def test_the_tool_list_is_answered_from_the_note_while_the_configuration_holds(
     changed, loaded = listed()
     assert loaded
     assert changed != full  # the files layout offers its own tool
+
+
+def test_a_write_renders_the_note_again_keeping_its_tool_list(setup: Setup) -> None:
+    def listed() -> str:
+        done = subprocess.run(
+            [sys.executable, "-S", str(PACKAGE), "tool", "--list"],
+            cwd=setup.root, env=setup.env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    host = "claude-code"
+    setup.cli("write", "--file", "DECISIONS.md", "--keyword", "deploy", "Deploys wait for CI.")
+    setup.hook(host, "SessionStart", source="startup")  # the layer's files all there now
+    full = listed()
+    note = next((setup.cache / "pi_memory/hooks").rglob("*.json"))
+    written = subprocess.run(
+        [sys.executable, "-X", "importtime", "-S", str(PACKAGE), "write", "--file", "DECISIONS.md",
+         "--keyword", "psql", "Staging's Postgres takes connections on port 5433."],
+        cwd=setup.root, env=setup.env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert "pi_memory.hosts.lifecycle" in written.stderr  # the note was rendered again
+    assert "pi_memory.agent_tools.registry" not in written.stderr  # its tool list was kept
+    assert "#psql (2)" in json.loads(note.read_text("utf-8"))["injection"]
+    assert json.loads(note.read_text("utf-8"))["quick"]["tools"] == full.strip()
+    out, quick = setup.hook(host, "SessionStart", source="startup", session_id="s2")
+    assert quick
+    assert out == setup.fresh(host, source="startup")
+    assert listed() == full

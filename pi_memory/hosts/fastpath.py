@@ -185,6 +185,9 @@ class Stale(NamedTuple):
     host: str = ""
     #: Whether anything changed since the note was written.
     changed: bool = True
+    #: The tools the note's ``quick`` block lists (``""``: none recorded): they follow
+    #: from the configuration and the environment, which a stale note has unchanged.
+    tools: str = ""
 
 
 def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
@@ -214,7 +217,9 @@ def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
     quick = data.get("quick")
     host = quick.get("host", "") if isinstance(quick, dict) else ""
     host = host if isinstance(host, str) else ""
-    return Stale(note, ready, fingerprint, host, fingerprint != recorded)
+    tools = quick.get("tools", "") if isinstance(quick, dict) else ""
+    tools = tools if isinstance(tools, str) else ""
+    return Stale(note, ready, fingerprint, host, fingerprint != recorded, tools)
 
 
 class _Items(Sequence["Item"]):

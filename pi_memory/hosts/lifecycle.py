@@ -225,20 +225,23 @@ def rendered(
         corpus=None,
         fingerprint=again.fingerprint,
         ready=again.ready,
-        quick=_quick(host, note),
+        quick=_quick(host, note, again.tools),
     )
     return note
 
 
-def _quick(host: str, note: Note) -> dict[str, object] | None:
-    """The note's block for a hook answered without the package (:mod:`.quick_hook`)."""
+def _quick(host: str, note: Note, tools: str = "") -> dict[str, object] | None:
+    """The note's block for a hook answered without the package (:mod:`.quick_hook`);
+    ``tools``: the tool list the note's block already holds, still what ``tool --list``
+    prints when only what the injection reads changed since (the configuration and the
+    environment it follows from are in the note's fingerprint), "": worked out here."""
     import time
 
     from pi_memory.hosts import fastpath
 
     block = fastpath.quick_block(host, note, time.time())
     if block is not None:
-        block["tools"] = _tool_list()
+        block["tools"] = tools or _tool_list()
     return block
 
 
