@@ -23,7 +23,9 @@ from pi_memory.layouts.categories.format import (
     format_entry,
     parse_entries,
     rewrite_rows,
+    rewrite_rows_counted_in,
     rewrite_rows_in,
+    rows_with_id_in,
 )
 from tests.golden_categories import CASES_DIR, NEW_ENTRY
 from tools.bench_detect import make_store
@@ -78,6 +80,25 @@ def test_rows_rewritten_in_bytes_as_in_text(name: str, data: bytes) -> None:
         )
     unknown = {"20990101-dead": NEW_ENTRY._replace(id="20990101-dead")}
     assert rewrite_rows_in(data, unknown, "project", "DECISIONS.md") == (data, {})
+
+
+@pytest.mark.parametrize(("name", "data"), SOURCES, ids=[name for name, _ in SOURCES])
+def test_a_rewrite_counts_the_rows_naming_each_id_as_a_scan_does(name: str, data: bytes) -> None:
+    entries = parse_entries(decode(data), "project", "DECISIONS.md")
+    rng = random.Random(name + "counted")
+    twice = {e.id for e in entries if sum(o.id == e.id for o in entries) > 1}
+    for _ in range(8 if entries else 0):
+        updates = _updates(rng, entries)
+        updates.update({i: next(e for e in entries if e.id == i) for i in sorted(twice)[:1]})
+        new, rewritten, counts = rewrite_rows_counted_in(data, updates, "project", "DECISIONS.md")
+        assert (new, rewritten) == rewrite_rows_in(data, updates, "project", "DECISIONS.md")
+        assert counts == {i: rows_with_id_in(data, i) for i in updates}
+    unknown = {"20990101-dead": NEW_ENTRY._replace(id="20990101-dead")}
+    assert rewrite_rows_counted_in(data, unknown, "project", "DECISIONS.md") == (
+        data,
+        {},
+        {"20990101-dead": 0},
+    )
 
 
 @pytest.mark.parametrize(("name", "data"), SOURCES, ids=[name for name, _ in SOURCES])

@@ -361,11 +361,23 @@ def rewrite_rows_in(
     """:func:`rewrite_rows` on the bytes of a file: only the lines of the rows it
     rewrites are decoded, the rest of the bytes are copied as they are (a file of
     100,000 rows is neither decoded nor encoded to bump one row's ``seen``)."""
+    new, rewritten, _ = rewrite_rows_counted_in(data, updates, layer, file)
+    return new, rewritten
+
+
+def rewrite_rows_counted_in(
+    data: bytes, updates: Mapping[str, Entry], layer: str, file: str
+) -> tuple[bytes, dict[tuple[str, int], Entry], dict[str, int]]:
+    """:func:`rewrite_rows_in`, and how many rows of ``data`` name each id of ``updates``
+    in their header (:func:`rows_with_id_in`), counted by the same pass over the bytes
+    that finds the rows to rewrite."""
     if not all(entry_id.isascii() for entry_id in updates):
         text, found = rewrite_rows(decode(data), updates, layer, file)
-        return encode(text), found
+        counts = {entry_id: rows_with_id_in(data, entry_id) for entry_id in updates}
+        return encode(text), found, counts
     rewritten: dict[tuple[str, int], Entry] = {}
-    targets = _target_rows_in(data, updates, layer, file)
+    counts = {}
+    targets = _target_rows_in(data, updates, layer, file, counts)
     pieces: list[bytes] = []
     done = len(data)
     for (entry_id, nth), (row, lines, start, end) in sorted(
@@ -376,7 +388,7 @@ def rewrite_rows_in(
         done = start
         rewritten[entry_id, nth] = parse_entries("".join(replacement), layer, file)[0]
     pieces.append(data[:done])
-    return b"".join(reversed(pieces)), rewritten
+    return b"".join(reversed(pieces)), rewritten, counts
 
 
 def _replacement(row: Row, lines: list[str], new: Entry, newline: Callable[[], str]) -> list[str]:
@@ -440,13 +452,16 @@ def _row_lines_in(data: bytes, start: int) -> tuple[list[str], int]:
 
 
 def _target_rows_in(
-    data: bytes, updates: Mapping[str, Entry], layer: str, file: str
+    data: bytes, updates: Mapping[str, Entry], layer: str, file: str, counts: dict[str, int]
 ) -> dict[tuple[str, int], tuple[Row, list[str], int, int]]:
-    """:func:`_target_rows` in the bytes of a file, with where each row's bytes end."""
+    """:func:`_target_rows` in the bytes of a file, with where each row's bytes end;
+    ``counts`` is given how many rows name each id (:func:`rows_with_id_in`)."""
     targets: dict[tuple[str, int], tuple[Row, list[str], int, int]] = {}
     for entry_id in updates:
         rows = []
-        for start in _header_starts_in(data, entry_id):
+        starts = _header_starts_in(data, entry_id)
+        counts[entry_id] = len(starts)
+        for start in starts:
             lines, end = _row_lines_in(data, start)
             region = parse_category_text("".join(lines), layer, file).rows
             if region:

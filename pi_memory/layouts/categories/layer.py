@@ -25,8 +25,7 @@ from pi_memory.layouts.categories.format import (
     parse_entries,
     remove_rows,
     repair_tags,
-    rewrite_rows_in,
-    rows_with_id_in,
+    rewrite_rows_counted_in,
 )
 from pi_memory.layouts.protocol import (
     ENTRY_OPERATIONS,
@@ -458,14 +457,14 @@ class CategoriesLayer:
         """``data`` (the bytes of ``file`` at ``identity``) with the rows of ``mine``
         rewritten, and each rewritten row's position -> its entry now (only the lines of
         those rows are decoded)."""
-        new, rewritten = rewrite_rows_in(data, mine, self.layer, file)
+        new, rewritten, counts = rewrite_rows_counted_in(data, mine, self.layer, file)
         if new == data:
             return data, {}
         known = self._places.get(file)
         if known is not None and known[0] == identity and identity is not None:
             found = known[1]
             if all(
-                nth == 0 and entry_id in found and rows_with_id_in(data, entry_id) == 1
+                nth == 0 and entry_id in found and counts[entry_id] == 1
                 for entry_id, nth in rewritten
             ):
                 return new, {found[entry_id][0]: e for (entry_id, _), e in rewritten.items()}
