@@ -142,8 +142,19 @@ def test_gemini_marks_where_its_chat_ends_before_each_request_as_the_full_hook_d
         more.write('{"type": "gemini"}\n')
     assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick")[1]
     assert setup.state("quick") == setup.state("full")  # a mark already waits
-    # The end settles the waiting mark: the full hook's work.
+    # The end settles the waiting mark: the chat went on, nothing was compressed.
+    assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="quick") == ("", True)
+    shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the first
+    assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="full") == ("", False)
+    assert setup.state("quick") == setup.state("full")
+    assert setup.state("quick")["watch"] is None  # type: ignore[index]
+    # A new chat begun since the mark (a compression): the full hook's work.
+    setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick")
+    assert setup.state("quick")["watch"] == chat.stat().st_size  # type: ignore[index]
+    with open(chat, "a", encoding="utf-8") as more:
+        more.write('{"$set": {"sessionId": "s2"}}\n')
     assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="quick") == ("", False)
+    assert setup.state("quick")["watch"] is None  # type: ignore[index]
     assert setup.hook("gemini", "PreCompress", trigger="manual", session_id="quick")[1] is False
 
 

@@ -228,7 +228,8 @@ def _answer(moment: str, host: str, raw: str) -> str:
 def _compression_watch(moment: str, quick: dict[str, Any], sid: str, transcript: str) -> str:
     """Gemini CLI, which fires its pre-compression hook before every model request: that
     hook only marks where the chat recording ends (:func:`pi_memory.session.moments.watch`),
-    and a session's end with no mark waiting has nothing to settle."""
+    and a session's end settles a waiting mark here when the chat went on without a
+    compression since (the full hook reads a compression's records)."""
     directory = os.path.join(quick["sessions"], sid)
     if not safe_session(sid):
         raise Miss
@@ -236,8 +237,10 @@ def _compression_watch(moment: str, quick: dict[str, Any], sid: str, transcript:
     watch = data.get("watch")
     waiting = isinstance(watch, int) and not isinstance(watch, bool) and watch >= 0
     if moment == "end":
-        if waiting:
-            raise Miss  # a compression to settle
+        if isinstance(watch, int) and waiting:
+            if _maybe_restarted(transcript, watch):
+                raise Miss  # maybe a compression to settle
+            _save_state(directory, quick["stateFiles"], {"watch": None})  # settled: none
         return ""
     if waiting:
         return ""
@@ -258,6 +261,17 @@ def noted_tools() -> str | None:
     except (Miss, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
     return listed if isinstance(listed, str) and listed.isascii() and listed else None
+
+
+def _maybe_restarted(transcript: str, mark: int) -> bool:
+    """Whether what Gemini CLI appended to its chat recording since ``mark`` may begin a new
+    chat (:func:`pi_memory.transcripts.gemini.restarted`: a ``$set`` of the ``sessionId``):
+    a turn's records never name that key, so without the word (nor an escape that might
+    spell it) nothing was compressed."""
+    with open(transcript, "rb") as chat:
+        chat.seek(mark)
+        appended = chat.read()
+    return b"sessionId" in appended or b"\\u" in appended
 
 
 def tool_list() -> bool:
