@@ -124,6 +124,57 @@ def test_an_end_and_a_turns_end_with_nothing_to_do_are_answered_quickly(
         assert (out, quick) == ("", host != "gemini")
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_prompt_answered_quickly_says_and_keeps_what_the_full_hook_does(
+    setup: Setup, host: str
+) -> None:
+    """The scorer's pick from the corpus beside the note, the index where the host takes it
+    with the first prompt (Gemini CLI), the state and the receipts, as the full hook has them."""
+    prompt = {"prompt": "which port does postgres listen on in staging?"}
+    event = {"claude-code": "UserPromptSubmit", "codex": "UserPromptSubmit"}.get(
+        host, "BeforeAgent"
+    )
+    for session in ("a", "b"):
+        setup.hook(host, "SessionStart", source="startup", session_id=session)
+    assert not setup.hook(host, event, session_id="warm", **prompt)[1]  # builds the corpus
+    answers: dict[str, list[str]] = {"a": [], "b": []}
+    for _ in range(2):  # the memory, then nothing: it was surfaced in this session already
+        out, quick = setup.hook(host, event, session_id="b", **prompt)
+        assert quick
+        answers["b"].append(out)
+        shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the other
+        out, quick = setup.hook(host, event, session_id="a", **prompt)
+        assert not quick
+        answers["a"].append(out)
+    assert answers["a"] == answers["b"]
+    context = json.loads(answers["b"][0])["hookSpecificOutput"]["additionalContext"]
+    assert "5433" in context
+    assert ("<memory-auto>" in context) == (host == "gemini")
+    assert answers["b"][1] == ""
+    assert setup.state("b") == setup.state("a")
+    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl").read_text()
+    rows = [json.loads(line) for line in log.splitlines()]
+    by = {
+        s: [{**r, "at": "", "ms": 0, "session": ""} for r in rows if r["session"] == s]
+        for s in "ab"
+    }
+    assert [r["event"] for r in by["b"]][-2:] == ["surface", "surface"]
+    assert by["b"] == by["a"]
+
+
+def test_a_prompt_the_quick_path_cannot_answer_takes_the_full_hook(setup: Setup) -> None:
+    """Context in front of the prompt, a compression mark waiting, no corpus yet."""
+    setup.hook("gemini", "SessionStart", source="startup", session_id="a")
+    ask = {"prompt": "which port does postgres listen on in staging?"}
+    assert not setup.hook("gemini", "BeforeAgent", session_id="a", **ask)[1]  # no corpus yet
+    marked = {"prompt": "<hook_context>x</hook_context> which port does postgres listen on?"}
+    assert not setup.hook("gemini", "BeforeAgent", session_id="b", **marked)[1]
+    (setup.root.parent / "t.jsonl").write_text('{"type": "user"}\n', "utf-8")
+    assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="a")[1]
+    assert not setup.hook("gemini", "BeforeAgent", session_id="a", **ask)[1]
+    assert setup.hook("gemini", "BeforeAgent", session_id="c", **ask)[1]
+
+
 def test_gemini_marks_where_its_chat_ends_before_each_request_as_the_full_hook_does(
     setup: Setup,
 ) -> None:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from pi_memory.named_tuple import NamedTuple
 
 if TYPE_CHECKING:
-    from pi_memory.surfacing import Corpus, Item, Limits
+    from pi_memory.surfacing import Corpus, Limits
 
 VERSION: Final = 3
 DIRECTORY: Final = "hooks"
@@ -73,11 +73,12 @@ class Note(NamedTuple):
 
 def _files(cwd: Path) -> tuple[Path, Path]:
     from pi_memory.fs.cache_home import cache_home
+    from pi_memory.hosts.corpus_cache import SUFFIX
     from pi_memory.hosts.quick_hook import note_stem
 
     stem = note_stem(str(cwd))
     base = Path(cache_home()) / DIRECTORY
-    return base / f"{stem}.json", base / f"{stem}.corpus"
+    return base / f"{stem}.json", base / f"{stem}{SUFFIX}"
 
 
 def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
@@ -222,46 +223,11 @@ def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
     return Stale(note, ready, fingerprint, host, fingerprint != recorded, tools)
 
 
-class _Items(Sequence["Item"]):
-    """The corpus's memories, each unmarshalled only when asked for."""
-
-    def __init__(self, data: bytes, offsets: Sequence[int], base: int) -> None:
-        self._data = data
-        self._offsets = offsets
-        self._base = base
-
-    def __len__(self) -> int:
-        return len(self._offsets) - 1
-
-    def __getitem__(self, index: int) -> Item:  # type: ignore[override]  # no slices here
-        import marshal
-
-        from pi_memory.surfacing import Item
-
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        start = self._base + self._offsets[index]
-        end = self._base + self._offsets[index + 1]
-        return Item._make(marshal.loads(self._data[start:end]))  # noqa: S302 - our own cache
-
-
 def load_corpus(path: Path) -> Corpus | None:
-    """The scorer's corpus: the text to search now, each memory only when picked."""
-    import marshal
-    from array import array
+    """The scorer's corpus kept at ``path`` (:func:`pi_memory.hosts.corpus_cache.load`)."""
+    from pi_memory.hosts.corpus_cache import load
 
-    from pi_memory.surfacing import Corpus
-
-    try:
-        data = path.read_bytes()
-        size = int.from_bytes(data[:4], "little")
-        blob, starts, keys, offsets = marshal.loads(data[4 : 4 + size])  # noqa: S302 - ours
-        where, at = array("q"), array("q")
-        where.frombytes(starts)
-        at.frombytes(offsets)
-        return Corpus(blob, where, keys, _Items(data, at, 4 + size))
-    except Exception:  # any unreadable cache is a miss
-        return None
+    return load(str(path))
 
 
 def save(
@@ -281,6 +247,7 @@ def save(
     import json
 
     from pi_memory.fs.atomic import atomic_write_bytes, atomic_write_text
+    from pi_memory.hosts.corpus_cache import pack
 
     note_file, corpus_file = _files(cwd)
     data = {
@@ -314,7 +281,7 @@ def save(
     try:
         note_file.parent.mkdir(parents=True, exist_ok=True)
         if corpus is not None:
-            atomic_write_bytes(corpus_file, _pack(corpus), durable=False)
+            atomic_write_bytes(corpus_file, pack(corpus), durable=False)
         atomic_write_text(note_file, json.dumps(data), durable=False)
     except (OSError, ValueError):
         return
@@ -326,29 +293,16 @@ def add_corpus(cwd: Path, corpus: Corpus) -> None:
     import json
 
     from pi_memory.fs.atomic import atomic_write_bytes, atomic_write_text
+    from pi_memory.hosts.corpus_cache import pack
 
     note_file, corpus_file = _files(cwd)
     try:
         data = json.loads(note_file.read_text("utf-8"))
-        atomic_write_bytes(corpus_file, _pack(corpus), durable=False)
+        atomic_write_bytes(corpus_file, pack(corpus), durable=False)
         data["corpus"] = True
         atomic_write_text(note_file, json.dumps(data), durable=False)
     except (OSError, ValueError):
         return
-
-
-def _pack(corpus: Corpus) -> bytes:
-    """Head (blob, starts, keys, item offsets) behind its length, then each item."""
-    import marshal
-    from array import array
-
-    rows = [marshal.dumps(tuple(i)) for i in corpus.items]
-    offsets = array("q", [0])
-    for row in rows:
-        offsets.append(offsets[-1] + len(row))
-    starts = array("q", corpus.starts).tobytes()
-    head = marshal.dumps((corpus.blob, starts, tuple(corpus.keys), offsets.tobytes()))
-    return len(head).to_bytes(4, "little") + head + b"".join(rows)
 
 
 def prune(max_age_days: int, now: float) -> int:

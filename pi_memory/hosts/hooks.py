@@ -20,7 +20,7 @@ from pi_memory.hosts import MOMENTS, canonical
 
 #: The events :mod:`pi_memory.hosts.quick_hook` may answer.
 QUICK_EVENTS = frozenset(
-    k for k, v in MOMENTS.items() if v in ("start", "end", "turn_end", "pre_compact")
+    k for k, v in MOMENTS.items() if v in ("start", "prompt", "end", "turn_end", "pre_compact")
 )
 
 TYPE_CHECKING = False  # typing and collections cost a hook's start-up milliseconds

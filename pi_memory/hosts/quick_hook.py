@@ -25,8 +25,10 @@ import sys
 
 TYPE_CHECKING = False  # typing itself is what this module avoids
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
+
+    from pi_memory.surfacing import Surfaced
 
 #: The ``quick`` block's version: a block this module cannot read is a miss.
 VERSION = 1
@@ -36,9 +38,11 @@ _ENV_NAMES = ("HOME", "USERPROFILE")
 #: A session id that is its own directory name (:func:`pi_memory.session.dirs.session_key`).
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 _DAY_SECONDS = 86_400
-_MOMENTS = ("start", "end", "turn_end", "pre_compact")
+_MOMENTS = ("start", "prompt", "end", "turn_end", "pre_compact")
 #: The fields of a session's state a start changes (:class:`pi_memory.session.state.SessionState`).
 _STATE_FIELDS = ("frozen", "reinject", "watch", "surfaced")
+#: The ids a receipt names at most (:data:`pi_memory.receipts.MAX_IDS`).
+_MAX_IDS = 64
 
 
 class Miss(Exception):
@@ -207,6 +211,8 @@ def _answer(moment: str, host: str, raw: str) -> str:
     sid, transcript = text.get("session_id", ""), text.get("transcript_path", "")
     cwd = text.get("cwd") or os.getcwd()
     note, quick = _note(cwd, host, moment)  # a host of the registry: the note names it
+    if moment == "prompt":
+        return _prompt(note, quick, cwd, text, started)
     manual = text.get("source", text.get("trigger", "")) == "manual"
     if moment == "pre_compact" and (manual or not quick["everyRequest"]):
         raise Miss  # a compaction under way: its handoff, the surfaced set forgotten
@@ -359,6 +365,80 @@ def _start(
     return answer
 
 
+def _prompt(
+    note: dict[str, Any], quick: dict[str, Any], cwd: str, text: dict[str, str], started: float
+) -> str:
+    """A prompt's answer (:func:`pi_memory.hosts.lifecycle.on_prompt`) in the common case,
+    after its state and receipts are written: the scorer alone picks (no side-query model)
+    from the corpus kept beside the note, no compression mark waits, and the turn before
+    it has nothing to start (the block is written only while no background work may)."""
+    sid, prompt = text.get("session_id", ""), text.get("prompt", "")
+    if not sid or not safe_session(sid) or "<" in prompt or note["sideQuery"]:
+        raise Miss  # Gemini's -p may put context in front of the prompt: the full hook cuts it
+    if not note["corpus"]:
+        raise Miss  # the full hook builds it
+    directory = os.path.join(quick["sessions"], sid)
+    before = _fields(_state_on_disk(directory, quick["stateFiles"][0]))
+    if quick["everyRequest"] and before["watch"] is not None:
+        raise Miss  # a compression to settle first
+    if not prompt.strip() and not before["reinject"]:
+        return ""
+    log = quick["log"]
+    if os.stat(log).st_size >= quick["logCap"]:
+        raise Miss  # the full hook sets the log aside
+    told = _told(quick["told"]) if note["notice"] != "off" else None
+    if told is not None and _jobs_since(log, told)[0]:
+        raise Miss  # a job to tell the person about
+    after = dict(before)
+    index = ""
+    if before["reinject"]:  # :func:`pi_memory.session.moments.prompt_index`
+        frozen = before["frozen"] if before["reinject"] == "frozen" else None
+        index = note["injection"] if frozen is None else frozen
+        after.update(frozen=index, reinject="")
+    found = _surfaced(note, cwd, prompt, before["surfaced"]) if prompt.strip() else None
+    parts = [index] if index else []
+    if found is not None and found.text:
+        parts.append(found.text)
+        shown = before["surfaced"]  # :func:`pi_memory.session.moments.surfaced`
+        after["surfaced"] = shown + [i for i in found.ids if i not in shown]
+    host = quick["host"]
+    if index:
+        _append(log, _receipt(host, sid, index, started, "prompt"))
+    if found is not None:
+        event = ("surface", found.ids)
+        _append(log, _receipt(host, sid, found.text, started, found.via, event=event))
+    if told is not None:
+        try:
+            _notice(note, quick, told)
+        except OSError:
+            pass  # the log went away since: the next hook tells from its end
+    changes = {k: v for k, v in after.items() if before[k] != v}
+    if changes:
+        _save_state(directory, quick["stateFiles"], changes)
+    context = "\n\n".join(parts)
+    event_name = text.get("hook_event_name") or quick["events"]["prompt"]
+    if not context or event_name not in quick["contextEvents"] or quick["plainText"]:
+        return ""
+    return _envelope(event_name, context)
+
+
+def _surfaced(note: dict[str, Any], cwd: str, prompt: str, skip: list[str]) -> Surfaced:
+    """The scorer's pick for ``prompt`` (:func:`pi_memory.hosts.lifecycle._surface`
+    without a side-query model), from the corpus kept beside the note."""
+    from pi_memory.fs.cache_home import cache_home
+    from pi_memory.hosts.corpus_cache import SUFFIX, load
+    from pi_memory.surfacing import Limits, surface
+
+    corpus = load(os.path.join(cache_home(), NOTE_DIRECTORY, note_stem(cwd) + SUFFIX))
+    if corpus is None:
+        raise Miss
+    caps = Limits(*note["limits"])
+    max_bytes = note["maxBytes"]
+    if max_bytes and caps.max_injection_bytes > max_bytes:
+        caps = caps._replace(max_injection_bytes=max_bytes)
+    return surface(corpus, prompt, caps, skip=skip, env=os.environ)
+
+
 def _envelope(event_name: str, context: str) -> str:
     """The JSON a host that reads JSON takes (:func:`pi_memory.hosts.events.render`)."""
     return (
@@ -397,16 +477,8 @@ def start_state(
 ) -> tuple[dict[str, object], str]:
     """:func:`pi_memory.session.moments.started` on the state ``data`` holds: the fields it
     changes, as :func:`pi_memory.session.state.encode` writes them, and the text it injects."""
-    frozen, reinject, watch, surfaced = (data.get(k) for k in _STATE_FIELDS)
-    exact = isinstance(watch, int) and not isinstance(watch, bool) and watch >= 0
-    before: dict[str, object] = {
-        "frozen": frozen if isinstance(frozen, str) else None,
-        "reinject": reinject if reinject in ("fresh", "frozen") else "",
-        "watch": watch if exact else None,
-        "surfaced": [i for i in surfaced if isinstance(i, str)]
-        if isinstance(surfaced, list)
-        else [],
-    }
+    before = _fields(data)
+    frozen = before["frozen"]
     after = dict(before, reinject="", watch=None)
     if source == "resume" and isinstance(frozen, str):
         shown = "" if replays else frozen
@@ -416,6 +488,21 @@ def start_state(
     if at_prompt:
         after["reinject"], shown = "frozen", ""
     return {k: v for k, v in after.items() if before[k] != v}, shown
+
+
+def _fields(data: Mapping[str, object]) -> dict[str, Any]:
+    """The fields of a session's state a start or a prompt changes, read as
+    :func:`pi_memory.session.state.decode` reads them (a wrong type: the default)."""
+    frozen, reinject, watch, surfaced = (data.get(k) for k in _STATE_FIELDS)
+    exact = isinstance(watch, int) and not isinstance(watch, bool) and watch >= 0
+    return {
+        "frozen": frozen if isinstance(frozen, str) else None,
+        "reinject": reinject if reinject in ("fresh", "frozen") else "",
+        "watch": watch if exact else None,
+        "surfaced": [i for i in surfaced if isinstance(i, str)]
+        if isinstance(surfaced, list)
+        else [],
+    }
 
 
 def _save_state(directory: str, files: list[str], changes: Mapping[str, object]) -> None:
@@ -458,16 +545,27 @@ def dumps(value: object) -> str:
     raise ValueError(f"not a plain value: {type(value).__name__}")
 
 
-def _receipt(host: str, sid: str, text: str, started: float, source: str) -> bytes:
-    """The session start's receipt line (:func:`pi_memory.receipts.encode`)."""
+def _receipt(
+    host: str,
+    sid: str,
+    text: str,
+    started: float,
+    source: str,
+    *,
+    event: tuple[str, Sequence[str]] = ("inject", ()),
+) -> bytes:
+    """A hook's receipt line (:func:`pi_memory.receipts.encode`): the index put in (the
+    default), or ``event``'s name and the ids it names."""
     import time
 
     size = len(text.encode("utf-8", "surrogatepass"))
+    name, ids = event
+    listed = ",".join(ascii_string(i) for i in ids[:_MAX_IDS])
     fields = [
         f'"at":{ascii_string(stamp(time.time()))}',
         f'"host":{ascii_string(host)}',
         f'"session":{ascii_string(sid)}',
-        '"kind":"hook","event":"inject","layers":[],"ids":[]',
+        f'"kind":"hook","event":{ascii_string(name)},"layers":[],"ids":[{listed}]',
         f'"bytes":{size if text else 0},"tokens":{(size + 3) // 4 if text else 0},"spent":0',
         f'"ms":{max(0, round((time.monotonic() - started) * 1000))}',
         f'"outcome":{ascii_string("ok" if text else "nothing")}',
