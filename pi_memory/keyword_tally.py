@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from pi_memory.keywords import Tally, canonical_key, grouped
@@ -212,16 +212,10 @@ def _summed(
     keys: dict[str, str] = {}
     parts: list[tuple[int, FileFacts, Sequence[int]]] = []
     entries = live = 0
-    for n, (facts, mine) in enumerate(zip(files, own)):
-        if mine is None:
-            if foreign:
-                continue
-            part = _whole(facts)
-        else:
-            part = _part(facts, mine, foreign)
+    for base, facts, part in _file_parts(files, own, foreign):
         entries += part[0]
         live += part[1]
-        parts.append((n * _FILE_STRIDE, facts, part[3]))
+        parts.append((base, facts, part[3]))
         keys.update(zip(facts.spellings, facts.keys))
         if not counts:
             counts.update(zip(facts.spellings, part[2]))
@@ -230,6 +224,22 @@ def _summed(
             if count:
                 counts[spelling] = counts.get(spelling, 0) + count
     return grouped(entries, live, counts, _earliest_in(parts), keys)
+
+
+def _file_parts(
+    files: Sequence[FileFacts], own: Sequence[Collection[str] | None], foreign: bool
+) -> Iterator[tuple[int, FileFacts, _Part]]:
+    """Each file's part of the tally (the whole file, or its own entries where ``own``
+    names them; a file with none left out where ``foreign``), with the order of its
+    first entry."""
+    for n, (facts, mine) in enumerate(zip(files, own)):
+        if mine is None:
+            if foreign:
+                continue
+            part = _whole(facts)
+        else:
+            part = _part(facts, mine, foreign)
+        yield n * _FILE_STRIDE, facts, part
 
 
 def groups_of(
@@ -247,16 +257,10 @@ def groups_of(
     key_of: dict[str, str] = {}
     parts: list[tuple[int, FileFacts, Sequence[int]]] = []
     entries = live = 0
-    for n, (facts, mine) in enumerate(zip(files, own)):
-        if mine is None:
-            if foreign:
-                continue
-            part = _whole(facts)
-        else:
-            part = _part(facts, mine, foreign)
+    for base, facts, part in _file_parts(files, own, foreign):
         entries += part[0]
         live += part[1]
-        parts.append((n * _FILE_STRIDE, facts, part[3]))
+        parts.append((base, facts, part[3]))
         for key in wanted:
             at = -1
             while True:

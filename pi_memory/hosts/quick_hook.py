@@ -349,11 +349,7 @@ def _start(
 
         answer = visible(answer)
     log = quick["log"]
-    if os.stat(log).st_size >= quick["logCap"]:
-        raise Miss  # the full hook sets the log aside
-    told = _told(quick["told"]) if note["notice"] != "off" else None
-    if told is not None and _jobs_since(log, told)[0]:
-        raise Miss  # a job to tell the person about
+    told = _nothing_to_tell(note, quick, log)
     if sid and changes:
         _save_state(directory, quick["stateFiles"], changes)
     _append(log, _receipt(host, sid, shown, started, source))
@@ -384,11 +380,7 @@ def _prompt(
     if not prompt.strip() and not before["reinject"]:
         return ""
     log = quick["log"]
-    if os.stat(log).st_size >= quick["logCap"]:
-        raise Miss  # the full hook sets the log aside
-    told = _told(quick["told"]) if note["notice"] != "off" else None
-    if told is not None and _jobs_since(log, told)[0]:
-        raise Miss  # a job to tell the person about
+    told = _nothing_to_tell(note, quick, log)
     after = dict(before)
     index = ""
     if before["reinject"]:  # :func:`pi_memory.session.moments.prompt_index`
@@ -586,6 +578,19 @@ def _append(log: str, line: bytes) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def _nothing_to_tell(
+    note: dict[str, Any], quick: dict[str, Any], log: str
+) -> tuple[int, int] | None:
+    """How far the last notice looked (``None``: notices are off), once it is sure the
+    log needs no setting aside and no job waits to be told about; else :class:`Miss`."""
+    if os.stat(log).st_size >= quick["logCap"]:
+        raise Miss  # the full hook sets the log aside
+    told = _told(quick["told"]) if note["notice"] != "off" else None
+    if told is not None and _jobs_since(log, told)[0]:
+        raise Miss  # a job to tell the person about
+    return told
 
 
 def _told(path: str) -> tuple[int, int]:
