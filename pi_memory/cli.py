@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Callable, NoReturn
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Callable, NoReturn
 
 PROG = "python -m pi_memory"
 

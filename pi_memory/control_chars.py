@@ -10,8 +10,7 @@ pull): printing spells such characters out (:mod:`pi_memory.inject.terminal`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 

@@ -11,11 +11,13 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config, LoadedConfig, Provider
     from pi_memory.model.backoff import Backoff
     from pi_memory.model.ledger import Spend

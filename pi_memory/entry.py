@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import re
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Container
+    from typing import Final
 
 TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
 ID_RE: Final = re.compile(r"^\d{8}-[0-9a-z]{4}$")

@@ -7,9 +7,12 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
 
 from pi_memory.errors import PiMemoryError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 LOG_FILE: Final = "pi_memory.log"
 LOG_KEEP_BYTES: Final = 256 * 1024

@@ -28,14 +28,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.entry import LAYERS
 from pi_memory.errors import UsageError
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INBOX_DIR
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
 

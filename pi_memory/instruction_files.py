@@ -22,10 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Callable, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Final
 
 #: The instruction files hosts read at every session start, in the order they are named.
 FILES: Final = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")

@@ -21,13 +21,15 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.keywords import Tally, canonical_key, grouped
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.staleness import sortable_time
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
 
 #: The version of the rules that make facts from entries (the parse cache's ``rules``).

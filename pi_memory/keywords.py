@@ -14,12 +14,14 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS, is_han
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
 
 MAX_WORDS: Final = 8

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.errors import EntryRejected, PiMemoryError
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
     from pi_memory.layouts.protocol import LayerStore, MemoryTool
     from pi_memory.store import Store

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
 
 USER_SCOPE: Final = "user"

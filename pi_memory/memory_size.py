@@ -10,9 +10,11 @@ there is and where.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pi_memory.text import cut_utf8, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 SETTING: Final = "memoryMaxBytes"
 

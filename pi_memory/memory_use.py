@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.recalls import REPEATED, SURFACED, USED
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
     from pi_memory.transcripts import Turn
 

@@ -12,10 +12,9 @@ docstring) without that check. Type checkers see ``typing.NamedTuple`` itself.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 __all__ = ["NamedTuple"]
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:

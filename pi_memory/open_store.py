@@ -13,11 +13,11 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.store import Settings, Store
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config, LoadedConfig
 

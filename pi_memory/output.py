@@ -8,7 +8,10 @@ terminal must show them, not obey them. JSON output is ASCII, so unaffected.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def write(text: str, stream: TextIO | None = None) -> None:

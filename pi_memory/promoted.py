@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: The section's name in its markers.
 SECTION: Final = "promoted"

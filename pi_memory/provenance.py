@@ -25,10 +25,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Final
 
 from pi_memory.fs.parse_cache import identity_at, keep, lookup, racy
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "Provenance",

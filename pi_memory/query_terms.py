@@ -40,10 +40,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
 
 from pi_memory.keywords import stem
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Forms shorter than this are not looked for (they would match inside other words).
 MIN_FORM: Final = 4

@@ -28,14 +28,15 @@ from __future__ import annotations
 
 import marshal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.keywords import Tally, within_reach
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import RECALLS_FILE
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Any, Final
 
     from pi_memory.fs.parse_cache import Identity
 

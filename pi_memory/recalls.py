@@ -19,12 +19,13 @@ often the agent used or ignored it and how often the user had to say it again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.keywords import canonical_key
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Final
 
     from pi_memory.retrieval import Hit, SearchResult
 

@@ -50,7 +50,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Protocol
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import format_time, is_id
@@ -67,7 +67,10 @@ from pi_memory.staleness import (
 from pi_memory.text import counted
 from pi_memory.tokens import tokenize
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
     from pi_memory.search_index import Brief
 

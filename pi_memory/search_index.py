@@ -34,10 +34,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final
 
 from pi_memory.entry import Entry
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 VERSION: Final = 5
 _FIELDS: Final = len(Entry._fields)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import Protocol
 
 from pi_memory.entry import format_time, parse_time
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
 
 DAYS_PER_MONTH: Final = 30

@@ -13,7 +13,6 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Callable, Final
 
 from pi_memory.config import defaults
 from pi_memory.entry import LAYERS, PROJECT, USER, Entry
@@ -21,7 +20,10 @@ from pi_memory.errors import ConfigError, EntryRejected, PiMemoryError, UsageErr
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import RECALLS_FILE
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable, Final
+
     from pi_memory.anchors.project import Found
     from pi_memory.fs.lock import StoreLock
     from pi_memory.fs.parse_cache import Identity

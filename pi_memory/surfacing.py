@@ -24,11 +24,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
 

@@ -14,10 +14,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Final
 
 __all__ = [
     "HAN_CLASS",

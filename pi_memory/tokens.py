@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final
 
 from pi_memory.keywords import STOPWORDS
 from pi_memory.text import HAN_CLASS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: A token: a Han run, or a word with the identifiers' joins (``node.js``, ``--delete``).
 _TOKEN_PATTERN: Final = f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"

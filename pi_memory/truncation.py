@@ -21,7 +21,9 @@ Deliberate choices:
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["truncation_issue"]
 

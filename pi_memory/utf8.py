@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: What a refusal calls such text (one phrase, so people and tests can find it).
 NOT_UTF8: Final = "not valid UTF-8"

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry

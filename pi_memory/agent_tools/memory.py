@@ -25,14 +25,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.layouts.carry import ENTRY_TYPES
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import js_trim
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.entry import Entry
     from pi_memory.store import Store
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Final
 
 from pi_memory.agent_tools.arguments import ToolArgumentError, text, whole_number
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 MODES: Final = ("keyword", "tag", "recent", "all", "id")
 

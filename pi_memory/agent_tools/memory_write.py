@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.agent_tools.arguments import strings, text
 from pi_memory.entry import ALL_CATEGORY_FILES
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.config.schema import Config
     from pi_memory.store import Store, WriteOutcome
 

@@ -9,10 +9,13 @@ model meets it. Which tools a store offers is its layout's to say
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
 
 from pi_memory.agent_tools import memory, memory_search, memory_write, session_search
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 
 class Tool(NamedTuple):

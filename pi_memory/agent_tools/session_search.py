@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
 
 from pi_memory.agent_tools.arguments import ToolArgumentError, text, whole_number
 from pi_memory.hosts.registry import NAMES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 #: The most matches one call may ask for.
 MAX_LIMIT: Final = 50

@@ -17,10 +17,10 @@ when called (a hook pays for none it does not use).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.anchors.verdict import Verdict
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.anchors.project import Found
 

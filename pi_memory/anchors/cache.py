@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Final
 
 from pi_memory.anchors.verdict import Verdict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 VERSION: Final = 1
 DIRECTORY: Final = "anchors"

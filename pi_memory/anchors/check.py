@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
 
 from pi_memory.anchors.project import GIT
 from pi_memory.anchors.record import Anchor
 from pi_memory.anchors.verdict import FRESH, SUSPECT, UNKNOWN, Verdict
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["FRESH", "SUSPECT", "UNKNOWN", "Now", "Verdict", "check", "judge"]
 

@@ -9,9 +9,12 @@ come out. Whether a mention exists in the project is for
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Words of a body looked at (a pasted list of thousands of paths costs no more).
 MAX_WORDS: Final = 400

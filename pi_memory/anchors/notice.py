@@ -8,9 +8,11 @@ heading and a search hit say it beside the memory itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Final
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
 
 #: Suspect memories listed in the injected index at most (then how many more).

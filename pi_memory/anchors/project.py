@@ -14,10 +14,13 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final
 
 from pi_memory.anchors.mentions import MAX_NAMES, MAX_PATHS, Mentions
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 GIT: Final = "git"
 DISK: Final = "disk"

@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # read lazily: a hook asks only for the file's name
+    from typing import Final
+
     from pi_memory.anchors.project import Found
 
 FILE: Final = "anchors.jsonl"

@@ -6,8 +6,7 @@ touched and the command says what to configure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

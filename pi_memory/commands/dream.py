@@ -8,10 +8,10 @@ never waits on its stdin. ``--dry-run`` writes nothing and never asks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Final
 
 CONFIRM: Final = (
     "Dream: let the model tidy the {layer} memory at {directory}? It may merge, rewrite,"

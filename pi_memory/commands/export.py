@@ -11,10 +11,10 @@ and only when the index changed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Final
 
 #: What ``export`` can write.
 AGENTS_MD: Final = "agents-md"

@@ -31,10 +31,10 @@ description comes back derived from its body; an empty ``src:`` becomes
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Final
 
     from pi_memory.plan import ImportOutcome
     from pi_memory.store import Store

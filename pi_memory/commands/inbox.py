@@ -9,10 +9,10 @@ text from stdin) and ``inbox reject ID`` drops it for good. The engine is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     from pi_memory.inbox import Item
 

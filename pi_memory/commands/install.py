@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.hosts.install import Change, current_launcher, plan
 from pi_memory.hosts.install_plan import Locations
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

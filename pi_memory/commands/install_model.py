@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from pi_memory.hosts.host import Host
     from pi_memory.hosts.install_plan import Edit
     from pi_memory.hosts.model_offer import Choice

@@ -6,8 +6,7 @@ and says the store is unchanged; "nothing worth storing" is a success.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.jobs.outcome import JobOutcome
 

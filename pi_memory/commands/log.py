@@ -8,8 +8,8 @@ first, filtered by session, host, layer, kind, event, memory and time.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

@@ -12,8 +12,7 @@ the memory stays in its layer either way.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path

@@ -13,8 +13,7 @@ first (:mod:`pi_memory.jobs.rekey`), 12 memories per call.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

@@ -9,10 +9,10 @@ or file name), under the layer's lock, keeping whatever it replaces the same way
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Final
 
     from pi_memory.layouts.protocol import MemoryTool
 

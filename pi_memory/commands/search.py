@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from datetime import datetime

@@ -9,15 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from pi_memory.commands.unlock import unlock_command
 from pi_memory.entry import LAYERS, PROJECT, USER, Entry
 from pi_memory.text import counted
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from pathlib import Path
+    from typing import Any
 
     from pi_memory.detect.health import LayerHealth
     from pi_memory.keywords import KeywordRow

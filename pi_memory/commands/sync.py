@@ -9,8 +9,7 @@ changes nothing here: one line on stderr, exit 1.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

@@ -9,7 +9,10 @@ reads. A rejected call (bad arguments, truncated text, a held lock) is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 USAGE: Final = "usage: python -m pi_memory tool NAME  (JSON arguments on stdin), or tool --list"
 

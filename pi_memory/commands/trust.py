@@ -8,8 +8,7 @@ notes from others. ``--revoke`` leaves them out again and stops the question.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

@@ -7,8 +7,7 @@ then anyone who reaches it still needs the token.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

@@ -10,14 +10,15 @@ the one that was shown.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory import output
 from pi_memory.commands.confirm import Answer, confirmed, terminal_answer
 from pi_memory.fs import lock
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Final
 
 NO_LOCK: Final = "No lock present."
 CONFIRM_TITLE: Final = "Memory lock"

@@ -11,8 +11,8 @@ agent read the code and found the memory still true (correct it with
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 

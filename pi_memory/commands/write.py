@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, cast
+from typing import cast
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Final
 
     from pi_memory.store import WriteOutcome
 

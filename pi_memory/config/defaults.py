@@ -6,10 +6,10 @@ defaults from here without loading the configuration reader.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any, Final
 
 MEMORY_DIR: Final = "~/.pi/memory"
 AUTO_DIR: Final = "~/.pi/agent/memory-auto"

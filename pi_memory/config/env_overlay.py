@@ -8,13 +8,15 @@ absolute path.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory import env_names
 from pi_memory.config import defaults as d
 from pi_memory.config.reader import clamp, resolve_path
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.config.schema import Config
 
 #: pi-memory-auto's environment knobs: variable → (memory.json key, default, minimum, maximum).

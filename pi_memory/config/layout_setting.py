@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.config.schema import CATEGORIES, Config
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.naming.layer_dirs import LayerDirs
 

@@ -17,12 +17,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
 
 from pi_memory.config.parse import parse_config
 from pi_memory.config.reader import Reader
 from pi_memory.config.schema import LoadedConfig
 from pi_memory.config.trust import is_trusted, trusted_projects
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 USER_CONFIG: Final = Path(".pi", "agent", "memory.json")
 PROJECT_CONFIG: Final = Path(".pi", "memory.json")

@@ -9,12 +9,12 @@ none, e.g. a local server with ``apiKeyEnv`` empty).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from pi_memory.config.schema import TASKS
 from pi_memory.errors import ConfigError
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
 

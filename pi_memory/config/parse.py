@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from pi_memory.config import defaults as d
 from pi_memory.config.env_overlay import ENV_KNOBS, KNOB_FIELDS, apply_env
@@ -38,6 +37,10 @@ from pi_memory.config.schema import (
     SessionSearchConfig,
 )
 from pi_memory.config.trust import trusted_projects
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _persistence(

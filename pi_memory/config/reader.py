@@ -9,7 +9,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def resolve_path(value: str, cwd: str, home: str, platform: str = sys.platform) -> str:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_memory.config.schema import Config, Provider, SessionPersistence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _persistence_dict(value: SessionPersistence) -> dict[str, Any]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
 
 from pi_memory.config import defaults as d
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 CATEGORIES: Final = "categories"
 FILES: Final = "files"

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import compress, repeat
 from operator import attrgetter, not_
-from typing import Final
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
@@ -63,6 +62,10 @@ from pi_memory.detect.text_features import (
 )
 from pi_memory.entry import Entry
 from pi_memory.text import is_han
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 MIN_SIMILARITY_NUMBERS: Final = 0.3
 MIN_SIMILARITY_WORDS: Final = 0.5

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
@@ -44,6 +43,10 @@ from pi_memory.detect.set_join import (
 from pi_memory.detect.text_features import BodyFacts, Features, jaccard
 from pi_memory.entry import Entry
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["DuplicatePair", "find_duplicates", "find_duplicates_bruteforce"]
 

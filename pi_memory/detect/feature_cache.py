@@ -19,11 +19,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final, Optional
+from typing import Optional
 
 from pi_memory.detect.pairs import no_cycle_collection
 from pi_memory.detect.text_features import BodyFacts, body_lists, facts_of
 from pi_memory.entry import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 #: The cache files' kind (see :func:`pi_memory.fs.parse_cache.lookup`).
 KIND: Final = "features"

@@ -33,13 +33,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
 
 from pi_memory.detect.conflicts import ConflictPair
 from pi_memory.detect.duplicates import DuplicatePair
 from pi_memory.detect.hints import percent, single_line
 from pi_memory.detect.text_features import keyword_keys
 from pi_memory.entry import Entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 MIN_RECALLS: Final = 5
 SHOWN_PAIRS: Final = 5

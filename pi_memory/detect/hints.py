@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from pi_memory.detect.conflicts import ConflictPair
 from pi_memory.detect.duplicates import DuplicatePair
 from pi_memory.entry import Entry
 from pi_memory.inject.sanitize import sanitize_for_injection
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Characters of a body shown in a prompt hint: enough to judge the pair.
 HINT_BODY_CHARS: Final = 200

@@ -12,12 +12,16 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pi_memory.detect.set_join import forget_group_orders
 from pi_memory.detect.text_features import BodyFacts, Features, age_key, body_facts
 from pi_memory.entry import Entry
 from pi_memory.keywords import canonical_key
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The last store's entries and their features. ``show`` runs both detectors
 #: on one list of entries; entries are frozen, so the same objects in the same

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Set
 from functools import lru_cache
-from typing import Final
 
 from pi_memory.entry import (
     Entry,
@@ -29,6 +28,10 @@ from pi_memory.entry import (
 from pi_memory.keywords import canonical_key, stem
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
 #: A word: letters and digits that are not Han (``[^\W_]`` is "word char but not ``_``").

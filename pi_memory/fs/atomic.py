@@ -13,10 +13,13 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO, Callable, Final
 
 from pi_memory.fs import fsretry
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO, Callable, Final
 
 TEMP_SUFFIX: Final = ".tmp"
 _umask_cache: int | None = None

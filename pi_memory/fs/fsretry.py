@@ -11,7 +11,11 @@ from __future__ import annotations
 import errno
 import sys
 import time
-from typing import Callable, Final, TypeVar
+from typing import TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Final
 
 T = TypeVar("T")
 

@@ -10,7 +10,10 @@ is the user's and is never changed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 NAME: Final = ".gitignore"
 TEXT: Final = "\n".join(

@@ -16,10 +16,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Final
 
 from pi_memory.fs.atomic import TEMP_SUFFIX
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Seconds after which a temp file under our own lock is abandoned.
 ABANDONED_AFTER_S: Final = 600

@@ -22,7 +22,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Final
 
 from pi_memory.config.defaults import LOCK_TIMEOUT_MS
 from pi_memory.errors import LockError
@@ -31,8 +30,10 @@ from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.text import iso_now
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import TracebackType
+    from typing import Callable, Final
 
 LOCK_FILE: Final = ".lock"
 DEFAULT_POLL_MS: Final = 50

@@ -17,7 +17,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 VERSION: Final = 3
 #: A record the cache holds: a tuple (a NamedTuple such as ``Entry``).

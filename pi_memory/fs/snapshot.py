@@ -21,15 +21,17 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Final
+from typing import Callable
 
 from pi_memory.config.defaults import SNAPSHOT_KEEP
 from pi_memory.fs import fsretry
 from pi_memory.text import iso_timestamp
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from datetime import datetime
+    from typing import Final
 
 BACKUPS_DIR: Final = ".backups"
 MIGRATE_PREFIX: Final = "migrate-"

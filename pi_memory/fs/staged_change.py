@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import BinaryIO, Callable
 
 from pi_memory.fs.atomic import (
     Staged,
@@ -33,6 +32,10 @@ from pi_memory.fs.atomic import (
     stage_written,
 )
 from pi_memory.fs.parse_cache import Identity, identity_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO, Callable
 
 
 class _Step:

@@ -14,12 +14,12 @@ next UserPromptSubmit does a turn end's work (the review every
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
-
 from pi_memory.hosts.host import Host
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, Final
 
     from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.native import NativeFile

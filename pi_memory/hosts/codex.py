@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.hosts.host import Host
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.native import NativeFile
     from pi_memory.transcripts import Reader

@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
 from pi_memory.hosts import MOMENTS, canonical
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import TextIO
+
     from pi_memory.hosts.host import Host
     from pi_memory.hosts.lifecycle import Answer, HookEvent
 

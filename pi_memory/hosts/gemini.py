@@ -28,12 +28,13 @@ flush.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.hosts.host import Host
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any, Final
 
     from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.native import NativeFile

@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.receipts import Receipt
 

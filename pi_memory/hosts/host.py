@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable
+
     from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.native import NativeFile
     from pi_memory.transcripts import Reader

@@ -25,14 +25,16 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.hosts.install_plan import Edit, Locations, Plan
 from pi_memory.launcher import Launcher, this_package
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.hosts.host import Host
     from pi_memory.hosts.jsonc import Node
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Final
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 _SPACE: Final = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 _SCALAR: Final = re.compile(

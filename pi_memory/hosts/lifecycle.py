@@ -34,12 +34,14 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from pi_memory.hosts.fastpath import Note, Stale
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from pi_memory.config.schema import Config
     from pi_memory.hosts.host import Host
     from pi_memory.jobs.records import JobRecord

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.errors import PiMemoryError
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.hosts.host import Host
     from pi_memory.hosts.install_plan import Edit
 

@@ -9,11 +9,12 @@ JSON envelope the model would read escaped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from pi_memory.hosts.host import Host
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.hosts.install_plan import Edit, Plan
     from pi_memory.transcripts import Reader
 

@@ -8,9 +8,10 @@ hook names one host and loads that one alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.hosts.host import Host
 
 #: Every host's name (what ``--host`` takes) → its module under ``pi_memory.hosts``.

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Protocol
 
 from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: First line of the index window when older lines were left out.
 INDEX_TRUNCATION_MARKER: Final = (

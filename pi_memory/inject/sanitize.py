@@ -12,10 +12,10 @@ left alone, so a value replayed from a transcript never drifts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from typing import Final
 
 #: Every code point of Unicode general category Cf (format characters), as
 #: inclusive ranges, taken from Unicode 15.1. A table instead of a scan of

@@ -14,10 +14,10 @@ other control character) passes through unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from typing import Final
 
 #: Line and paragraph separators: a terminal may break a line on them.
 _SEPARATORS: Final = "\u2028\u2029"

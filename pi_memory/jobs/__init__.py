@@ -8,7 +8,9 @@ and the background worker call it) and a command (a person runs it).
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: The model task each job runs as (``memory.json``: the task's ``model``, else ``defaults.model``).
 EXTRACT_TASK: Final = "extractMemories"

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Callable
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable
+
     from pi_memory.config.schema import Config
     from pi_memory.model.types import ToolCall, ToolSpec
 

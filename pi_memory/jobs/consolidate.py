@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.entry import Entry
 from pi_memory.jobs import CONSOLIDATE_TASK
 from pi_memory.jobs.consolidate_plan import MAX_ROUNDS, PAGE_SIZE
 from pi_memory.jobs.outcome import FAILED, NOTHING, STORED, JobOutcome
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.jobs.consolidate_plan import Applied, Plan

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Final
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import Entry
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: pi-memory-auto: pages of 120 memories, newest first, at most 12 rounds per pass.
 PAGE_SIZE: Final = 120

@@ -21,13 +21,15 @@ import json
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.jobs import DREAM_TASK
 from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
     from pi_memory.store import Store
 

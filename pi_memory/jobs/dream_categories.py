@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.entry import Entry
 from pi_memory.jobs.consolidate_plan import Merge, Plan, Rename
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.model.types import ToolCall, ToolSpec
     from pi_memory.store import Store
 

@@ -12,7 +12,10 @@ name and the file to delete.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 MARKER: Final = ".dream.lock"
 

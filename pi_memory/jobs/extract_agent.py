@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.entry import PROJECT
 from pi_memory.jobs import EXTRACT_TASK
 from pi_memory.jobs.outcome import FAILED, SKIPPED, JobOutcome, agent_outcome
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
     from pi_memory.inbox import Proposal, Source

@@ -4,8 +4,8 @@ and when it finished: what it wrote, the model tokens it spent, how long it took
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.jobs.outcome import JobOutcome
     from pi_memory.jobs.records import JobRecord

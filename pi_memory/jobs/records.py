@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.session.dirs import JOBS_DIR, session_key, sessions_root
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.fs.lock import LockStatus
 
 REVIEW: Final = "review"

@@ -16,14 +16,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.entry import Entry
 from pi_memory.jobs import CONSOLIDATE_TASK
 from pi_memory.jobs.outcome import FAILED, NOTHING, STORED, JobOutcome
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
     from pi_memory.store import Store
 

@@ -11,9 +11,12 @@ before the first marker is the model talking, and is ignored.
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 MARKER_RE: Final = re.compile(r"^[ \t]*===[ \t]*([A-Za-z][A-Za-z _-]*?)[ \t]*===[ \t]*$", re.M)
 _FIELD_RE: Final = re.compile(r"^([A-Za-z]+)\s*:\s*(.*)$")

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import CATEGORY_FILES, LAYERS, PROJECT, USER, Entry, is_id
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: pi-memory-auto: a review stores at most 3 memories, a compaction handoff at most 2.
 REVIEW_MAX: Final = 3

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pi_memory.entry import PROJECT
 from pi_memory.jobs import EXTRACT_TASK
 from pi_memory.jobs.outcome import FAILED, NOTHING, SKIPPED, STORED, JobOutcome
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.inbox import Source

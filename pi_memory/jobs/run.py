@@ -10,11 +10,12 @@ check is not repeated here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from pi_memory.errors import PiMemoryError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
     from pi_memory.jobs.outcome import JobOutcome
     from pi_memory.jobs.records import JobRecord

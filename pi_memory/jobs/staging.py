@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import Entry
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.model.types import ToolCall, ToolSpec
     from pi_memory.store import Store
 

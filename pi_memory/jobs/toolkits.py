@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from pi_memory.layouts.protocol import ENTRY_OPERATIONS, MEMORY_TOOL
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry

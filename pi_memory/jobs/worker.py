@@ -24,13 +24,15 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory import env_names
 from pi_memory.jobs import records
 from pi_memory.session.dirs import sessions_root
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
     from pi_memory.jobs.outcome import JobOutcome
     from pi_memory.jobs.records import JobRecord

@@ -9,10 +9,9 @@ layout's name (the ``layout`` setting) is turned into code.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pi_memory.config import defaults
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final
 
 from pi_memory.entry import CATEGORY_FILES, PROJECT, USER, Entry, parse_time
 from pi_memory.text import JS_SPACE, iso_timestamp, js_trim
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 ENTRY_TYPES: Final = ("user", "feedback", "project", "reference")
 DEFAULT_TYPE: Final = "feedback"

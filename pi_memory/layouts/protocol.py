@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Container, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final, Protocol
+from typing import Callable, Protocol
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any, Final
 
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
 
 from pi_memory.model.types import Message, ToolCall
 from pi_memory.model.wire import (
@@ -16,6 +15,10 @@ from pi_memory.model.wire import (
     count,
     malformed,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 VERSION: Final = "2023-06-01"
 #: The smallest thinking budget the API accepts.

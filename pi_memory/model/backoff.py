@@ -20,9 +20,12 @@ import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Seconds a model is left alone after its first failure in a row.
 FIRST: Final = 30.0

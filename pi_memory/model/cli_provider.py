@@ -22,14 +22,16 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory import env_names
 from pi_memory.model.errors import ModelUnavailable
 from pi_memory.model.types import Message, ToolCall, ToolSpec
 from pi_memory.model.wire import CUT, Ask, Parsed, checked, count, malformed
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.config.schema import Config
     from pi_memory.model.target import Target
 

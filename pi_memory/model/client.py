@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.model.errors import (
     BudgetExhausted,
@@ -28,8 +27,10 @@ from pi_memory.model.target import Target
 from pi_memory.model.types import Message, Reply, ToolSpec
 from pi_memory.model.wire import Ask
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Final
 
     from pi_memory.config.schema import Config
     from pi_memory.model.ledger import LedgerLine

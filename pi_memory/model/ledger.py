@@ -13,11 +13,13 @@ import os
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.config.schema import Config
 
 PREFIX: Final = "model-usage-"

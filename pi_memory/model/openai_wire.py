@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from pi_memory.model.types import Message, ToolCall
 from pi_memory.model.wire import (
@@ -20,6 +19,10 @@ from pi_memory.model.wire import (
     count,
     malformed,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def endpoint(base_url: str) -> str:

@@ -6,10 +6,9 @@ which runs one, both read it from below and neither imports the other for it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.config.schema import Provider
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.model.errors import ModelUnavailable
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import urllib.request
     from email.message import Message as Headers
+    from typing import Final
 
 #: A reply larger than this is not a chat completion.
 MAX_BODY: Final = 32 * 1024 * 1024

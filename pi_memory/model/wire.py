@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from pi_memory.model.types import Message, ToolCall, ToolSpec
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Why a reply cannot be used: ``""`` (it can), or one of these.
 CUT: Final = "cut"

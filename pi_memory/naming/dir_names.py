@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pi_memory.naming.graphemes import truncate_graphemes
 from pi_memory.naming.platforms import WIN32
 from pi_memory.naming.windows import windows_safe_name
 from pi_memory.text import utf8_len
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["DIR_NAME_KEEP_BYTES", "DIR_NAME_MAX_BYTES", "HASH_LENGTH", "hash8", "project_dir_name"]
 

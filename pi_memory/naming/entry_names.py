@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.naming.dir_names import hash8
 from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.naming.windows import is_reserved_windows_name
 from pi_memory.text import JS_SPACE_CLASS, cut_utf8
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
+    from typing import Final
 
 __all__ = [
     "ENTRY_EXT",

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.home import home_dir
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Final
 
     from pi_memory.naming.git_repo import GitRepo
 

@@ -5,12 +5,12 @@ A cut name must never split a ZWJ sequence, a flag or a combining mark.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
 from pi_memory.text import utf8_len
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from typing import Final
 
 __all__ = ["grapheme_clusters", "truncate_graphemes"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.naming.platforms import WIN32, current_platform
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import types
     from collections.abc import Mapping

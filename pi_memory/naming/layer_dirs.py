@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory import env_names
 from pi_memory.named_tuple import NamedTuple
@@ -17,8 +16,10 @@ from pi_memory.naming.git_repo import project_root
 from pi_memory.naming.home import expand_tilde, expand_user_path, home_dir, is_absolute
 from pi_memory.naming.platforms import current_platform
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Final
 
 __all__ = [
     "AUTO_DIR",

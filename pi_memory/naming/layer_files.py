@@ -5,7 +5,9 @@ A leaf: the lock, the snapshots, both layouts and ``show`` read the name from he
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["INBOX_DIR", "INDEX_FILE", "RECALLS_FILE"]
 

@@ -8,7 +8,10 @@ the interpreter.
 from __future__ import annotations
 
 import sys
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["DARWIN", "LINUX", "WIN32", "current_platform"]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.dir_names import project_dir_name
@@ -21,8 +20,10 @@ from pi_memory.naming.git_repo import find_git_repo
 from pi_memory.naming.platforms import WIN32, current_platform
 from pi_memory.naming.remote_url import normalize_remote_url
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Final
 
 __all__ = [
     "GIT",

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pi_memory.naming.platforms import WIN32
 from pi_memory.naming.whatwg_url import parse_url
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["normalize_remote_url"]
 

@@ -7,9 +7,12 @@ canonical forms, percent encoding), so two spellings of one remote give one key.
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["Url", "parse_url"]
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["escape_windows_trailing", "is_reserved_windows_name", "windows_safe_name"]
 

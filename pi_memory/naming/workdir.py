@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["GONE", "UNKNOWN", "working_dir"]
 

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final
 
 from pi_memory.naming.git_repo import GitRepo, find_git_repo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["WORKTREES_DIR", "other_worktrees", "worktree_roots"]
 

@@ -10,9 +10,12 @@ turns one file's text into :class:`Remembered` notes, pure, and raises
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 class NativeFormatError(ValueError):

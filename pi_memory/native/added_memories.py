@@ -8,9 +8,11 @@ that section is read: the rest of the file is the person's own instructions.
 
 from __future__ import annotations
 
-from typing import Final
-
 from pi_memory.native import Remembered, section_items
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 HEADING: Final = "## Gemini Added Memories"
 

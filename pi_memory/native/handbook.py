@@ -13,10 +13,13 @@ from __future__ import annotations
 import re
 from functools import partial
 from pathlib import Path
-from typing import Final
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.native import NativeFile, NativeFormatError, Remembered, bullets, section_items
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 HANDBOOK: Final = "MEMORY.md"
 SUMMARY: Final = "memory_summary.md"

@@ -14,10 +14,13 @@ from __future__ import annotations
 import re
 from functools import partial
 from pathlib import Path
-from typing import Final
 
 from pi_memory.entry import PROJECT, USER
 from pi_memory.native import NativeFile, NativeFormatError, Remembered, bullets
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 INDEX: Final = "MEMORY.md"
 #: The ``type`` that describes the person rather than the project.

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Final
 
 from pi_memory.config.defaults import SESSION_DAYS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 DEFAULT_MAX_AGE_DAYS: Final = SESSION_DAYS
 SESSIONS: Final = "sessions"

@@ -23,11 +23,13 @@ The gate is a field of the session's state (:mod:`pi_memory.session.state`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.transcripts import Turn
 
 #: pi-memory-auto: a session with fewer messages is never reviewed.

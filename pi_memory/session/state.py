@@ -26,11 +26,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.session.dirs import session_dir
 from pi_memory.session.gate import ReviewGate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 STATE_FILE: Final = "state.json"
 LOCK_FILE: Final = "state.lock"

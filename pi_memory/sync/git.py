@@ -14,9 +14,12 @@ import os
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
 
 from pi_memory.errors import PiMemoryError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = ["NETWORK_SECONDS", "Git", "GitFailed"]
 

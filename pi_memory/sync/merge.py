@@ -24,11 +24,11 @@ import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.sync.git import Git
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

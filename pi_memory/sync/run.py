@@ -23,13 +23,15 @@ import os
 import shutil
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.errors import UsageError
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.sync.git import Git, GitFailed
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.store import Store
 
 __all__ = ["BRANCH", "SyncReport", "sync_layer"]

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Callable, Final
 
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Final
 
 USER: Final = "user"
 ASSISTANT: Final = "assistant"

@@ -13,11 +13,14 @@ compaction summaries are not the conversation and are dropped.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
 
 from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 _SKIP_FLAGS = ("isSidechain", "isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
 

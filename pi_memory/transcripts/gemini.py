@@ -23,11 +23,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
 
 from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 
 def messages(text: str) -> list[dict[str, Any]]:

@@ -13,7 +13,10 @@ would re-learn the memories it was shown.
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Spans removed wherever they appear, tags included.
 _SPANS: Final = re.compile(

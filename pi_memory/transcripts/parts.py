@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 #: Characters of a tool call's arguments kept in its summary.
 CALL_ARGS_CHARS: Final = 400

@@ -13,11 +13,14 @@ are summaries. Only messages are the conversation.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
 
 from pi_memory.transcripts import ASSISTANT, TOOL, USER, Reader, Turn
 from pi_memory.transcripts.own_context import strip_injected
 from pi_memory.transcripts.parts import call_summary, json_lines, string, text_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 
 def live_branch(text: str) -> list[dict[str, Any]]:

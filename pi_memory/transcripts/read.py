@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Final
 
 from pi_memory.transcripts import Reader, TranscriptError, Turn
 from pi_memory.transcripts.parts import json_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Final
 
 AUTO: Final = "auto"
 #: Records looked at to recognise a JSON-lines transcript.

@@ -15,9 +15,12 @@ Two renderings, one per reference design:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
 
 from pi_memory.transcripts import ASSISTANT, TOOL, USER, Turn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: Characters of one tool result kept in the review transcript.
 TOOL_RESULT_CHARS: Final = 2000

@@ -23,10 +23,13 @@ import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.transcripts import Turn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 SNIPPET_RADIUS: Final = 70
 #: Records read from the top of a file to find its session id and directory.

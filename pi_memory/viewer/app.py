@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TypeVar
 
 from pi_memory.viewer.security import CsrfTokens
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable
+
     from pi_memory.open_store import Opened
     from pi_memory.store import Store
 

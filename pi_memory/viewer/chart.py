@@ -9,9 +9,12 @@ a person can hover over.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
 
 from pi_memory.viewer.html import esc
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 WIDTH: Final = 760
 HEIGHT: Final = 260

@@ -10,10 +10,12 @@ does (:func:`pi_memory.inject.terminal.visible`), so a memory holding
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Final
 from urllib.parse import urlencode
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.viewer.app import App
     from pi_memory.viewer.routing import Response
 

@@ -7,11 +7,13 @@ the memory page lists those naming one memory, the sessions page each host's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.viewer.html import esc, link, table
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.receipts import Receipt
     from pi_memory.viewer.app import App
 

@@ -9,11 +9,13 @@ imported.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Callable, Final
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable, Final
+
     from pi_memory.viewer.app import App
 
 #: GET path → the module under ``pi_memory.viewer.pages`` that draws it (its ``render``).

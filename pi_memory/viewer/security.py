@@ -16,7 +16,10 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: The largest request body read, in bytes (a memory is far smaller).
 MAX_BODY: Final = 64 * 1024

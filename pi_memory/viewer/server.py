@@ -12,13 +12,15 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from pi_memory.viewer import security
 from pi_memory.viewer.app import App
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Callable, Final
+
     from pi_memory.viewer.routing import Response
 
 #: Headers every answer carries: no framing, no sniffing, nothing from elsewhere.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, BinaryIO, Final, Union
+from typing import Union
 
 from pi_memory.layouts.categories.format import (
     appended_row,
@@ -26,7 +26,10 @@ from pi_memory.layouts.categories.format import (
 )
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import BinaryIO, Final
+
     from pi_memory.entry import Entry
 
 #: The most of one row (its header and body) that is read: far above any body a write

@@ -36,11 +36,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any, Callable, Final
 
 from pi_memory.entry import Entry, is_id
 from pi_memory.layouts.carry import FILE_NAME_KEY, RAW_TAGS_KEY, stored_tags
 from pi_memory.named_tuple import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Final
 
 BOM: Final = "\ufeff"
 _HEADER_RE: Final = re.compile(r"^[ \t]*<!--[ \t]*mid:(?P<fields>.*?)-->[ \t]*$")

@@ -15,13 +15,15 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.keywords import Tally, counted_line, keyword_rows
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
     from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keywords import KeywordRow

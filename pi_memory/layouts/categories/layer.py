@@ -10,7 +10,7 @@ import functools
 import os
 from collections.abc import Collection, Container, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Final, cast
+from typing import cast
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -36,7 +36,10 @@ from pi_memory.layouts.protocol import (
 )
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, BinaryIO, Callable, Final
+
     from pi_memory.config.schema import Config
     from pi_memory.fs.parse_cache import Identity
     from pi_memory.fs.staged_change import StagedChange

@@ -10,9 +10,12 @@ these lines by number so a person can look.
 from __future__ import annotations
 
 import re
-from typing import Final
 
 from pi_memory.layouts.categories.format import BOM, parse_category_text, parse_header_fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _HEADER_START: Final = re.compile(r"^[ \t]*<!--[ \t]*mid:")
 

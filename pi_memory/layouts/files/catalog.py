@@ -25,9 +25,13 @@ import os
 import stat
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Final, Optional
+from typing import Optional
 
 from pi_memory.fs.parse_cache import Identity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 #: What the cache file is called beside the parse cache's, and the rules its rows follow.
 KIND: Final = "files-catalog"

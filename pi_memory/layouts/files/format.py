@@ -61,13 +61,16 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from pi_memory.entry import Entry, format_time, is_id, parse_time
 from pi_memory.errors import EntryRejected
 from pi_memory.keywords import coerce_keywords
 from pi_memory.layouts.carry import ENTRY_TYPES
 from pi_memory.text import js_trim, normalize_newlines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 DEFAULT_SRC: Final = "user"
 #: The extra keys this package writes, in the order it writes them.

@@ -23,9 +23,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
 from pi_memory.text import JS_SPACE, is_blank, js_trim, split_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 DEFAULT_HEADER: Final = ("# Memory Index", "")
 

@@ -13,7 +13,6 @@ import stat
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
 
 from pi_memory.config import defaults
 from pi_memory.entry import PROJECT, USER, Entry, is_id, new_id, parse_time
@@ -80,7 +79,10 @@ from pi_memory.naming.platforms import WIN32, current_platform
 from pi_memory.naming.windows import is_reserved_windows_name
 from pi_memory.text import iso_timestamp, js_trim
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Callable
+
     from pi_memory.config.schema import Config
     from pi_memory.fs.parse_cache import Identity
     from pi_memory.fs.staged_change import StagedChange

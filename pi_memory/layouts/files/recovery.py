@@ -18,10 +18,13 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Final
 
 from pi_memory.fs.snapshot import claim_directory, remove_tree, snapshot_dir_name
 from pi_memory.layouts.protocol import Kept
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 RECOVERY_DIR: Final = ".removed"
 REMOVE: Final = "remove"

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
 
 from pi_memory.config.models import task_model
 from pi_memory.inject.inject_window import index_injection_capacity
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from pi_memory.config.schema import Config
 
 NEVER: Final = "never"

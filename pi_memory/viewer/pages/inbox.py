@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.viewer.html import empty, esc, form, hidden, notice, page, url
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.inbox import Item
     from pi_memory.viewer.app import App
     from pi_memory.viewer.routing import Request, Response

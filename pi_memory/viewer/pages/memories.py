@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.viewer.html import empty, esc, link, notice, page, url
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.entry import Entry
     from pi_memory.retrieval import Hit, SearchResult
     from pi_memory.store import Store

@@ -4,10 +4,10 @@ and the changes made from here: edit, supersede, remove."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pi_memory.viewer.html import empty, esc, form, hidden, link, notice, page, table, url
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
     from pi_memory.viewer.app import App

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pi_memory.viewer.html import empty, esc, link, page, table
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.commands.show import LayerView
     from pi_memory.jobs.records import JobRecord

@@ -3,10 +3,9 @@ pair into one, or settle a conflict by superseding one side with the other."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pi_memory.viewer.html import empty, esc, form, hidden, link, notice, page, url
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.entry import Entry
     from pi_memory.viewer.app import App

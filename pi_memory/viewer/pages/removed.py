@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pi_memory.viewer.html import empty, esc, form, hidden, notice, page, table, url
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pi_memory.viewer.routing import Request, Response
 

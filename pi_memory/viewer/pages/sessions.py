@@ -5,11 +5,13 @@ surfaced, scheduled, learned: the receipts), and a search of past conversations
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
 
 from pi_memory.viewer.html import empty, esc, notice, page
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from pi_memory.receipts import Receipt
     from pi_memory.viewer.app import App
     from pi_memory.viewer.routing import Request, Response
