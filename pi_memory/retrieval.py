@@ -50,7 +50,6 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import MappingProxyType
-from typing import Protocol
 
 from pi_memory.config.defaults import MEMORY_MAX_BYTES
 from pi_memory.entry import format_time, is_id
@@ -69,10 +68,13 @@ from pi_memory.tokens import tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Final, Protocol
 
     from pi_memory.entry import Entry
     from pi_memory.search_index import Brief
+else:
+    Protocol = object  # the type checker's structural base; typing costs a command milliseconds
+
 
 PAGE_SIZE: Final = 10
 KEYWORD: Final = "keyword"

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from pi_memory.entry import format_time, parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Final, Protocol
 
     from pi_memory.entry import Entry
+else:
+    Protocol = object  # the type checker's structural base; typing costs a command milliseconds
+
 
 DAYS_PER_MONTH: Final = 30
 

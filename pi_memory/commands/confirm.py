@@ -7,10 +7,14 @@ goes to stderr, so ``--json`` output on stdout stays one object.
 from __future__ import annotations
 
 import sys
-from typing import Callable, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Optional
 
 #: Asks a question and returns the reply; ``None`` when there is no terminal to ask on.
-Answer = Optional[Callable[[str], str]]
+if TYPE_CHECKING:
+    Answer = Optional[Callable[[str], str]]
 
 
 def terminal_answer() -> Answer:

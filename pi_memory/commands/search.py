@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ def words_only(words: list[str]) -> argparse.Namespace:
     from types import SimpleNamespace
 
     found = SimpleNamespace(mode="keyword", page=1, json=False, suspect=False, query=words)
-    return cast("argparse.Namespace", found)
+    return found  # type: ignore[return-value]  # argparse's attributes, without argparse
 
 
 def search_json(result: SearchResult, max_body_bytes: int) -> dict[str, object]:

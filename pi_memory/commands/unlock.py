@@ -12,13 +12,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_memory import output
-from pi_memory.commands.confirm import Answer, confirmed, terminal_answer
+from pi_memory.commands.confirm import confirmed, terminal_answer
 from pi_memory.fs import lock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from typing import Final
+
+    from pi_memory.commands.confirm import Answer
 
 NO_LOCK: Final = "No lock present."
 CONFIRM_TITLE: Final = "Memory lock"

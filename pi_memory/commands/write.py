@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,9 +48,9 @@ def plain_options(args: list[str]) -> argparse.Namespace | None:
     from types import SimpleNamespace
 
     found: dict[str, object] = {
-        "layer": "project", "file": None, "keyword": [], "supersedes": [], "src": "user",
-        "json": False,
+        "layer": "project", "file": None, "src": "user", "json": False,
     }  # fmt: skip
+    repeated: dict[str, list[str]] = {"keyword": [], "supersedes": []}
     at = 0
     while at < len(args) and args[at].startswith("-"):
         option = args[at]
@@ -67,12 +66,13 @@ def plain_options(args: list[str]) -> argparse.Namespace | None:
         if option in _VALUED:
             found[_VALUED[option]] = value
         else:
-            cast("list[str]", found[_REPEATED[option]]).append(value)
+            repeated[_REPEATED[option]].append(value)
         at += 2
     body = args[at:]
-    if not body or not found["keyword"] or any(word.startswith("-") for word in body):
+    if not body or not repeated["keyword"] or any(word.startswith("-") for word in body):
         return None
-    return cast("argparse.Namespace", SimpleNamespace(**found, body=body))
+    found.update(repeated)
+    return SimpleNamespace(**found, body=body)  # type: ignore[return-value]  # argparse's attributes
 
 
 def write_json(outcome: WriteOutcome) -> dict[str, object]:

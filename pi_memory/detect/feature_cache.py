@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Optional
 
 from pi_memory.detect.pairs import no_cycle_collection
 from pi_memory.detect.text_features import BodyFacts, body_lists, facts_of
@@ -27,7 +26,7 @@ from pi_memory.entry import Entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from typing import Any, Final, Optional
 
 #: The cache files' kind (see :func:`pi_memory.fs.parse_cache.lookup`).
 KIND: Final = "features"
@@ -38,7 +37,10 @@ RULES: Final = 1
 
 #: A kept row: body, normalised body, tokens, numbers, number-free words (``None``
 #: when they are the tokens: the body has no number), content words.
-Row = tuple[str, str, tuple[str, ...], tuple[str, ...], Optional[tuple[str, ...]], tuple[str, ...]]
+if TYPE_CHECKING:
+    Row = tuple[
+        str, str, tuple[str, ...], tuple[str, ...], Optional[tuple[str, ...]], tuple[str, ...]
+    ]
 
 
 def known_facts(files: Iterable[tuple[Path, Sequence[Entry]]]) -> dict[str, BodyFacts]:

@@ -12,7 +12,6 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TypeVar
 
 from pi_memory.detect.set_join import forget_group_orders
 from pi_memory.detect.text_features import BodyFacts, Features, age_key, body_facts
@@ -21,7 +20,7 @@ from pi_memory.keywords import canonical_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
 
 #: The last store's entries and their features. ``show`` runs both detectors
 #: on one list of entries; entries are frozen, so the same objects in the same
@@ -113,7 +112,8 @@ def judging_time(now: datetime | None) -> str:
     return format_time(local_now(datetime.now() if now is None else now))
 
 
-Pair = TypeVar("Pair")
+if TYPE_CHECKING:
+    Pair = TypeVar("Pair")
 Judge = Callable[[Features, Features, str], "Pair | None"]
 
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import errno
 import sys
 import time
-from typing import TypeVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Final
+    from typing import Callable, Final, TypeVar
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    T = TypeVar("T")
 
 #: Transient everywhere.
 TRANSIENT_CODES: Final = frozenset({"EBUSY", "EMFILE", "ENFILE", "ENOTEMPTY"})

@@ -17,15 +17,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Any, Final, TypeVar
 
 VERSION: Final = 3
 #: A record the cache holds: a tuple (a NamedTuple such as ``Entry``).
-R = TypeVar("R", bound=tuple[Any, ...])
+if TYPE_CHECKING:
+    R = TypeVar("R", bound=tuple[Any, ...])
 
 
 #: What a cache entry is keyed by: a file's ``(mtime_ns, size, inode)``.

@@ -21,7 +21,6 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Callable
 
 from pi_memory.config.defaults import SNAPSHOT_KEEP
 from pi_memory.fs import fsretry
@@ -31,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from datetime import datetime
-    from typing import Final
+    from typing import Callable, Final
 
 BACKUPS_DIR: Final = ".backups"
 MIGRATE_PREFIX: Final = "migrate-"
@@ -45,7 +44,8 @@ RM_MAX_RETRIES: Final = 6
 RM_RETRY_DELAY_MS: Final = 50
 RM_RETRY_CODES: Final = frozenset({"EBUSY", "EMFILE", "ENFILE", "ENOTEMPTY", "EPERM"})
 
-Copier = Callable[[Path, Path], object]
+if TYPE_CHECKING:
+    Copier = Callable[[Path, Path], object]
 
 
 def snapshot_dir_name(now: datetime, label: str) -> str:

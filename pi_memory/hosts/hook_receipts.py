@@ -14,11 +14,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from pi_memory.receipts import Receipt
+else:
+    Protocol = object  # the type checker's structural base; typing costs a command milliseconds
+
 
 #: How a plain-text host's hook marks the notice on stderr (stdout is the context itself).
 PLAIN_PREFIX = "pi_memory notice: "

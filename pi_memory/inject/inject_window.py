@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Protocol
 
 from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.named_tuple import NamedTuple
@@ -29,7 +28,10 @@ from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Final, Protocol
+else:
+    Protocol = object  # the type checker's structural base; typing costs a command milliseconds
+
 
 #: First line of the index window when older lines were left out.
 INDEX_TRUNCATION_MARKER: Final = (

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
 
 from pi_memory.layouts.protocol import ENTRY_OPERATIONS, MEMORY_TOOL
 from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
     from pi_memory.inbox import Source
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from pi_memory.model.types import ToolCall, ToolSpec
     from pi_memory.store import Store
     from pi_memory.transcripts import Turn
+else:
+    Protocol = object  # the type checker's structural base; typing costs a command milliseconds
 
 
 class Staging(Protocol):

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Container, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Protocol
 
 from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import datetime
-    from typing import Any, Final
+    from typing import Any, Callable, Final, Protocol
 
     from pi_memory.config.schema import Config
     from pi_memory.entry import Entry
@@ -32,6 +31,8 @@ if TYPE_CHECKING:
     from pi_memory.fs.staged_change import StagedChange
     from pi_memory.keyword_tally import FileFacts
     from pi_memory.keywords import Tally
+else:
+    Protocol = object  # the type checker's structural base; typing costs a command milliseconds
 
 
 class Kept(NamedTuple):
@@ -45,7 +46,8 @@ class Kept(NamedTuple):
 
 
 #: ``(label, file names)``: called just before a layout changes those files of its directory.
-BeforeChange = Callable[[str, Sequence[str]], None]
+if TYPE_CHECKING:
+    BeforeChange = Callable[[str, Sequence[str]], None]
 
 
 def no_rollback(label: str, files: Sequence[str]) -> None:

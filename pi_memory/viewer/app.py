@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TypeVar
 
 from pi_memory.viewer.security import CsrfTokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable
+    from typing import Callable, TypeVar
 
     from pi_memory.open_store import Opened
     from pi_memory.store import Store
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    T = TypeVar("T")
 #: Answers remembered per state of the store (searches, pages of them, the health).
 MEMO_LIMIT = 256
 

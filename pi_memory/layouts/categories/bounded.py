@@ -15,7 +15,6 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Mapping, Sequence
-from typing import Union
 
 from pi_memory.layouts.categories.format import (
     appended_row,
@@ -28,7 +27,7 @@ from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import BinaryIO, Final
+    from typing import BinaryIO, Final, Union
 
     from pi_memory.entry import Entry
 
@@ -51,7 +50,8 @@ class Oversized(NamedTuple):
 
 #: A stretch of a category file: its bytes (whole rows, or the text before the first
 #: row), or a row left out, by its place.
-Part = Union[bytes, Oversized]
+if TYPE_CHECKING:
+    Part = Union[bytes, Oversized]
 
 
 class Bounded(NamedTuple):

@@ -10,7 +10,6 @@ import functools
 import os
 from collections.abc import Collection, Container, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import cast
 
 from pi_memory.entry import CATEGORY_FILES, Entry
 from pi_memory.errors import EntryRejected
@@ -151,7 +150,8 @@ class CategoriesLayer:
 
     def token_files(self, token: object) -> dict[str, Identity | None]:
         """The paths and identities of a :meth:`change_token`."""
-        return dict(cast("tuple[tuple[str, Identity | None], ...]", token))
+        files: dict[str, Identity | None] = dict(token)  # type: ignore[call-overload]
+        return files
 
     def read_file(self, file: str) -> list[Entry]:
         """The entries of ``file``; an unchanged file is not even read (parse cache)."""

@@ -25,13 +25,12 @@ import os
 import stat
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Optional
 
 from pi_memory.fs.parse_cache import Identity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Final, Optional
 
 #: What the cache file is called beside the parse cache's, and the rules its rows follow.
 KIND: Final = "files-catalog"
@@ -41,7 +40,8 @@ _WHOLE: Final = (0, 0, 0)
 
 #: What a memory file yields: its id, its name and :func:`body_key` of its body
 #: (``None``: not a memory, as :meth:`FilesLayer.read` skips it).
-Facts = Optional[tuple[str, str, int]]
+if TYPE_CHECKING:
+    Facts = Optional[tuple[str, str, int]]
 
 #: One memory file as the catalog knows it: ``(file, mtime_ns, size, inode, id, name,
 #: key)``, a plain tuple (tens of thousands are loaded per write); a file that holds no
