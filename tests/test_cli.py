@@ -347,16 +347,17 @@ def test_a_search_of_words_alone_is_read_as_argparse_reads_it(words: list[str]) 
     assert {"command": "search", **vars(words_only(words))} == parsed
 
 
-#: Runs a search as a person types it, then names the modules it need not have loaded.
+#: Runs a search as a person types it, then names the modules it need not have loaded
+#: (``typing`` is the type checker's alone: the package imports it under ``TYPE_CHECKING``).
 SEARCH_SCRIPT = """
 import sys
 from pi_memory.cli import main
 code = main(["search", "deploy", "staging"])
-print(code, sorted(m for m in ("argparse", "shutil") if m in sys.modules))
+print(code, sorted(m for m in ("argparse", "shutil", "typing") if m in sys.modules))
 """
 
 
-def test_a_search_of_words_alone_does_not_import_argparse(project: Path) -> None:
+def test_a_search_of_words_alone_imports_neither_argparse_nor_typing(project: Path) -> None:
     write(project, "--keyword", "deploy", "Deploy to staging with rsync.")
     done = subprocess.run(
         [sys.executable, "-c", SEARCH_SCRIPT],
@@ -369,6 +370,30 @@ def test_a_search_of_words_alone_does_not_import_argparse(project: Path) -> None
     )
     assert "rsync" in done.stdout, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "0 []"
+
+
+#: Writes a memory as a person types it, then names the modules it need not have loaded.
+WRITE_SCRIPT = """
+import sys
+from pi_memory.cli import main
+code = main(["write", "--keyword", "deploy", "Deploy to staging with rsync."])
+print(code, sorted(m for m in ("argparse", "typing") if m in sys.modules))
+"""
+
+
+def test_a_plain_write_imports_neither_argparse_nor_typing(project: Path) -> None:
+    write(project, "--keyword", "deploy", "Staging runs on port 5433.")
+    done = subprocess.run(
+        [sys.executable, "-c", WRITE_SCRIPT],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
+    assert "rsync" in run_cli("search", "rsync", cwd=project).out
 
 
 def test_superseding_a_memory_of_the_other_layer_says_where_it_is(project: Path) -> None:

@@ -260,6 +260,45 @@ def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
     return found
 
 
+def typing_at_run_time(path: Path) -> list[int]:
+    """Lines that import ``typing`` outside ``if TYPE_CHECKING:``. Every module postpones its
+    annotations, so the type checker is the only reader of what ``typing`` offers; importing
+    it costs each command milliseconds (a module says ``TYPE_CHECKING = False`` instead)."""
+    tree = parsed(path)
+    guarded = type_only_lines(tree)
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if (
+            (isinstance(node, ast.Import) and any(a.name == "typing" for a in node.names))
+            or (isinstance(node, ast.ImportFrom) and node.module == "typing")
+        )
+        and node.lineno not in guarded
+    ]
+
+
+def test_no_module_imports_typing_at_run_time() -> None:
+    found = {name: lines for name, path in modules().items() if (lines := typing_at_run_time(path))}
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ("from typing import Final\n", [1]),
+        ("import typing\n", [1]),
+        ("def f():\n    from typing import cast\n", [2]),
+        ("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from typing import Final\n", []),
+    ],
+)
+def test_the_typing_check_sees_a_run_time_import(
+    tmp_path: Path, source: str, lines: list[int]
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source, "utf-8")
+    assert typing_at_run_time(path) == lines
+
+
 def test_the_graph_sees_lazy_module_level_and_typing_imports() -> None:
     graph = import_graph()
     assert "pi_memory.layouts" in graph["pi_memory.store"]  # a lazy import inside a method
