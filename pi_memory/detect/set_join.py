@@ -399,19 +399,27 @@ def group_order(group: Sequence[Features]) -> GroupOrder:
     detectors.
 
     Any fixed order keeps the prefix joins exact; rarest first keeps them
-    selective. Each item's tokens are sorted once: a body without numbers has
-    its tokens as its words.
+    selective (ties in the order first seen). Each item's tokens are sorted
+    once: a body without numbers has its tokens as its words.
     """
     known = _orders.get(id(group))
     if known is not None and known[0] is group:
         return known[1]
-    tokens = [item.tokens for item in group]
-    ranks = _Ranks(rarity_ranks(tokens))
+    # Words are looked up once, to numbers given on first sight: counting and
+    # ordering then read small ints, which costs a fraction of hashing and
+    # comparing the words again (each body spells its words as its own strings).
+    first_seen = _Ranks()
+    numbered = list(map(list, map(map, repeat(first_seen.__getitem__), (i.tokens for i in group))))
+    counts = Counter(chain.from_iterable(numbered))
+    # Rarest first; a stable sort keeps ties in the order first seen.
+    by_rarity = sorted(range(len(first_seen)), key=counts.__getitem__)
+    rank_of = sorted(range(len(by_rarity)), key=by_rarity.__getitem__)
+    ranks = _Ranks(zip(first_seen, map(rank_of.__getitem__, first_seen.values())))
     keywords: dict[str, list[int]] = {}
     for index, item in enumerate(group):
         if item.key:
             keywords.setdefault(item.key, []).append(index)
-    orders = list(map(sorted, map(map, repeat(ranks.__getitem__), tokens)))
+    orders = list(map(sorted, map(map, repeat(rank_of.__getitem__), numbered)))
     order = GroupOrder(ranks, orders, keywords)
     if len(_orders) >= _KEPT_ORDERS:
         _orders.clear()
