@@ -234,12 +234,6 @@ def idf(entries: int, containing: int) -> float:
     return math.log(1.0 + (entries - containing + 0.5) / (containing + 0.5))
 
 
-def _saturated(hits: int, length_ratio: float) -> float:
-    """Term frequency with diminishing returns, shorter bodies counting each hit more."""
-    norm = 1 - LENGTH_NORM + LENGTH_NORM * length_ratio
-    return hits * (SATURATION + 1) / (hits + SATURATION * norm)
-
-
 class Corpus(NamedTuple):
     """What content match is measured against, when the entries searched are not all
     there are (a search index hands over only the entries that can match)."""
@@ -286,36 +280,20 @@ def _asked(query: str, tokens: Sequence[str]) -> _Asked:
     return _Asked(names, forms, patterns, extra, dated, phrases(query), answer_shape(query))
 
 
-#: A matched entry before weighing: (its position, hits per term, which terms its
-#: keyword or time holds or ``None``, its tag score, its body's length).
-_Matched = tuple[int, list[int], "tuple[bool, ...] | None", float, int]
-
-
-class _Parts(NamedTuple):
-    """A matched entry's content score in the parts the scorer adds up: the score is
-    ``coverage + tag + text_hits`` (:func:`_content`), plus the body bonus and recency."""
-
-    at: int
-    coverage: float
-    tag: float
-    text_hits: float
-
-
-def _content(parts: _Parts, tag: float) -> float:
-    """The content score with the tag score ``tag``, added in the scorer's order."""
-    return parts.coverage + tag + parts.text_hits
-
-
 class _Tally:
-    """Content match over the entries searched, one entry at a time: which match, how
-    many entries hold each term, how long the bodies are."""
+    """Content match over the entries searched, one entry at a time: which match and how
+    long the bodies are, kept a column each for :func:`_contents`."""
 
     def __init__(self, asked: _Asked) -> None:
         self.asked = asked
         self.per_keyword: dict[str, tuple[tuple[bool, ...] | None, float]] = {}
-        self.containing = [0] * len(asked.names)
-        self.matched: list[_Matched] = []
         self.total_length = 0
+        #: The matched entries' positions, then their columns (see :func:`_contents`).
+        self.at: list[int] = []
+        self.counts: list[list[int]] = []
+        self.in_keyword: list[tuple[bool, ...] | None] = []
+        self.tags: list[float] = []
+        self.lengths: list[int] = []
 
     def keyword_facts(self, keyword: str, key: str = "") -> tuple[tuple[bool, ...] | None, float]:
         """:func:`_keyword_facts`, once per distinct keyword (``key``: its canonical key
@@ -344,42 +322,94 @@ class _Tally:
         it matched."""
         asked, count = self.asked, len(self.asked.names)
         self.total_length += size
-        for source, position in asked.extra:
-            counts[position] += counts[source]
-        del counts[count:]
+        if asked.extra:
+            _fold(asked, [counts])
         if counts.count(0) == count and in_keyword is None:
             return False
         if asked.dated:
             in_keyword = _in_time(in_keyword, count, asked.dated, when)
-        containing = self.containing
-        for position, hits in enumerate(counts):
-            if hits or (in_keyword is not None and in_keyword[position]):
-                containing[position] += 1
-        self.matched.append((index, counts, in_keyword, tag, size))
+        self.at.append(index)
+        self.counts.append(counts)
+        self.in_keyword.append(in_keyword)
+        self.tags.append(tag)
+        self.lengths.append(size)
         return True
 
-    def scores(self, corpus: Corpus | None, size: int) -> list[_Parts]:
-        """The content score's parts of each matched entry."""
-        total_length = self.total_length
-        if corpus is not None:
-            size, total_length = corpus
-        weights = [idf(size, found) for found in self.containing]
-        mean_length = total_length / size if size else 1.0
-        weight = sum(weights)
-        scored: list[_Parts] = []
-        for index, counts, in_keyword, tag, length in self.matched:
-            covered = 0.0
-            text_hits = 0.0
-            ratio = length / mean_length if mean_length else 1.0
-            for position, hits in enumerate(counts):
-                if hits:
-                    covered += weights[position]
-                    text_hits += weights[position] * _saturated(hits, ratio)
-                elif in_keyword is not None and in_keyword[position]:
-                    covered += weights[position]
-            coverage = COVERAGE_WEIGHT * covered / weight
-            scored.append(_Parts(index, coverage, tag, TEXT_HIT_WEIGHT * text_hits / weight))
-        return scored
+    def scores(self, corpus: Corpus | None, size: int) -> list[float]:
+        """The content score of each matched entry (in :attr:`at`'s order)."""
+        if corpus is None:
+            corpus = Corpus(size, self.total_length)
+        return _contents(self.counts, self.in_keyword, self.lengths, self.tags, corpus)
+
+
+def _fold(asked: _Asked, rows: Iterable[list[int]]) -> None:
+    """Each row of hits per pattern made hits per term: a term's other forms are added
+    to its count."""
+    count, extra = len(asked.names), asked.extra
+    for counts in rows:
+        for source, position in extra:
+            counts[position] += counts[source]
+        del counts[count:]
+
+
+def _contents(
+    counts: Sequence[list[int]],
+    in_keyword: Sequence[tuple[bool, ...] | None],
+    lengths: Sequence[int],
+    tags: Sequence[float],
+    corpus: Corpus,
+) -> list[float]:
+    """The content score ``coverage + tag + text_hits`` of matched entries, given a column
+    each (hits per term, which terms the keyword or time holds, the body's length, the
+    tag score), worked out a term at a time over all of them.
+
+    ``coverage`` is :data:`COVERAGE_WEIGHT` times the share of the query's weight
+    (each term's :func:`idf` among the entries matched, against ``corpus``) found,
+    ``text_hits`` :data:`TEXT_HIT_WEIGHT` times the weighted, saturated and
+    length-normalised hits over the query's weight."""
+    from itertools import compress
+    from operator import itemgetter
+
+    size, total_length = corpus
+    everyone = range(len(counts))
+    mean_length = total_length / size if size else 1.0
+    # Hits saturate (diminishing returns), a shorter body counting each one more:
+    # ``hits * (SATURATION + 1) / (hits + damping)``, the damping per entry.
+    damping = [
+        SATURATION
+        * (1 - LENGTH_NORM + LENGTH_NORM * (length / mean_length if mean_length else 1.0))
+        for length in lengths
+    ]
+    named = [(n, held) for n, held in enumerate(in_keyword) if held is not None]
+    columns = [
+        list(map(itemgetter(term), counts)) for term in range(len(counts[0]) if counts else 0)
+    ]
+    # Per term: the entries it is found in the keyword (or time) of, not in the body.
+    by_name = [
+        [n for n, held in named if held[term] and not column[n]]
+        for term, column in enumerate(columns)
+    ]
+    weights = [
+        idf(size, len(column) - column.count(0) + len(also))
+        for column, also in zip(columns, by_name)
+    ]
+    weight = sum(weights)
+    covered = [0.0] * len(counts)
+    text_hits = [0.0] * len(counts)
+    # Added a term at a time, in the query's order: each entry's sums are the ones an
+    # entry-at-a-time loop makes, to the last bit.
+    for term, (column, also) in enumerate(zip(columns, by_name)):
+        term_weight = weights[term]
+        for n in compress(everyone, column):
+            hits = column[n]
+            covered[n] += term_weight
+            text_hits[n] += term_weight * (hits * (SATURATION + 1) / (hits + damping[n]))
+        for n in also:
+            covered[n] += term_weight
+    return [
+        COVERAGE_WEIGHT * found / weight + tag + TEXT_HIT_WEIGHT * hit / weight
+        for found, tag, hit in zip(covered, tags, text_hits)
+    ]
 
 
 def body_bonus(body: str, asked: _Asked) -> float:
@@ -434,13 +464,8 @@ def _score_entries(
         elif every:
             unmatched.append(index)
     rows = [
-        _row(
-            entries[parts.at],
-            parts.at,
-            _content(parts, parts.tag) + body_bonus(bodies[parts.at], asked),
-            clock,
-        )
-        for parts in tally.scores(corpus, len(entries))
+        _row(entries[at], at, content + body_bonus(bodies[at], asked), clock)
+        for at, content in zip(tally.at, tally.scores(corpus, len(entries)))
     ]
     rows.extend(_row(entries[index], index, 0.0, clock) for index in unmatched)
     return rows
@@ -562,23 +587,47 @@ def search_candidates(
     match)."""
     clock = _Clock(now, review_months)
     asked = _asked(query, tokenize(query) or _literal(query))
-    tally = _Tally(asked)
-    for n, counts in enumerate(found.counts):
-        when = ""
-        if asked.dated:
+    counts, in_keyword = found.counts, found.in_keyword
+    if asked.extra:
+        _fold(asked, counts)
+    # Every candidate holds a term in its body or keyword (a date only adds to a match).
+    matched = [n for n, hits in enumerate(counts) if in_keyword[n] is not None or any(hits)]
+    if asked.dated:
+        in_keyword = list(in_keyword)
+        for n in matched:
             brief = found.brief(n)
             when = brief.last or brief.time
-        tally.add(n, counts, found.in_keyword[n], tag=0.0, when=when, size=found.lengths[n])
-    scored = tally.scores(corpus, len(found.counts))
-    tags: dict[str, float] = {}
+            in_keyword[n] = _in_time(in_keyword[n], len(asked.names), asked.dated, when)
+    tag_of: dict[str, float] = {}
     for key in found.keys:
-        if key not in tags:
-            tags[key] = _tag_score(key, asked.forms)
-    bounds = []
-    for position, parts in enumerate(scored):
-        n = parts.at
-        score = _content(parts, tags[found.keys[n]]) + body_bonus_bound(found.possible[n], asked)
-        bounds.append((_fresh_row(found.whens[n], score, clock), position))
+        if key not in tag_of:
+            tag_of[key] = _tag_score(key, asked.forms)
+    keys = found.keys
+    if len(matched) < len(counts):
+        counts = [counts[n] for n in matched]
+        in_keyword = [in_keyword[n] for n in matched]
+        lengths = [found.lengths[n] for n in matched]
+        tags = [tag_of[keys[n]] for n in matched]
+    else:
+        lengths = list(found.lengths)
+        tags = [tag_of[key] for key in keys]
+    contents = _contents(counts, in_keyword, lengths, tags, corpus)
+    # Each candidate's bound, ranked as if fresh (see :func:`_row`): the body bonus it
+    # may earn added, and recency (worked out once per time).
+    possible, whens = found.possible, found.whens
+    bonus = {most: body_bonus_bound(most, asked) for most in set(possible)}
+    cutoff, boost = clock.recency_cutoff, clock.recency_boost
+    recent: dict[str, float] = {}
+    bounds: list[tuple[float, str, int]] = []
+    for at, n in enumerate(matched):
+        score = contents[at] + bonus[possible[n]]
+        when = whens[n]
+        if when >= cutoff:
+            recency = recent.get(when)
+            if recency is None:
+                recency = recent[when] = clock.recency(when)
+            score += boost * recency
+        bounds.append((score, when, at))
     decoded: dict[int, Entry] = {}
 
     def entry(n: int) -> Entry:
@@ -588,14 +637,15 @@ def search_candidates(
 
     size = max(1, page) * PAGE_SIZE
     best: list[_Row] = []
-    for bound, position in _best_first(bounds, 2 * size):
-        if len(best) == size and bound < best[0]:
-            break  # neither this one nor any after it can reach the page
-        parts = scored[position]
-        n = parts.at
+    for bound, when, at in _best_first(bounds, 2 * size):
+        # A bound is the row (0, bound, when, above every id): past the page's last row,
+        # neither it nor any after it can reach the page.
+        if len(best) == size and best[0][0] == -_FRESH and (bound, when) < best[0][1:3]:
+            break
+        n = matched[at]
         brief = found.brief(n)
-        score = _content(parts, tags[found.keys[n]])
-        if found.possible[n] or asked.shape is not None:
+        score = contents[at]
+        if possible[n] or asked.shape is not None:
             score += body_bonus(entry(n).body.lower(), asked)
         row = _demoted_row(_row(brief, n, score, clock), brief.id, suspect)
         (heapq.heappush if len(best) < size else heapq.heappushpop)(best, row)
@@ -606,14 +656,16 @@ def search_candidates(
         query=query,
         page=page,
         fallback=False,
-        total=len(scored),
+        total=len(matched),
         now=now,
         review_months=review_months,
         suspect=suspect,
     )
 
 
-def _best_first(bounds: list[tuple[_Row, int]], first: int) -> Iterator[tuple[_Row, int]]:
+def _best_first(
+    bounds: list[tuple[float, str, int]], first: int
+) -> Iterator[tuple[float, str, int]]:
     """``bounds`` from the largest down (they are distinct): the ``first`` largest picked
     out, the rest sorted only if the reader gets past them (a page is usually settled
     within them, and sorting thousands of bounds costs more than the page)."""
@@ -621,18 +673,6 @@ def _best_first(bounds: list[tuple[_Row, int]], first: int) -> Iterator[tuple[_R
     yield from best
     if len(best) < len(bounds):
         yield from sorted(bounds, reverse=True)[len(best) :]
-
-
-#: Above every id (``YYYYMMDD-xxxx``): a bound sorts after each row of its score and time.
-_ABOVE_EVERY_ID: Final = "\U0010ffff"
-
-
-def _fresh_row(when: str, score: float, clock: _Clock) -> _Row:
-    """The row of a fresh entry confirmed at ``when`` (sortable) with ``score`` before
-    recency, above the row of any entry of that time and score (:func:`_row`)."""
-    if when >= clock.recency_cutoff:
-        score += clock.recency_boost * clock.recency(when)
-    return (-_FRESH, score, when, _ABOVE_EVERY_ID, 0)
 
 
 def _tag_keys(query: str) -> list[str]:
