@@ -56,9 +56,11 @@ from pi_memory.entry import format_time, is_id
 from pi_memory.keywords import STOPWORDS, canonical_key
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.staleness import (
+    SECONDS_END,
     interval_months,
     local_now,
     moment,
+    seconds,
     sortable_time,
     stale_cutoff,
     stale_label,
@@ -183,6 +185,12 @@ class _Clock:
         if confirmed is None:
             return 0.0
         age_days = max(0.0, (self.now - confirmed).total_seconds() / 86400)
+        return max(0.0, RECENCY_MAX - age_days / RECENCY_DAYS)
+
+    def recency_of(self, count: int, now: int) -> float:
+        """:meth:`recency` of the time :func:`pi_memory.staleness.seconds` counts ``count``,
+        ``now`` its count of :attr:`now`: the same float, without parsing a time."""
+        age_days = max(0.0, (now - count) / 86400)
         return max(0.0, RECENCY_MAX - age_days / RECENCY_DAYS)
 
 
@@ -552,8 +560,9 @@ class Candidates(NamedTuple):
     in_keyword: Sequence[tuple[bool, ...] | None]
     #: Per candidate: ``len(body.lower())``.
     lengths: Sequence[int]
-    #: Per candidate: its confirmed time in the sortable form (``search_index.ranked_time``).
-    whens: Sequence[str]
+    #: Per candidate: its confirmed time in the sortable form (``search_index.ranked_time``)
+    #: counted by :func:`pi_memory.staleness.seconds`, ``SECONDS_END`` when it has no count.
+    moments: Sequence[int]
     #: Per candidate: its keyword's canonical key.
     keys: Sequence[str]
     #: Per candidate: how many of :attr:`IndexTerms.phrases` its body may hold.
@@ -587,47 +596,9 @@ def search_candidates(
     match)."""
     clock = _Clock(now, review_months)
     asked = _asked(query, tokenize(query) or _literal(query))
-    counts, in_keyword = found.counts, found.in_keyword
-    if asked.extra:
-        _fold(asked, counts)
-    # Every candidate holds a term in its body or keyword (a date only adds to a match).
-    matched = [n for n, hits in enumerate(counts) if in_keyword[n] is not None or any(hits)]
-    if asked.dated:
-        in_keyword = list(in_keyword)
-        for n in matched:
-            brief = found.brief(n)
-            when = brief.last or brief.time
-            in_keyword[n] = _in_time(in_keyword[n], len(asked.names), asked.dated, when)
-    tag_of: dict[str, float] = {}
-    for key in found.keys:
-        if key not in tag_of:
-            tag_of[key] = _tag_score(key, asked.forms)
-    keys = found.keys
-    if len(matched) < len(counts):
-        counts = [counts[n] for n in matched]
-        in_keyword = [in_keyword[n] for n in matched]
-        lengths = [found.lengths[n] for n in matched]
-        tags = [tag_of[keys[n]] for n in matched]
-    else:
-        lengths = list(found.lengths)
-        tags = [tag_of[key] for key in keys]
-    contents = _contents(counts, in_keyword, lengths, tags, corpus)
-    # Each candidate's bound, ranked as if fresh (see :func:`_row`): the body bonus it
-    # may earn added, and recency (worked out once per time).
-    possible, whens = found.possible, found.whens
-    bonus = {most: body_bonus_bound(most, asked) for most in set(possible)}
-    cutoff, boost = clock.recency_cutoff, clock.recency_boost
-    recent: dict[str, float] = {}
-    bounds: list[tuple[float, str, int]] = []
-    for at, n in enumerate(matched):
-        score = contents[at] + bonus[possible[n]]
-        when = whens[n]
-        if when >= cutoff:
-            recency = recent.get(when)
-            if recency is None:
-                recency = recent[when] = clock.recency(when)
-            score += boost * recency
-        bounds.append((score, when, at))
+    matched, contents = _candidate_contents(found, asked, corpus)
+    bounds = _bounds(found, asked, clock, matched, contents)
+    possible = found.possible
     decoded: dict[int, Entry] = {}
 
     def entry(n: int) -> Entry:
@@ -637,10 +608,10 @@ def search_candidates(
 
     size = max(1, page) * PAGE_SIZE
     best: list[_Row] = []
-    for bound, when, at in _best_first(bounds, 2 * size):
-        # A bound is the row (0, bound, when, above every id): past the page's last row,
-        # neither it nor any after it can reach the page.
-        if len(best) == size and best[0][0] == -_FRESH and (bound, when) < best[0][1:3]:
+    for bound, at in _best_first(bounds, 2 * size):
+        # Below the score of the page's last row, and it fresh: neither this candidate nor
+        # any after it can reach the page.
+        if len(best) == size and best[0][0] == -_FRESH and bound < best[0][1]:
             break
         n = matched[at]
         brief = found.brief(n)
@@ -663,9 +634,69 @@ def search_candidates(
     )
 
 
-def _best_first(
-    bounds: list[tuple[float, str, int]], first: int
-) -> Iterator[tuple[float, str, int]]:
+def _candidate_contents(
+    found: Candidates, asked: _Asked, corpus: Corpus
+) -> tuple[list[int], list[float]]:
+    """The candidates that match (every one holds a term in its body or keyword; a date
+    only adds to a match) and the content score of each (:func:`_contents`)."""
+    counts, in_keyword = found.counts, found.in_keyword
+    if asked.extra:
+        _fold(asked, counts)
+    matched = [n for n, hits in enumerate(counts) if in_keyword[n] is not None or any(hits)]
+    if asked.dated:
+        in_keyword = list(in_keyword)
+        for n in matched:
+            brief = found.brief(n)
+            when = brief.last or brief.time
+            in_keyword[n] = _in_time(in_keyword[n], len(asked.names), asked.dated, when)
+    tag_of: dict[str, float] = {}
+    for key in found.keys:
+        if key not in tag_of:
+            tag_of[key] = _tag_score(key, asked.forms)
+    keys = found.keys
+    if len(matched) < len(counts):
+        counts = [counts[n] for n in matched]
+        in_keyword = [in_keyword[n] for n in matched]
+        lengths = [found.lengths[n] for n in matched]
+        tags = [tag_of[keys[n]] for n in matched]
+    else:
+        lengths = list(found.lengths)
+        tags = [tag_of[key] for key in keys]
+    return matched, _contents(counts, in_keyword, lengths, tags, corpus)
+
+
+def _bounds(
+    found: Candidates, asked: _Asked, clock: _Clock, matched: list[int], contents: list[float]
+) -> list[tuple[float, int]]:
+    """(bound, its position in ``matched``) of each matched candidate: its score ranked as
+    if fresh (see :func:`_row`), the body bonus it may earn added, and recency (worked
+    out once per time, from the time's count; read from the brief for a time without one)."""
+    possible, moments = found.possible, found.moments
+    bonus = {most: body_bonus_bound(most, asked) for most in set(possible)}
+    now_count = seconds(format_time(clock.now))
+    recent_from = seconds(clock.recency_cutoff)
+    if now_count is None or recent_from is None:
+        moments = [SECONDS_END] * len(moments)  # a clock out of the counts' range
+        recent_from = 0
+    boost = clock.recency_boost
+    recent: dict[int, float] = {}
+    bounds: list[tuple[float, int]] = []
+    for at, n in enumerate(matched):
+        score = contents[at] + bonus[possible[n]]
+        count = moments[n]
+        if count >= recent_from:  # recency as :func:`_row` adds it
+            if count == SECONDS_END:
+                score = _row(found.brief(n), n, score, clock)[1]
+            else:
+                recency = recent.get(count)
+                if recency is None:
+                    recency = recent[count] = clock.recency_of(count, now_count or 0)
+                score += boost * recency
+        bounds.append((score, at))
+    return bounds
+
+
+def _best_first(bounds: list[tuple[float, int]], first: int) -> Iterator[tuple[float, int]]:
     """``bounds`` from the largest down (they are distinct): the ``first`` largest picked
     out, the rest sorted only if the reader gets past them (a page is usually settled
     within them, and sorting thousands of bounds costs more than the page)."""

@@ -42,7 +42,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Final
 
-VERSION: Final = 5
+VERSION: Final = 6
 _FIELDS: Final = len(Entry._fields)
 #: Positions are stored as unsigned 32-bit integers.
 _TYPECODE: Final = "I"
@@ -89,6 +89,15 @@ def ranked_time(entry: Entry) -> str:
     return when if len(when) == 19 and when[10] == " " else sortable_time(when)
 
 
+def _moment(entry: Entry) -> int:
+    """The entry's :func:`ranked_time` counted by :func:`pi_memory.staleness.seconds`
+    (``SECONDS_END`` when it has no count)."""
+    from pi_memory.staleness import SECONDS_END, seconds
+
+    count = seconds(ranked_time(entry))
+    return SECONDS_END if count is None else count
+
+
 class _Column:
     """Strings one after the other, UTF-8, with where each starts (built, then packed)."""
 
@@ -117,8 +126,9 @@ class Signals(NamedTuple):
     in_keyword: list[tuple[bool, ...] | None]
     #: Per position: ``len(body.lower())``.
     lengths: list[int]
-    #: Per position: its confirmed time as ranking sorts it (:func:`ranked_time`).
-    whens: list[str]
+    #: Per position: its confirmed time as ranking sorts it (:func:`ranked_time`) counted by
+    #: :func:`pi_memory.staleness.seconds` (``SECONDS_END``: no count, read its brief).
+    moments: list[int]
     #: Per position: its keyword's canonical key.
     keys: list[str]
     #: Per position: how many of the phrases its body may hold (at least those it holds).
@@ -159,10 +169,9 @@ class SearchIndex(NamedTuple):
     brief_offsets: bytes | memoryview
     #: Each entry's ``len(body.lower())``.
     lengths: bytes | memoryview
-    #: Each entry's confirmed time as ranking sorts it (:func:`ranked_time`), UTF-8, one
-    #: after the other, with where each starts (one more offset marks the end).
-    whens: bytes | memoryview
-    when_starts: bytes | memoryview
+    #: Each entry's confirmed time as ranking sorts it (:func:`ranked_time`), counted by
+    #: :func:`pi_memory.staleness.seconds` (``SECONDS_END`` for a time it does not count).
+    moments: bytes | memoryview
     #: The distinct canonical keys of the keywords, UTF-8, one after the other, with
     #: where each starts, and each entry's key by its number.
     keys: bytes | memoryview
@@ -296,7 +305,7 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
     brief_offsets = array(_TYPECODE, [0])
     briefs = bytearray()
     lengths = array(_TYPECODE)
-    whens = _Column()
+    moments = array(_TYPECODE)
     keys = _Column()
     key_numbers = array(_TYPECODE)
     numbered: dict[str, int] = {}
@@ -304,7 +313,7 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
         body = entry.body.lower()
         total_length += len(body)
         lengths.append(len(body))
-        whens.append(ranked_time(entry))
+        moments.append(_moment(entry))
         key = brief_of(entry).key
         if key not in numbered:
             numbered[key] = len(numbered)
@@ -338,8 +347,7 @@ def build(entries: Sequence[Entry]) -> SearchIndex:
         briefs=bytes(briefs),
         brief_offsets=brief_offsets.tobytes(),
         lengths=lengths.tobytes(),
-        whens=whens.packed()[0],
-        when_starts=whens.packed()[1],
+        moments=moments.tobytes(),
         keys=keys.packed()[0],
         key_starts=keys.packed()[1],
         key_numbers=key_numbers.tobytes(),
@@ -412,20 +420,20 @@ def signals(
     named: list[tuple[bool, ...] | None] = [None] * len(positions)
     for n in named_at:
         named[bisect_right(positions, n) - 1] = tuple(n in found for found in holding)
-    lengths, whens, keys = _columns(index, positions)
+    lengths, moments, keys = _columns(index, positions)
     possible = _possible(index, chunks, phrases, positions)
     return Signals(
         positions,
         [counts[n] for n in positions],
         named,
         lengths,
-        whens,
+        moments,
         keys,
         [possible[n] for n in positions],
     )
 
 
-def _columns(index: SearchIndex, positions: list[int]) -> tuple[list[int], list[str], list[str]]:
+def _columns(index: SearchIndex, positions: list[int]) -> tuple[list[int], list[int], list[str]]:
     """The length, time and key of the entries at ``positions`` (ascending): from the
     columns for those the tables cover, from the entry for those a write added or
     rewrote since."""
@@ -437,16 +445,17 @@ def _columns(index: SearchIndex, positions: list[int]) -> tuple[list[int], list[
     numbers = [key_numbers[n] for n in covered]
     distinct = sorted(set(numbers))
     known = dict(zip(distinct, _strings_at(index.keys, _ints(index.key_starts), distinct)))
-    whens = _strings_at(index.whens, _ints(index.when_starts), covered)
+    counted = _ints(index.moments)
+    moments = [counted[n] for n in covered]
     if index.changed:
         for at, n in enumerate(covered):
             entry = index.changed.get(n)
             if entry is not None:
-                whens[at] = ranked_time(entry)
+                moments[at] = _moment(entry)
     added = [index.added[n - index.indexed] for n in positions[len(covered) :]]
     return (
         [lengths[n] for n in covered] + [len(entry.body.lower()) for entry in added],
-        whens + [ranked_time(entry) for entry in added],
+        moments + [_moment(entry) for entry in added],
         [known[number] for number in numbers] + [brief_of(entry).key for entry in added],
     )
 
@@ -613,8 +622,7 @@ _MAPPED: Final = (
     "briefs",
     "brief_offsets",
     "lengths",
-    "whens",
-    "when_starts",
+    "moments",
     "keys",
     "key_starts",
     "key_numbers",

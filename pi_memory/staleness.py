@@ -99,6 +99,30 @@ def moment(text: str) -> datetime | None:
         return None
 
 
+#: What :func:`seconds` counts from; a time before it has no count.
+SECONDS_EPOCH: Final = datetime(2000, 1, 1)
+#: Past the last count a 32-bit column holds.
+SECONDS_END: Final = 0xFFFFFFFF
+_DIGITS: Final = (0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18)
+
+
+def seconds(text: str) -> int | None:
+    """A sortable time (see :func:`sortable_time`) as whole seconds since
+    :data:`SECONDS_EPOCH`, below :data:`SECONDS_END`: counts that order as the texts do
+    and differ as :func:`moment` does. ``None`` for any other text (a time with other
+    than ASCII digits where the digits go, one not a date, one out of range)."""
+    if len(text) != 19 or not text.isascii() or not all(text[at].isdigit() for at in _DIGITS):
+        return None
+    if text[4] != "-" or text[7] != "-" or text[10] != " " or text[13] != ":" or text[16] != ":":
+        return None
+    when = moment(text)
+    if when is None:
+        return None
+    since = when - SECONDS_EPOCH
+    count = since.days * 86400 + since.seconds
+    return count if 0 <= count < SECONDS_END else None
+
+
 def local_now(now: datetime) -> datetime:
     """``now`` as the naive local time stored entries use, to the second."""
     if now.tzinfo is not None:

@@ -1292,7 +1292,7 @@ class _Found:
         self.counts: list[list[int]] = []
         self.in_keyword: list[tuple[bool, ...] | None] = []
         self.lengths: list[int] = []
-        self.whens: list[str] = []
+        self.moments: list[int] = []
         self.keys: list[str] = []
         self.possible: list[int] = []
 
@@ -1308,7 +1308,7 @@ class _Found:
         self.counts.extend(signals.counts)
         self.in_keyword.extend(signals.in_keyword)
         self.lengths.extend(signals.lengths)
-        self.whens.extend(signals.whens)
+        self.moments.extend(signals.moments)
         self.keys.extend(signals.keys)
         self.possible.extend(signals.possible)
 
@@ -1331,7 +1331,7 @@ class _Found:
             self.counts,
             self.in_keyword,
             self.lengths,
-            self.whens,
+            self.moments,
             self.keys,
             self.possible,
             self.brief,

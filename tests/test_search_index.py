@@ -216,7 +216,7 @@ def candidates(
         [list(counts) for counts in found.counts],
         found.in_keyword,
         found.lengths,
-        found.whens,
+        found.moments,
         found.keys,
         found.possible,
         lambda n: search_index.briefs_at(index, [positions[n]])[0],
@@ -250,7 +250,7 @@ def test_a_page_of_strong_matches_reads_no_other_brief() -> None:
     query = "deploy staging port"
     found = search_index.signals(index, *search_index_terms(query, "keyword") or ())
     chosen = Candidates(
-        [list(c) for c in found.counts], found.in_keyword, found.lengths, found.whens,
+        [list(c) for c in found.counts], found.in_keyword, found.lengths, found.moments,
         found.keys, found.possible, brief,
         lambda n: search_index.entries_at(index, [found.positions[n]])[0],
     )  # fmt: skip

@@ -7,8 +7,11 @@ import pytest
 
 from pi_memory.entry import Entry, format_time
 from pi_memory.staleness import (
+    SECONDS_END,
     clamp_review_months,
     interval_months,
+    moment,
+    seconds,
     sortable_time,
     stale_age_days,
     stale_counts,
@@ -172,3 +175,32 @@ def test_stale_counts_agree_with_the_labels() -> None:
                 expected[entry.file] = expected.get(entry.file, 0) + 1
         assert stale_counts(entries, now, months) == expected
         assert sum(expected.values()) > 0
+
+
+def test_seconds_order_as_the_texts_and_differ_as_the_moments() -> None:
+    rng = random.Random(3)
+    start = datetime(2000, 1, 1)
+    times = [start + timedelta(seconds=rng.randrange(0, 4 * 10**9)) for _ in range(500)]
+    texts = sorted({format_time(when) for when in times})
+    counts = [seconds(text) for text in texts]
+    assert counts == sorted(counts) and len(set(counts)) == len(counts)
+    for text, count in zip(texts, counts):
+        assert count is not None and 0 <= count < SECONDS_END
+        assert start + timedelta(seconds=count) == moment(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "1999-12-31 23:59:59",  # before the count starts
+        "2200-01-01 00:00:00",  # past a 32-bit count
+        "2026-13-01 10:00:00",  # no such month
+        "2026-02-30 10:00:00",
+        "2026-01- 1 10:00:00",  # a time moment() reads, but ordered unlike its count
+        "2026-01-01T10:00:00",
+        "２０２６-01-01 10:00:00",
+    ],
+)
+def test_a_time_without_a_count(text: str) -> None:
+    assert seconds(text) is None
