@@ -135,3 +135,47 @@ def test_the_package_makes_its_records_on_this_base() -> None:
             elif isinstance(node, ast.Attribute) and node.attr == "NamedTuple":
                 found.append(str(path.relative_to(PACKAGE)))
     assert found == []
+
+
+class Other(NamedTuple):
+    """Two fields, as ``Bare`` has, under other names."""
+
+    x: int
+    y: int = 7
+
+
+class TheirOther(typing.NamedTuple):
+    x: int
+    y: int = 7
+
+
+class One(NamedTuple):
+    only: str
+
+
+class TheirOne(typing.NamedTuple):
+    only: str
+
+
+def test_records_with_as_many_fields_bind_their_own_names() -> None:
+    """Records of one size share ``__new__``'s code; each binds its own field names."""
+    assert Bare(a=1, b=2) == (1, 2)
+    assert Other(x=1) == (1, 7)
+    assert Other(y=3, x=4) == (4, 3)
+    with pytest.raises(TypeError, match="'a'"):
+        Other(a=1, b=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="'b'"):
+        Bare(1)  # type: ignore[call-arg]
+    assert One("z") == ("z",) and One(only="z").only == "z"
+    assert One.__doc__ == TheirOne.__doc__.replace("TheirOne", "One") == "One(only,)"
+
+
+def test_constructing_and_failing_read_as_namedtuple_reads() -> None:
+    theirs = TheirOther
+    for args, kwargs in [((), {}), ((1, 2, 3), {}), ((1,), {"x": 2}), ((), {"z": 1})]:
+        with pytest.raises(TypeError) as ours_error:
+            Other(*args, **kwargs)
+        with pytest.raises(TypeError) as their_error:
+            theirs(*args, **kwargs)
+        assert str(ours_error.value).split("()", 1)[1] == str(their_error.value).split("()", 1)[1]
+    assert [Other(1), Other(1, 2)] == [theirs(1), theirs(1, 2)]
