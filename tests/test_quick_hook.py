@@ -38,6 +38,8 @@ HOSTS = {
 class Setup:
     def __init__(self, tmp_path: Path) -> None:
         self.root = make_project(tmp_path)
+        #: The modules the last hook imported, in order.
+        self.imported: list[str] = []
         self.layer = self.root / ".pi/agent/memory-auto"
         self.layer.mkdir(parents=True)
         (self.layer / "DECISIONS.md").write_text(ROWS, "utf-8")
@@ -68,6 +70,8 @@ class Setup:
             capture_output=True, text=True, check=True, timeout=600,
         )  # fmt: skip
         quick = "pi_memory.hosts.lifecycle" not in done.stderr
+        rows = [line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+        self.imported = rows[1:]  # the first row is the header
         return done.stdout, quick
 
     def cli(self, *args: str) -> None:
@@ -160,6 +164,22 @@ def test_a_prompt_answered_quickly_says_and_keeps_what_the_full_hook_does(
     }
     assert [r["event"] for r in by["b"]][-2:] == ["surface", "surface"]
     assert by["b"] == by["a"]
+
+
+#: Modules that cost a hook's start-up milliseconds each and that a prompt the quick path
+#: answers has no use for (the corpus is read with ``_json``; annotations need no ``typing``).
+QUICK_PROMPT_SPARES = ("typing", "pathlib", "json", "argparse", "subprocess", "datetime")
+
+
+def test_a_prompt_answered_quickly_imports_none_of_the_costly_modules(setup: Setup) -> None:
+    prompt = {"prompt": "which port does postgres listen on in staging?"}
+    setup.hook("claude-code", "SessionStart", source="startup", session_id="a")
+    assert not setup.hook("claude-code", "UserPromptSubmit", session_id="warm", **prompt)[1]
+    out, quick = setup.hook("claude-code", "UserPromptSubmit", session_id="a", **prompt)
+    assert quick
+    assert "5433" in out
+    ours = setup.imported[setup.imported.index("pi_memory") :]  # 3.9's runpy loads typing
+    assert sorted(m for m in ours if m in QUICK_PROMPT_SPARES) == []
 
 
 def test_a_prompt_the_quick_path_cannot_answer_takes_the_full_hook(setup: Setup) -> None:

@@ -19,7 +19,6 @@ few bytes past the soft budget.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.named_tuple import NamedTuple
@@ -28,6 +27,7 @@ from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Final, Protocol
 else:
     Protocol = object  # the type checker's structural base; typing costs a command milliseconds
