@@ -56,10 +56,19 @@ _SEPARATOR_CATEGORIES: Final = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "P
 _KEPT_PUNCTUATION: Final = frozenset("#")
 _LEGACY_SPLIT_RE: Final = re.compile(r"\s+(?=#)")
 _LIST_SPLIT_RE: Final = re.compile("[,，]")
-_SENTENCE_END_RE: Final = re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]")
-_CODE_SPAN_RE: Final = re.compile(r"`([^`\n]+)`")
-_IDENTIFIER_RE: Final = re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+")
-_WORD_RE: Final = re.compile(r"[^\W\d_][\w'-]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _deriving() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """What :func:`derive_keyword` reads a body with: a sentence's end, a code span, an
+    identifier, a word. Compiled when a body first needs its keyword derived (about a
+    millisecond that every command importing this module paid, and few need)."""
+    return (
+        re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]"),
+        re.compile(r"`([^`\n]+)`"),
+        re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+"),
+        re.compile(r"[^\W\d_][\w'-]*"),
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -278,7 +287,7 @@ def _first_sentence(body: str) -> str:
     # A fenced block says nothing about the topic in its first line.
     if text.startswith("```"):
         text = text.split("\n", 1)[1] if "\n" in text else ""
-    match = _SENTENCE_END_RE.search(text)
+    match = _deriving()[0].search(text)
     return text[: match.start()] if match else text
 
 
@@ -294,11 +303,12 @@ def derive_keyword(body: str) -> str:
     run (at most 8 characters), its first two content words; else ``note``.
     """
     sentence = _first_sentence(body)
-    for span in _CODE_SPAN_RE.findall(sentence):
+    _, code_span, identifier_re, word_re = _deriving()
+    for span in code_span.findall(sentence):
         candidate = " ".join(span.split())
         if len(candidate.split()) <= 3 and _valid(candidate):
             return candidate
-    identifier = _IDENTIFIER_RE.search(sentence)
+    identifier = identifier_re.search(sentence)
     if identifier and _valid(identifier.group()):
         return identifier.group()
     han = _han_run_re().search(sentence)
@@ -306,7 +316,7 @@ def derive_keyword(body: str) -> str:
         return han.group()[:MAX_HAN]
     words = [
         word.lower().strip("'-")
-        for word in _WORD_RE.findall(sentence)
+        for word in word_re.findall(sentence)
         if word.lower() not in STOPWORDS and len(word) > 2
     ]
     candidate = " ".join(words[:2])
