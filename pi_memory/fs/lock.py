@@ -16,10 +16,10 @@ like git's ``index.lock``. A holder on another host is never judged dead.
 
 from __future__ import annotations
 
+import _thread  # threading's locks themselves, without its import (a write's milliseconds)
 import errno
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -281,20 +281,20 @@ class _Gate:
     __slots__ = ("file_depth", "lock")
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = _thread.RLock()
         #: How deep the owning thread has nested StoreLock; the file is held while > 0.
         self.file_depth = 0
 
 
 _GATES: dict[str, _Gate] = {}
-_GATES_GUARD = threading.Lock()
+_GATES_GUARD = _thread.allocate_lock()
 
 
 def _reset_gates_after_fork() -> None:
     # A forked child inherits locks held by threads that do not exist in it.
     global _GATES_GUARD  # noqa: PLW0603
     _GATES.clear()
-    _GATES_GUARD = threading.Lock()
+    _GATES_GUARD = _thread.allocate_lock()
 
 
 if hasattr(os, "register_at_fork"):

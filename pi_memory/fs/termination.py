@@ -22,7 +22,7 @@ the timer land in the hook itself, or in another finaliser, it is put off again.
 
 from __future__ import annotations
 
-import threading
+import sys
 
 TYPE_CHECKING = False  # typing costs the MCP server's start milliseconds
 if TYPE_CHECKING:
@@ -42,6 +42,14 @@ class Terminated(KeyboardInterrupt):
         return 128 + self.signum
 
 
+def _on_main_thread() -> bool:
+    """Whether this is the main thread, where signals are handled. A process that never
+    imported ``threading`` started no thread with it: it runs on its main thread alone
+    (and a command does not pay the import, a few milliseconds, to learn that)."""
+    threading = sys.modules.get("threading")
+    return threading is None or threading.current_thread() is threading.main_thread()
+
+
 _installed = False
 _held_back = 0
 _pending: int | None = None
@@ -50,7 +58,7 @@ _pending: int | None = None
 def end_by_exception() -> None:
     """From now on SIGTERM and SIGHUP raise :class:`Terminated` (main thread only; idempotent)."""
     global _installed  # noqa: PLW0603 -- a process installs its handlers once
-    if _installed or threading.current_thread() is not threading.main_thread():
+    if _installed or not _on_main_thread():
         return
     import signal
     import sys
@@ -113,7 +121,7 @@ class uninterrupted:
 
     def __enter__(self) -> None:
         global _held_back  # noqa: PLW0603
-        self._main = threading.current_thread() is threading.main_thread()
+        self._main = _on_main_thread()
         if self._main:
             _held_back += 1
 
