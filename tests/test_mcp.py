@@ -270,3 +270,26 @@ def test_deeply_nested_json_is_a_parse_error_and_the_server_goes_on(
     code, rest, err = client.close()
     assert (code, rest) == (0, [])
     assert b"Traceback" not in err
+
+
+def test_a_client_start_is_answered_without_the_worker_pool(project: Path) -> None:
+    # Claude Code probes with a method this server does not have before it initializes: the
+    # probe, the handshake and the tool list are answered in order, before any worker exists.
+    messages = [
+        {"jsonrpc": "2.0", "id": "probe", "method": "server/discover", "params": {}},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "pi_memory", "mcp"],
+        input="".join(json.dumps(m) + "\n" for m in messages), cwd=project, env=env,
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["id"] for r in replies] == ["probe", 1, 2]
+    assert replies[0]["error"]["code"] == -32601
+    assert replies[1]["result"]["serverInfo"]["name"] == "pi_memory"
+    assert {t["name"] for t in replies[2]["result"]["tools"]} >= {"memory_search"}
+    assert "concurrent.futures" not in done.stderr

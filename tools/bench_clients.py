@@ -20,6 +20,12 @@ uninstalling is not timed. ``install`` compiles the package's bytecode, as a
 person's install does, so the hooks read it even where the environment says
 not to write any (``PYTHONDONTWRITEBYTECODE``).
 
+``--processes N`` runs N sessions with the package installed instead, each of
+its processes started through a wrapper, and prints what they were: per
+process (the hook of an event, the MCP server, ``tool --list``), how many a
+session starts, the median CPU time of each and how many modules it
+imported (``-X importtime``, which adds a little CPU of its own).
+
 A run where the installed package did not reach the model (no ``<memory-auto>``
 index in any request of the "with" sessions) is reported as such: the figure
 would be the client's alone.
@@ -257,6 +263,105 @@ def measure(one: Client, runs: int) -> Measured:
     return Measured(with_it, without, cpu_with, cpu_without, reached)
 
 
+_WRAPPER = """#!/bin/bash
+# Runs the interpreter as the installed command would, and records what it was asked, its CPU
+# time (the shell's ``times``) and its imports. A signal the host sends reaches it.
+log={log}/$$
+{python} -X importtime "$@" <&0 2>"$log.err" &
+child=$!
+trap 'kill -TERM $child 2>/dev/null' TERM INT HUP
+wait $child; rc=$?
+while kill -0 $child 2>/dev/null; do wait $child; rc=$?; done
+times > "$log.times"
+printf '%s\\n' "$*" > "$log.args"
+grep -v '^import time:' "$log.err" >&2
+exit $rc
+"""
+
+
+def _wrap(one: Client, work: Path) -> Path:
+    """Point what ``install`` wrote at a wrapper of the interpreter; the wrapper's log folder."""
+    python = os.path.realpath(sys.executable)
+    log = work / "processes"
+    log.mkdir(exist_ok=True)
+    wrapper = work / "python-wrapper"
+    wrapper.write_text(_WRAPPER.format(log=log, python=python), "utf-8")
+    wrapper.chmod(0o755)
+    for folder in (work / "home", one.project):
+        for path in folder.rglob("*"):
+            skip = {".git", ".cache"}  # the package's own notes name the interpreter too
+            if not path.is_file() or path.stat().st_size > 1_000_000 or skip & set(path.parts):
+                continue
+            try:
+                text = path.read_text("utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            if python in text and "pi_memory" in text:
+                path.write_text(text.replace(python, str(wrapper)), "utf-8")
+    return log
+
+
+def _what(args: str) -> str:
+    """The process's role: ``hook EVENT``, ``mcp``, ``tool --list``…"""
+    words = args.split()
+    after = words[words.index("-S") + 2 :] if "-S" in words else words[1:]
+    if after[:1] == ["hook"]:
+        return f"hook {after[-1]}"
+    return " ".join(after)
+
+
+def _seconds(word: str) -> float:
+    minutes, _, rest = word.partition("m")
+    return int(minutes) * 60 + float(rest.rstrip("s"))
+
+
+def processes(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
+    """Each process the package starts in a one-turn session, ``runs`` sessions a client."""
+    import shutil
+
+    lines = [
+        f"load average at the start: {_load()}",
+        "| client | process | per session | CPU (median) | modules imported |",
+        "|---|---|---:|---:|---:|",
+    ]
+    _subreaper()
+    for name in names:
+        work = workdir(e2e, f"bench-{name}")
+        one = MAKERS[name](e2e, work, fakes)
+        _KEPT.add(one.fake.proc.pid)
+        try:
+            for keyword, body in SEEDS:
+                package("write", "--keyword", keyword, body, cwd=one.project, env=one.env)
+            package("install", HOSTS[name], "--no-model", cwd=one.project, env=one.env)
+            one.turn()  # the client's own set-up, and the package's first notes
+            log = _wrap(one, work)
+            seen: dict[str, list[tuple[float, int]]] = {}
+            for _ in range(runs):
+                for old in log.iterdir():
+                    old.unlink()
+                one.turn()
+                for times in sorted(log.glob("*.times")):
+                    stem = times.with_suffix("")
+                    cpu = sum(map(_seconds, times.read_text().split()[2:4]))
+                    err = Path(f"{stem}.err").read_text("utf-8", "replace")
+                    modules = sum(1 for x in err.splitlines() if x.startswith("import time:"))
+                    what = _what(Path(f"{stem}.args").read_text("utf-8").strip())
+                    seen.setdefault(what, []).append((cpu, max(0, modules - 1)))
+        finally:
+            one.fake.stop()
+            shutil.rmtree(work, ignore_errors=True)
+        for what, got in seen.items():
+            cpu = statistics.median(c for c, _ in got) * 1000
+            modules = statistics.median(m for _, m in got)
+            lines.append(
+                f"| {NAMES[name]} | `{what}` | {len(got) / runs:.1f} | {cpu:.0f} ms "
+                f"| {modules:.0f} |"
+            )
+        print("\n".join(lines[3:]), file=sys.stderr, flush=True)
+    lines.append(f"load average at the end: {_load()}")
+    return lines
+
+
 def _load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
@@ -301,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fakes", type=Path, default=None)
     parser.add_argument("--runs", type=int, default=7, help="sessions of each kind per client")
     parser.add_argument("--clients", default=",".join(CLIENTS), help="cc,codex,gemini,pi")
+    parser.add_argument(
+        "--processes", type=int, default=0, metavar="N",
+        help="instead: each process the package starts, over N sessions with it",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     names = [name for name in args.clients.split(",") if name]
     unknown = sorted(set(names) - set(CLIENTS))
@@ -311,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         ensure_clients(e2e, name)
     in_private_network()
+    if args.processes:
+        print("\n".join(processes(names, args.processes, e2e, fakes)))
+        return 0
     print("\n".join(bench(names, args.runs, e2e, fakes)))
     return 0
 

@@ -37,8 +37,9 @@ What each tool does and the arguments it takes: python -m pi_memory tool --help"
 PROTOCOL_VERSIONS: Final = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 SERVER_NAME: Final = "pi_memory"
 WORKERS: Final = 4
-#: Requests answered on the reading thread: quick, and what a client waits for at its start.
-INLINE: Final = frozenset({"initialize", "tools/list", "ping"})
+#: The one request answered on a worker thread; every other is quick (an unknown method is
+#: an error at once) and answered on the reading thread, as a client's start waits for it.
+WORKER_METHOD: Final = "tools/call"
 
 PARSE_ERROR: Final = -32700
 INVALID_REQUEST: Final = -32600
@@ -202,8 +203,10 @@ class Server:
         if isinstance(message, dict) and "id" not in message:
             self._notify(message)
             return
-        if isinstance(message, dict) and message.get("method") in INLINE:
-            self._run(message)  # no worker pool (nor its imports) before the first tool call
+        if isinstance(message, dict) and message.get("method") != WORKER_METHOD:
+            # No worker pool (nor its imports) before the first tool call: Claude Code's
+            # start probes with a method this server does not have (server/discover).
+            self._run(message)
             return
         self._submit(message)
 
