@@ -55,7 +55,7 @@ class Setup:
             if name.startswith("PI_MEMORY_"):
                 del self.env[name]
 
-    def hook(self, host: str, event: str, **fields: str) -> tuple[str, bool]:
+    def hook(self, host: str, event: str, **fields: object) -> tuple[str, bool]:
         """The hook's stdout and whether it was answered without the package."""
         data = {
             "session_id": "s1",
@@ -438,6 +438,27 @@ def test_the_tool_list_is_answered_from_the_note_while_the_configuration_holds(
     changed, loaded = listed()
     assert loaded
     assert changed != full  # the files layout offers its own tool
+
+
+def test_a_pi_start_asked_for_the_tools_answers_them_first_quickly_or_not(setup: Setup) -> None:
+    # pi's extension registers the tools and keeps the index from one process.
+    listed = subprocess.run(
+        [sys.executable, "-S", str(PACKAGE), "tool", "--list"],
+        cwd=setup.root, env=setup.env, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    full, quick = setup.hook("pi", "SessionStart", source="startup", session_id="a", tools=True)
+    assert not quick
+    tools, _, index = full.partition("\n")
+    assert tools + "\n" == listed
+    assert index.startswith("<memory-auto>\n") and "#psql" in index
+    out, quick = setup.hook("pi", "SessionStart", source="startup", session_id="b", tools=True)
+    assert quick
+    assert out == full
+    assert setup.hook("pi", "SessionStart", source="startup", session_id="c") == (index, True)
+    assert setup.state("b") == setup.state("a") == setup.state("c")
+    # Another host's answer is its envelope alone: only pi's extension asks.
+    out, _ = setup.hook("codex", "SessionStart", source="startup", session_id="d", tools=True)
+    assert json.loads(out)["hookSpecificOutput"]["additionalContext"].startswith("<memory-auto>")
 
 
 def test_a_write_renders_the_note_again_keeping_its_tool_list(setup: Setup) -> None:

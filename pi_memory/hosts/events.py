@@ -111,7 +111,19 @@ def handle(name: str, host: str, stream: TextIO | None) -> str | None:
     answer = run(to_event(moment, shape.name, payload))
     own = payload.get("hook_event_name")
     event_name = own if isinstance(own, str) and own else shape.events[moment]
-    return render(shape, event_name, answer)
+    text = render(shape, event_name, answer)
+    if moment == "start" and wants_tools(shape, payload):
+        from pi_memory.hosts.lifecycle import tool_list
+
+        return f"{tool_list()}\n{text or ''}"
+    return text
+
+
+def wants_tools(shape: Host, payload: Mapping[str, object]) -> bool:
+    """Whether a session start's answer begins with the tool list, on a line of its own:
+    pi's extension asks (``"tools": true``) so that one process registers the tools and
+    hands over the index."""
+    return shape.plain_text and payload.get("tools") is True
 
 
 def render(shape: Host, event_name: str, answer: Answer) -> str | None:

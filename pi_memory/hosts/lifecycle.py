@@ -243,14 +243,15 @@ def _quick(host: str, note: Note, tools: str = "") -> dict[str, object] | None:
 
     block = fastpath.quick_block(host, note, time.time())
     if block is not None:
-        block["tools"] = tools or _tool_list()
+        block["tools"] = tools or tool_list()
     return block
 
 
-def _tool_list() -> str:
+def tool_list() -> str:
     """What ``tool --list`` prints here (:func:`pi_memory.commands.tool.run_tool`), for the
-    quick block: the configuration it depends on is in the note's fingerprint ("": not
-    known). Here, not in the fast path's module: the tools' modules reach the jobs."""
+    quick block (the configuration it depends on is in the note's fingerprint) and for pi's
+    session start that asks for it ("": not known). Here, not in the fast path's module: the
+    tools' modules reach the jobs."""
     import json
 
     from pi_memory.agent_tools.registry import offered_tools

@@ -228,6 +228,11 @@ def _answer(moment: str, host: str, raw: str) -> str:
         if "prompt" not in quick["events"]:
             _notice(note, quick, None)
         return ""
+    if quick["plainText"] and payload.get("tools") is True:  # :func:`.events.wants_tools`
+        listed = quick["tools"]
+        if not isinstance(listed, str) or not listed.isascii() or not listed:
+            raise Miss
+        return listed + "\n" + _start(note, quick, host, text, started)
     return _start(note, quick, host, text, started)
 
 

@@ -9,8 +9,11 @@
  *   once, on the first run of a session and again after a compaction, and never otherwise, so
  *   the prompt prefix stays byte-identical and the provider's cache keeps hitting. A resumed
  *   session already holds it.
- * - the layout's tools (`tool --list`: memory_search and memory_write, or memory) become real pi
- *   tools that run `tool NAME` with the arguments on stdin.
+ * - the layout's tools (memory_search and memory_write, or memory) become real pi tools that
+ *   run `tool NAME` with the arguments on stdin. A new session's start asks its hook for them
+ *   (`"tools": true`: the list on the answer's first line, the index after it, kept for the
+ *   first run), as Claude Code's session start renders the index: one process for both. A
+ *   session that already holds the index asks `tool --list`.
  * - turn_end, session_before_compact, session_compact and session_shutdown (quit only, awaited
  *   at most 30 s) reach the package's hook, which hands slow work to a background process.
  * - what the memory did (learned in the background, put into the prompt) is shown to the
@@ -142,17 +145,25 @@ interface ToolSpec {
 export default function (pi: ExtensionAPI) {
 	let toolsRegistered = false;
 
+	// The index a new session's start answered, for its first run (null: none kept).
+	let startIndex: string | null = null;
+
 	async function registerTools(ctx: ExtensionContext) {
 		if (toolsRegistered) return;
-		toolsRegistered = true;
 		const listed = await runPackage(["tool", "--list"], "", ctx.cwd, TIMEOUT_MS.list);
+		register(listed.stdout);
+	}
+
+	/** Register the tools `listed` declares (a JSON array); false when it is not one. */
+	function register(listed: string): boolean {
 		let specs: ToolSpec[] = [];
 		try {
-			specs = JSON.parse(listed.stdout);
+			specs = JSON.parse(listed);
 		} catch {
-			toolsRegistered = false; // try again at the next session start
-			return;
+			return false; // try again at the next session start
 		}
+		if (!Array.isArray(specs)) return false;
+		toolsRegistered = true;
 		for (const spec of specs) {
 			pi.registerTool({
 				name: spec.name,
@@ -176,18 +187,38 @@ export default function (pi: ExtensionAPI) {
 				},
 			} as any);
 		}
+		return true;
 	}
 
 	pi.on("session_start", async (_event, ctx) => {
+		startIndex = null;
+		const state = contextState(ctx);
+		if (!state.injected && !state.compacted) {
+			const event = { hook_event_name: "SessionStart", source: "startup", tools: true };
+			const run = await hook("SessionStart", ctx, event, TIMEOUT_MS.inject);
+			const newline = run.stdout.indexOf("\n");
+			if (run.code === 0 && newline >= 0) {
+				const listed = run.stdout.slice(0, newline);
+				if (toolsRegistered || register(listed)) {
+					startIndex = run.stdout.slice(newline + 1).trim();
+					return;
+				}
+			}
+		}
 		await registerTools(ctx);
 	});
 
 	pi.on("before_agent_start", async (_event, ctx) => {
 		const state = contextState(ctx);
+		const kept = startIndex;
+		startIndex = null;
 		if (state.injected) return;
-		const source = state.compacted ? "compact" : "startup";
-		const run = await hook("SessionStart", ctx, { hook_event_name: "SessionStart", source }, TIMEOUT_MS.inject);
-		const text = run.code === 0 ? run.stdout.trim() : "";
+		let text = kept ?? "";
+		if (kept === null || state.compacted) {
+			const source = state.compacted ? "compact" : "startup";
+			const run = await hook("SessionStart", ctx, { hook_event_name: "SessionStart", source }, TIMEOUT_MS.inject);
+			text = run.code === 0 ? run.stdout.trim() : "";
+		}
 		if (!text) return;
 		return { message: { customType: CUSTOM_TYPE, content: text, display: false } };
 	});
