@@ -15,7 +15,10 @@
  *   first run), as Claude Code's session start renders the index: one process for both. A
  *   session that already holds the index asks `tool --list`.
  * - turn_end, session_before_compact, session_compact and session_shutdown (quit only, awaited
- *   at most 30 s) reach the package's hook, which hands slow work to a background process.
+ *   at most 30 s) reach the package's hook, which hands slow work to a background process. A
+ *   turn's end is handed over when the next run starts (pi has no prompt hook: that run's start
+ *   does it, as Claude Code's next prompt does), once for the last of a run's turns; at quit the
+ *   session's end covers it, so a one-prompt session starts no process for it.
  * - what the memory did (learned in the background, put into the prompt) is shown to the
  *   person with ctx.ui.notify, never to the model: the hook marks that line on stderr.
  *
@@ -209,6 +212,7 @@ export default function (pi: ExtensionAPI) {
 	});
 
 	pi.on("before_agent_start", async (_event, ctx) => {
+		await endTurn(ctx);
 		const state = contextState(ctx);
 		const kept = startIndex;
 		startIndex = null;
@@ -223,9 +227,19 @@ export default function (pi: ExtensionAPI) {
 		return { message: { customType: CUSTOM_TYPE, content: text, display: false } };
 	});
 
+	// The last turn's end not handed to the hook yet: its event and directory (null: none).
+	let turnEnded: { event: string; cwd: string } | null = null;
+
+	async function endTurn(ctx: ExtensionContext) {
+		const ended = turnEnded;
+		turnEnded = null;
+		if (!ended) return;
+		tell(ctx, await runPackage(["hook", "--host", "pi", "Stop"], ended.event, ended.cwd, TIMEOUT_MS.event));
+	}
+
 	pi.on("turn_end", async (event: any, ctx) => {
 		const turn = event?.messageEntryId ?? String(event?.turnIndex ?? "");
-		await hook("Stop", ctx, { hook_event_name: "Stop", turn_id: turn }, TIMEOUT_MS.event);
+		turnEnded = { event: hookEvent(ctx, { hook_event_name: "Stop", turn_id: turn }), cwd: ctx.cwd };
 	});
 
 	pi.on("session_before_compact", async (event: any, ctx) => {
@@ -237,7 +251,11 @@ export default function (pi: ExtensionAPI) {
 	});
 
 	pi.on("session_shutdown", async (event: any, ctx) => {
-		if (event?.reason !== "quit") return; // reload, new, resume, fork: the session goes on
+		if (event?.reason !== "quit") {
+			await endTurn(ctx); // reload, new, resume, fork: the session goes on
+			return;
+		}
+		turnEnded = null; // the session's end covers its last turn
 		await hook("SessionEnd", ctx, { hook_event_name: "SessionEnd", reason: "quit" }, TIMEOUT_MS.shutdown);
 	});
 }
