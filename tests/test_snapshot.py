@@ -193,3 +193,71 @@ def test_remove_tree_is_recursive_and_forgiving(tmp_path: Path) -> None:
     snapshot.remove_tree(tree)
     assert not tree.exists()
     snapshot.remove_tree(tree)  # force: a missing tree is not an error
+
+
+# -- writers that take their points at once --------------------------------------
+
+
+def test_a_prune_while_a_point_is_copied_leaves_it_whole(store: Path) -> None:
+    """A writer of the files layout takes its point without the lock: another one's
+    prune may run while this one copies. Newer points exist already (this one's
+    stamp is older), so a prune keeping two would take this point if it counted it."""
+    import shutil
+
+    for i in (1, 2):
+        take_snapshot(store, "write", [store / "A.md"], keep=5, now=T0 + timedelta(seconds=i))
+    root = store / ".backups"
+    pruned: list[list[str]] = []
+
+    def copy_beside_a_prune(source: Path, destination: Path) -> None:
+        pruned.append(snapshot.prune_snapshots(root, 2))  # the other writer's
+        shutil.copy2(source, destination)
+
+    point = take_snapshot(
+        store,
+        "write",
+        [store / "A.md", Path("MEMORY.md")],
+        keep=5,
+        now=T0,
+        copy=copy_beside_a_prune,
+    )
+    assert pruned == [[], []]  # the point in the making was never one of those counted
+    assert point.name == "2026-10-01T00-00-01-000Z-write"
+    assert sorted(os.listdir(point)) == ["A.md", "MEMORY.md"]
+    assert (point / "A.md").read_bytes() == (store / "A.md").read_bytes()
+    assert not [name for name in backups(store) if name.startswith(".partial-")]
+
+
+def test_a_failed_copy_leaves_neither_a_point_nor_its_partial(store: Path) -> None:
+    def full_disk(source: Path, destination: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError, match="No space"):
+        take_snapshot(store, "write", [store / "A.md"], now=T0, copy=full_disk)
+    assert backups(store) == []
+
+
+def test_a_partial_left_by_a_dead_process_goes_once_an_hour_old(store: Path) -> None:
+    root = store / ".backups"
+    root.mkdir()
+    old, young = root / ".partial-1-0000aaaa", root / ".partial-2-0000bbbb"
+    for partial in (old, young):
+        partial.mkdir()
+        (partial / "A.md").write_text("half")
+    two_hours_ago = datetime.now(timezone.utc).timestamp() - 7200
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    point = take_snapshot(store, "write", [store / "A.md"], now=T0)
+    assert backups(store) == [".partial-2-0000bbbb", point.name]
+
+
+def test_a_point_is_never_renamed_over_another(store: Path) -> None:
+    """An empty point (a write that only creates a file) has the stamp's name; the
+    next point at that stamp counts on instead of replacing it."""
+    first = take_snapshot(store, "write", [store / "Brand-new.md"], now=T0)
+    second = take_snapshot(store, "write", [store / "A.md"], now=T0)
+    assert (first.name, second.name) == (
+        "2026-10-01T00-00-01-000Z-write",
+        "2026-10-01T00-00-01-000Z-write-2",
+    )
+    assert os.listdir(first) == []
+    assert os.listdir(second) == ["A.md"]

@@ -11,6 +11,12 @@ neither is anything else in ``.backups/`` that this module did not name.
 
 Taking a snapshot fails closed: if the copy cannot be made, the error is
 raised and the caller does not write.
+
+A point is copied into a hidden ``.partial-…`` directory first and renamed to
+its name once whole. A writer of the files layout takes its point without the
+lock, so another writer may prune while this one copies; a point in the
+making is not yet one of those it counts, and a half-made one never carries
+a point's name.
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ if TYPE_CHECKING:
 
 BACKUPS_DIR: Final = ".backups"
 MIGRATE_PREFIX: Final = "migrate-"
+#: A point being copied: ``.partial-<pid>-<random>``; left by a process that died
+#: mid-copy, it is removed by a later prune once an hour old.
+PARTIAL_PREFIX: Final = ".partial-"
+PARTIAL_MAX_AGE_S: Final = 3600
 
 #: Names this module gives: ``2026-10-01T00-00-01-000Z-<label>[-N]``.
 SNAPSHOT_NAME_RE: Final = re.compile(r"^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z-.")
@@ -74,13 +84,15 @@ def take_snapshot(
     root = directory / BACKUPS_DIR
     # A regular file in the way raises here, and the write is not made.
     root.mkdir(exist_ok=True)
-    target = claim_directory(root, snapshot_dir_name(_now(now), label))
+    name = snapshot_dir_name(_now(now), label)
+    partial = _partial_directory(root)
     try:
         for source in files:
-            _copy_one(directory, Path(source), target, copy or shutil.copy2, platform)
+            _copy_one(directory, Path(source), partial, copy or shutil.copy2, platform)
+        target = _name_directory(root, partial, name)
     except BaseException:
-        # A half-made rollback point (a full disk) would pass for a whole one later.
-        shutil.rmtree(target, ignore_errors=True)
+        # A half-made rollback point (a full disk) must not pass for a whole one.
+        shutil.rmtree(partial, ignore_errors=True)
         raise
     try:
         prune_snapshots(root, keep, protect=target.name)
@@ -116,15 +128,17 @@ def prune_snapshots(root: Path, keep: int, *, protect: str | None = None) -> lis
     """Remove all but the newest ``keep`` snapshot directories; return the names removed.
 
     ``protect`` (the point just taken) always survives and counts towards ``keep``.
+    A point left half-copied by a process that died (``.partial-…``) goes once an
+    hour old; one younger may still be copied into.
     """
+    found = [e for e in os.scandir(root) if e.is_dir(follow_symlinks=False)]
     names = sorted(
         (
             e.name
-            for e in os.scandir(root)
+            for e in found
             if SNAPSHOT_NAME_RE.match(e.name)
             and not e.name.startswith(MIGRATE_PREFIX)
             and e.name != protect
-            and e.is_dir(follow_symlinks=False)
         ),
         key=natural_key,
     )
@@ -132,6 +146,10 @@ def prune_snapshots(root: Path, keep: int, *, protect: str | None = None) -> lis
     doomed = names[: max(len(names) - room, 0)]
     for name in doomed:
         remove_tree(root / name)
+    abandoned = time.time() - PARTIAL_MAX_AGE_S
+    for e in found:
+        if e.name.startswith(PARTIAL_PREFIX) and e.stat(follow_symlinks=False).st_mtime < abandoned:
+            remove_tree(root / e.name)
     return doomed
 
 
@@ -179,6 +197,42 @@ def claim_directory(root: Path, base: str) -> Path:
             suffix += 1
             continue
         return root / name
+
+
+def _partial_directory(root: Path) -> Path:
+    """A new directory to copy a point into, named so that no prune counts it."""
+    import secrets
+
+    while True:
+        path = root / f"{PARTIAL_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+
+
+def _name_directory(root: Path, partial: Path, base: str) -> Path:
+    """Give the whole point ``partial`` its name, counting on as :func:`claim_directory`.
+
+    A rename never replaces a point: a name that exists is skipped before the
+    rename is tried, and one made in between (a rename would replace it only
+    if it were empty, a point of no files) makes the rename fail on every
+    system but that one.
+    """
+    suffix = 1 + max((_suffix(name, base) for name in os.listdir(root)), default=0)
+    while True:
+        name = base if suffix == 1 else f"{base}-{suffix}"
+        target = root / name
+        if not os.path.lexists(target):
+            try:
+                os.rename(partial, target)
+            except OSError as error:
+                if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                    raise
+            else:
+                return target
+        suffix += 1
 
 
 def _suffix(name: str, base: str) -> int:
