@@ -143,24 +143,42 @@ def moved(
     return kept if save(kept) else None
 
 
-def refresh_indexes(ready: Ready) -> None:
+def refresh_indexes(ready: Ready) -> bool:
     """Each layer's ``MEMORY.md`` from the tallies and the recall log now, as
-    :meth:`Store.refresh_indexes` does in a hook (a layer whose lock is busy is skipped)."""
-    from pi_memory.fs.lock import StoreLock
+    :meth:`Store.refresh_indexes` does in a hook (a layer whose lock is busy is skipped);
+    whether any was rewritten. A ``MEMORY.md`` that is already so (the write that kept
+    these tallies wrote its own; the other layer's did not change) is compared, not
+    rewritten, and its lock is not taken."""
     from pi_memory.layouts import open_layer
 
+    wrote = False
     for layer, directory, tally in ready.indexes:
         path = Path(directory)
         if not path.is_dir():
             continue
-        lock = StoreLock(path, "rebuild", ready.lock_timeout_ms)
-        if not lock.acquire(blocking=False):
+        opened = open_layer(ready.layout, layer, path, index_budget=ready.index_budget)
+        recalls = recalls_in(path)
+        change = opened.prepare_index(tally, recalls)
+        if change is None:
             continue
+        from pi_memory.fs.lock import StoreLock
+
+        lock = StoreLock(path, "rebuild", ready.lock_timeout_ms)
         try:
-            opened = open_layer(ready.layout, layer, path, index_budget=ready.index_budget)
-            opened.refresh_tally(tally, recalls_in(path))
+            if not lock.acquire(blocking=False):
+                continue
+            try:
+                if change.unchanged():
+                    change.commit()
+                else:  # changed since it was read: rendered again, as it is now
+                    opened.refresh_tally(tally, recalls)
+                wrote = True
+            finally:
+                lock.release()
         finally:
-            lock.release()
+            change.discard()
+            change.sync()
+    return wrote
 
 
 def injection(ready: Ready, max_chars: int | None) -> str:

@@ -479,7 +479,8 @@ def test_a_write_renders_the_note_again_keeping_its_tool_list(setup: Setup) -> N
          "--keyword", "psql", "Staging's Postgres takes connections on port 5433."],
         cwd=setup.root, env=setup.env, capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert "pi_memory.hosts.lifecycle" in written.stderr  # the note was rendered again
+    assert "pi_memory.hosts.note_render" in written.stderr  # the note was rendered again
+    assert "pi_memory.hosts.lifecycle" not in written.stderr  # and nothing else of a hook
     assert "pi_memory.agent_tools.registry" not in written.stderr  # its tool list was kept
     assert "#psql (2)" in json.loads(note.read_text("utf-8"))["injection"]
     assert json.loads(note.read_text("utf-8"))["quick"]["tools"] == full.strip()

@@ -89,6 +89,13 @@ def write_json(outcome: WriteOutcome) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pi_memory.naming.git_repo import remembered
+
+    with remembered():  # the project's work tree looked up once, not at every step
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from pi_memory.agent_tools.memory_write import consolidate_if_due, describe_write

@@ -27,7 +27,7 @@ def after_change() -> None:
         cwd = Path(os.getcwd())  # gone (deleted under the process): nothing to bring up to date
         found = fastpath.stale(cwd, os.environ, day)
         if found is not None and found.host and found.changed:
-            from pi_memory.hosts.lifecycle import rendered
+            from pi_memory.hosts.note_render import rendered
 
             note = found.note
             rendered(cwd, day, found.host, note.max_context, note.max_bytes, found=found)

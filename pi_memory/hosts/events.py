@@ -113,7 +113,7 @@ def handle(name: str, host: str, stream: TextIO | None) -> str | None:
     event_name = own if isinstance(own, str) and own else shape.events[moment]
     text = render(shape, event_name, answer)
     if moment == "start" and wants_tools(shape, payload):
-        from pi_memory.hosts.lifecycle import tool_list
+        from pi_memory.hosts.note_render import tool_list
 
         return f"{tool_list()}\n{text or ''}"
     return text

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 
-from pi_memory.hosts.fastpath import Note, Stale
+from pi_memory.hosts.fastpath import Note
 from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
@@ -107,19 +106,6 @@ def _host(event: HookEvent) -> Host:
     return host(event.host)
 
 
-def _fitted(injection: Callable[[int], str], max_chars: int, max_bytes: int) -> str:
-    """The injection within ``max_chars`` and, when given, ``max_bytes``."""
-    text = injection(max_chars)
-    while max_bytes and len(text.encode("utf-8")) > max_bytes and max_chars > 200:
-        # As many characters as the bytes allow at this text's bytes per character.
-        max_chars = max(200, len(text) * max_bytes // len(text.encode("utf-8")) - 100)
-        shorter = injection(max_chars)
-        if len(shorter) >= len(text):
-            break  # the layout does not shrink any further
-        text = shorter
-    return text
-
-
 # -- what every moment needs to know ---------------------------------------------------------
 
 
@@ -177,6 +163,8 @@ def _soft(event: HookEvent, day: str) -> Known | None:
     injection and each ``MEMORY.md`` are rendered from the index kept ready
     (:mod:`pi_memory.ready_index`) instead of the store. ``None``: the full work is due."""
     shape = _host(event)
+    from pi_memory.hosts.note_render import rendered
+
     note = rendered(event.cwd, day, event.host, shape.max_context, shape.max_context_bytes)
     if note is None:
         return None
@@ -190,84 +178,6 @@ def _soft(event: HookEvent, day: str) -> Known | None:
     return Known(note, built, lambda: _open(event.cwd).config)
 
 
-def rendered(
-    cwd: Path, day: str, host: str, limit: int, max_bytes: int, *, found: Stale | None = None
-) -> Note | None:
-    """The note of ``cwd`` brought up to date from the ready index when only what is
-    injected changed (each ``MEMORY.md`` rewritten, the injection rendered within ``limit``
-    characters and ``max_bytes`` bytes for ``host``), and saved; ``None``: the full work is
-    due (a start that may schedule background work looks at the store). ``found``: what
-    :func:`fastpath.stale` said of ``cwd`` just now, when the caller asked it already."""
-    from pi_memory import ready_index
-    from pi_memory.hosts import fastpath
-
-    if found is None:
-        found = fastpath.stale(cwd, os.environ, day)
-    if found is None or found.note.background:
-        return None
-    ready = ready_index.load(found.ready.signature, _identities(found.fingerprint))
-    if ready is None:
-        return None
-    ready_index.refresh_indexes(ready)
-    again = fastpath.stale(cwd, os.environ, day)  # after MEMORY.md, as the full path
-    if again is None:
-        return None
-    ready = ready_index.load(found.ready.signature, _identities(again.fingerprint))
-    if ready is None:
-        return None
-    text = _fitted(partial(ready_index.injection, ready), limit, max_bytes)
-    note = again.note._replace(
-        injection=text, refreshed=True, max_context=limit, max_bytes=max_bytes
-    )
-    fastpath.save(
-        cwd,
-        os.environ,
-        day,
-        note=note,
-        corpus=None,
-        fingerprint=again.fingerprint,
-        ready=again.ready,
-        quick=_quick(host, note, again.tools),
-    )
-    return note
-
-
-def _quick(host: str, note: Note, tools: str = "") -> dict[str, object] | None:
-    """The note's block for a hook answered without the package (:mod:`.quick_hook`);
-    ``tools``: the tool list the note's block already holds, still what ``tool --list``
-    prints when only what the injection reads changed since (the configuration and the
-    environment it follows from are in the note's fingerprint), "": worked out here."""
-    import time
-
-    from pi_memory.hosts import fastpath
-
-    block = fastpath.quick_block(host, note, time.time())
-    if block is not None:
-        block["tools"] = tools or tool_list()
-    return block
-
-
-def tool_list() -> str:
-    """What ``tool --list`` prints here (:func:`pi_memory.commands.tool.run_tool`), for the
-    quick block (the configuration it depends on is in the note's fingerprint) and for pi's
-    session start that asks for it ("": not known). Here, not in the fast path's module: the
-    tools' modules reach the jobs."""
-    import json
-
-    from pi_memory.agent_tools.registry import offered_tools
-    from pi_memory.errors import PiMemoryError
-
-    try:
-        return json.dumps(offered_tools())
-    except (OSError, PiMemoryError):
-        return ""
-
-
-def _identities(fingerprint: list[list[Any]]) -> dict[str, tuple[int, int, int] | None]:
-    """The fingerprint as path → identity (``None``: absent)."""
-    return {p[0]: (p[1], p[2], p[3]) if len(p) > 1 else None for p in fingerprint}
-
-
 def _open(cwd: Path) -> Opened:
     """The store of ``cwd``; the hook says unusable settings its own way (:func:`setting_notes`)."""
     from pi_memory.open_store import open_store
@@ -278,7 +188,7 @@ def _open(cwd: Path) -> Opened:
 def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     from pi_memory.config.models import background_ready, task_model
     from pi_memory.entry import LAYERS
-    from pi_memory.hosts import fastpath
+    from pi_memory.hosts import fastpath, note_render
     from pi_memory.surfacing import corpus, limits, model_available
 
     opened = _open(event.cwd)
@@ -304,7 +214,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     limit, max_bytes = _host(event).max_context, _host(event).max_context_bytes
     caps = limits(config)
     note = Note(
-        injection=_fitted(fresh.injection, limit, max_bytes),
+        injection=note_render.fitted(fresh.injection, limit, max_bytes),
         max_context=limit,
         max_bytes=max_bytes,
         refreshed=refresh,
@@ -341,7 +251,7 @@ def _full(event: HookEvent, day: str, refresh: bool) -> Known:
     # Only a quiet start is remembered: a warning must be said again next time.
     if not said and paths is not None and fingerprint is not None:
         saved = _ready(fresh, directories, paths, inputs, fingerprint)
-        quick = _quick(event.host, note)
+        quick = note_render.quick(event.host, note)
         fastpath.save(event.cwd, os.environ, day, note=note, corpus=memories, quick=quick, **saved)
 
     def built() -> Corpus:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pi_memory.named_tuple import NamedTuple
 
-__all__ = ["GitRepo", "find_git_repo", "head_commit", "project_root"]
+__all__ = ["GitRepo", "find_git_repo", "head_commit", "project_root", "remembered"]
 
 
 class GitRepo(NamedTuple):
@@ -50,6 +50,28 @@ def _common_dir(git_dir: Path) -> Path:
     return common if common.is_absolute() else Path(os.path.normpath(git_dir / common))
 
 
+#: The work trees found while :class:`remembered` is in force, by the directory asked
+#: about (``None`` while it is not: every call walks up again).
+_FOUND: dict[str, GitRepo | None] | None = None
+
+
+class remembered:
+    """``with remembered():`` each directory's work tree is looked up once inside the
+    block (one write asks about the same directory about seven times: the configuration,
+    the layer directories, the trust, the anchors, the note); nothing is kept after it.
+    For one command's span, while nothing it looks at makes or moves a ``.git``."""
+
+    def __enter__(self) -> None:
+        global _FOUND  # noqa: PLW0603 - the block's own table, dropped on the way out
+        self._outer = _FOUND
+        if _FOUND is None:
+            _FOUND = {}
+
+    def __exit__(self, *exc: object) -> None:
+        global _FOUND  # noqa: PLW0603
+        _FOUND = self._outer
+
+
 def find_git_repo(cwd: Path) -> GitRepo | None:
     """The work tree containing ``cwd``, like ``git rev-parse --show-toplevel``.
 
@@ -57,6 +79,15 @@ def find_git_repo(cwd: Path) -> GitRepo | None:
     ``.git`` file, or ``cwd`` inside a repository directory (a bare repository
     or ``.git`` itself), where git itself refuses to name a top level.
     """
+    if _FOUND is None:
+        return _walk_up(cwd)
+    key = os.fspath(cwd)
+    if key not in _FOUND:
+        _FOUND[key] = _walk_up(cwd)
+    return _FOUND[key]
+
+
+def _walk_up(cwd: Path) -> GitRepo | None:
     start = Path(os.path.realpath(cwd))
     if not start.is_dir():
         return None
