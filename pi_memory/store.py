@@ -362,16 +362,22 @@ class Store:
         from pi_memory import ready_index
 
         try:
+            # Asked first: a start that says so is never answered from its note, and the
+            # tallies of its blocks cost a sum of every file's facts. The next write still
+            # finds its MEMORY.md's tally kept, with no block (no note is rendered from it).
+            if self.withheld() and not self.provenance().declined:
+                self._keep_indexes()
+                return ""
+            if self.suspects():
+                return ""  # their block is rendered from the entries: the full work
             blocks = [(b.layer, b.label, str(b.directory), b.tally()) for b in self.injected()]
             indexes = [
                 (layer, str(self.directory(layer)), self.tally(layer))
                 for layer in LAYERS
                 if layer not in self.settings.unavailable and self.directory(layer).is_dir()
             ]
-            if self.read_problems() or (self.withheld() and not self.provenance().declined):
+            if self.read_problems():
                 return ""
-            if self.suspects():
-                return ""  # their block is rendered from the entries: the full work
         except (OSError, PiMemoryError):
             return ""
         s = self.settings
@@ -387,6 +393,32 @@ class Store:
         if len(ready.blocks) != len(blocks) or len(ready.indexes) != len(indexes):
             return ""
         return ready.signature if ready_index.save(ready) else ""
+
+    def _keep_indexes(self) -> None:
+        """Keep each layer's ``MEMORY.md`` tally ready, and no block to inject: for the next
+        write into a repository's layer that is not trusted yet (its ``MEMORY.md`` holds
+        every memory, the injection only this user's)."""
+        from pi_memory import ready_index
+
+        indexes = [
+            (layer, str(self.directory(layer)), self.tally(layer, "all"))
+            for layer in LAYERS
+            if layer not in self.settings.unavailable and self.directory(layer).is_dir()
+        ]
+        if self.read_problems() or any(tally is None for _, _, tally in indexes):
+            return
+        s = self.settings
+        ready_index.save(
+            ready_index.Ready(
+                self.ready_signature(),
+                tuple((str(path), identity) for path, identity in self._sources.items()),
+                s.layout,
+                s.index_budget,
+                s.lock_timeout_ms,
+                tuple((layer, d, t) for layer, d, t in indexes if t is not None),
+                (),
+            )
+        )
 
     def _index_after(
         self,
@@ -485,7 +517,9 @@ class Store:
     ) -> Callable[[Tally, str], Tally | None] | None:
         """How a ready tally of ``layer`` (its ``MEMORY.md``'s: label ``""``, or a block's)
         changes with the write of ``plan``, the layer's files having ``facts`` now;
-        ``None`` when the layer is read in part (from a repository not trusted)."""
+        ``None`` when the layer is read in part (from a repository not trusted) and
+        ``ready`` holds blocks of that part (it holds none when kept for the
+        ``MEMORY.md`` files alone: :meth:`keep_ready`)."""
         from pi_memory.keyword_tally import groups_of
         from pi_memory.keywords import canonical_key, reach_after
 
@@ -498,14 +532,15 @@ class Store:
             from pi_memory.provenance import REPOSITORY_MARK, read_record, tracked_files
 
             record = read_record(s.home, self.directory(layer))
-            if not (record.trusted or s.trusted_project):
-                return None
-            tracked = tracked_files(s.repository, self.directory(layer))
-            own = record.own
-            own_of = [
-                None if tracked is not None and f not in tracked else own for f, _, _ in facts
-            ]
-            theirs_label = f"{self.label(layer)} ({REPOSITORY_MARK})"
+            if record.trusted or s.trusted_project:
+                tracked = tracked_files(s.repository, self.directory(layer))
+                own = record.own
+                own_of = [
+                    None if tracked is not None and f not in tracked else own for f, _, _ in facts
+                ]
+                theirs_label = f"{self.label(layer)} ({REPOSITORY_MARK})"
+            elif ready.blocks:
+                return None  # a block of the part read (not the repository's) was kept
         split = any(label == theirs_label for _, label, _, _ in ready.blocks)
         names = [name for name, _, _ in facts]
         changed = [*(() if plan.deduped else (plan.entry,)), *plan.retire]

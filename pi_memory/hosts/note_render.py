@@ -38,7 +38,7 @@ def rendered(
     if found is None or found.note.background:
         return None
     ready = ready_index.load(found.ready.signature, identities(found.fingerprint))
-    if ready is None:
+    if ready is None or not ready.blocks:  # none: kept for the MEMORY.md files alone
         return None
     now = found
     if ready_index.refresh_indexes(ready):  # else the note's fingerprint is as found
@@ -46,7 +46,7 @@ def rendered(
         if again is None:
             return None
         ready = ready_index.load(found.ready.signature, identities(again.fingerprint))
-        if ready is None:
+        if ready is None or not ready.blocks:
             return None
         now = again
     text = fitted(partial(ready_index.injection, ready), limit, max_bytes)
