@@ -56,6 +56,9 @@ class Staged(NamedTuple):
     #: The temp file holding them, in the same directory.
     temp: str
     durable: bool
+    #: The temp file's ``(mtime_ns, size, inode)`` once written: what the file has once
+    #: renamed into place, until anything changes it (``None``: not known).
+    identity: tuple[int, int, int] | None = None
 
 
 def stage_bytes(path: Path, data: bytes, *, durable: bool = True) -> Staged:
@@ -86,12 +89,13 @@ def stage_written(
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
+            st = os.fstat(handle.fileno())
         if mode is not None:
-            os.chmod(tmp_name, mode)
+            os.chmod(tmp_name, mode)  # the mode, not the time or the size
     except BaseException:
         _discard(tmp_name)
         raise
-    return Staged(path, tmp_name, durable)
+    return Staged(path, tmp_name, durable, (st.st_mtime_ns, st.st_size, st.st_ino))
 
 
 def put_in_place(staged: Staged, *, sync: bool = True) -> None:

@@ -85,6 +85,15 @@ class StagedChange:
     def paths(self) -> list[Path]:
         return [step.path for step in self._steps]
 
+    def identity(self, path: Path) -> Identity | None:
+        """The identity ``path`` has once :meth:`commit` put its new bytes in place (the
+        staged file's, renamed: no byte of it read back), until anything changes it;
+        ``None`` when not known or not put in place."""
+        for step in self._done:
+            if step.path == Path(path) and step.staged is not None:
+                return step.staged.identity
+        return None
+
     def unchanged(self) -> bool:
         """Whether every file is still as the change was worked out from."""
         return all(identity_at(step.path) == step.expected for step in self._steps)

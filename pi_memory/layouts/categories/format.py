@@ -374,24 +374,41 @@ def rewrite_rows_counted_in(
     """:func:`rewrite_rows_in`, and how many rows of ``data`` name each id of ``updates``
     in their header (:func:`rows_with_id_in`), counted by the same pass over the bytes
     that finds the rows to rewrite."""
+    pieces, rewritten, counts, _ = rewrite_rows_counted_pieces(data, updates, layer, file)
+    return b"".join(pieces), rewritten, counts
+
+
+def rewrite_rows_counted_pieces(
+    data: bytes, updates: Mapping[str, Entry], layer: str, file: str
+) -> tuple[list[bytes | memoryview], dict[tuple[str, int], Entry], dict[str, int], bool]:
+    """:func:`rewrite_rows_counted_in` with the new bytes in pieces, in order, each the
+    old bytes between two rewritten rows (a view of ``data``, not a copy) or a row as
+    it is now, and whether any row's bytes changed: written one after the other, a file
+    of 100,000 rows is never copied whole in memory to bump one row's ``seen``."""
     if not all(entry_id.isascii() for entry_id in updates):
         text, found = rewrite_rows(decode(data), updates, layer, file)
         counts = {entry_id: rows_with_id_in(data, entry_id) for entry_id in updates}
-        return encode(text), found, counts
+        new = encode(text)
+        return [new], found, counts, new != data
     rewritten: dict[tuple[str, int], Entry] = {}
     counts = {}
     targets = _target_rows_in(data, updates, layer, file, counts)
-    pieces: list[bytes] = []
+    view = memoryview(data)
+    pieces: list[bytes | memoryview] = []
+    changed = False
     done = len(data)
     for (entry_id, nth), (row, lines, start, end) in sorted(
         targets.items(), key=lambda item: -item[1][2]
     ):
         replacement = _replacement(row, lines, updates[entry_id], lambda: _newline_of(data))
-        pieces += [data[end:done], encode("".join(replacement))]
+        new = encode("".join(replacement))
+        changed = changed or view[start:end] != new
+        pieces += [view[end:done], new]
         done = start
         rewritten[entry_id, nth] = parse_entries("".join(replacement), layer, file)[0]
-    pieces.append(data[:done])
-    return b"".join(reversed(pieces)), rewritten, counts
+    pieces.append(view[:done])
+    pieces.reverse()
+    return pieces, rewritten, counts, changed
 
 
 def _replacement(row: Row, lines: list[str], new: Entry, newline: Callable[[], str]) -> list[str]:
@@ -593,7 +610,8 @@ def appended_row_in(data: bytes, entry: Entry) -> bytes:
     """:func:`appended_row` for the bytes of a file (only its first and last lines are
     decoded)."""
     nl = _newline_of(data)
-    if not data.replace(encode(BOM), b""):  # nothing but byte order marks
+    mark = encode(BOM)
+    if not data or (data.startswith(mark) and not data.replace(mark, b"")):  # only marks
         return encode(format_entry(entry, nl))
     lead = "" if data.endswith(b"\n") else nl
     last = decode(data[data.rfind(b"\n", 0, len(data) - 1) + 1 :]) + lead

@@ -24,7 +24,7 @@ from pi_memory.layouts.categories.format import (
     parse_entries,
     remove_rows,
     repair_tags,
-    rewrite_rows_counted_in,
+    rewrite_rows_counted_pieces,
 )
 from pi_memory.layouts.protocol import (
     ENTRY_OPERATIONS,
@@ -456,13 +456,14 @@ class CategoriesLayer:
 
     def _rewritten(
         self, file: str, data: bytes, identity: Identity | None, mine: Mapping[str, Entry]
-    ) -> tuple[bytes, dict[int, Entry]]:
+    ) -> tuple[list[bytes | memoryview], dict[int, Entry]]:
         """``data`` (the bytes of ``file`` at ``identity``) with the rows of ``mine``
-        rewritten, and each rewritten row's position -> its entry now (only the lines of
+        rewritten, in pieces (:func:`rewrite_rows_counted_pieces`; ``[data]``: no byte
+        changed), and each rewritten row's position -> its entry now (only the lines of
         those rows are decoded)."""
-        new, rewritten, counts = rewrite_rows_counted_in(data, mine, self.layer, file)
-        if new == data:
-            return data, {}
+        new, rewritten, counts, changed = rewrite_rows_counted_pieces(data, mine, self.layer, file)
+        if not changed:
+            return [data], {}
         known = self._places.get(file)
         if known is not None and known[0] == identity and identity is not None:
             found = known[1]
@@ -549,19 +550,21 @@ class CategoriesLayer:
         added: Entry | None,
     ) -> None:
         """:meth:`_stage_file` of ``old``, the bytes of ``file`` at ``identity``."""
-        data, changes = self._rewritten(file, old, identity, mine) if mine else (old, {})
+        pieces, changes = self._rewritten(file, old, identity, mine) if mine else ([old], {})
         rows: list[Entry] = []
         if added is not None:
-            data += appended_row_in(data, added)
+            # After the rest, never joined to it; a row rewritten too makes the end anew.
+            data = old if len(pieces) == 1 else b"".join(pieces)
+            pieces = [data, appended_row_in(data, added)]
             rows = parse_entries(format_entry(added), self.layer, file)
-        elif data == old:
+        elif not changes and len(pieces) == 1:
             return
         path = self.directory / file
-        staged.replace(path, data, identity)
+        staged.replace_written(path, functools.partial(_write_pieces, pieces), identity)
         follow = self._change(file, identity, rows, changes) if identity is not None else None
         if follow is not None and not rows and self._same_facts(file, identity, changes):
             follow = follow._replace(same_facts=True)
-        staged.after(functools.partial(self._written, file, follow, path, data))
+        staged.after(lambda: self._written(file, follow, path, staged.identity(path)))
 
     def _same_facts(
         self, file: str, identity: Identity | None, changes: Mapping[int, Entry]
@@ -610,14 +613,17 @@ class CategoriesLayer:
             lambda out: bounded.write_parts(out, parts, handle),
             identity,
         )
-        staged.after(functools.partial(self._written, file, None, self.directory / file))
+        staged.after(functools.partial(self._written, file, None, self.directory / file, None))
         return True
 
-    def _written(self, file: str, change: Change | None, path: Path, data: bytes = b"") -> None:
-        """What :meth:`_write_text` does once the bytes are in place (``data``)."""
+    def _written(
+        self, file: str, change: Change | None, path: Path, identity: Identity | None
+    ) -> None:
+        """What :meth:`_write_text` does once the bytes are in place, which gave ``path``
+        ``identity``: the caches of the bytes it changed follow the change."""
         self._known.pop(file, None)
-        if change is not None:
-            self._later(functools.partial(_follow, path, data, change))
+        if change is not None and identity is not None:
+            self._later(functools.partial(_follow, path, identity, change))
 
     def _change_now(self, file: str, mine: Mapping[str, Entry], added: Entry | None) -> None:
         """:meth:`_stage_file` put in place at once (the caller holds the lock)."""
@@ -854,18 +860,19 @@ class Change(NamedTuple):
     same_facts: bool = False
 
 
-def _follow(path: Path, data: bytes, change: Change) -> None:
+def _follow(path: Path, identity: Identity, change: Change) -> None:
     """The caches of the bytes ``change`` started from, changed as the file was, kept for
-    the bytes written (if ``path`` still holds them): the keyword facts and the search
-    index; no entry of the file is read. The parse cache is left to the next reader,
-    which decodes the search index's rows rather than parse the file."""
+    the bytes written, if ``path`` still holds them: still the file the write renamed
+    into place, with the ``identity`` it had then (a writer that replaces it or writes
+    into it changes that); the keyword facts and the search index; no entry of the file
+    is read. The parse cache is left to the next reader, which decodes the search
+    index's rows rather than parse the file."""
     from functools import partial
 
     from pi_memory import keyword_tally, search_index
-    from pi_memory.fs.parse_cache import lookup, rekeyed, written
+    from pi_memory.fs.parse_cache import identity_at, lookup, rekeyed
 
-    identity = written(path, data)
-    if identity is None:
+    if identity_at(path) != identity:
         return
     kind, rules = keyword_tally.KIND, keyword_tally.RULES
     if change.same_facts and rekeyed(path, change.before, identity, kind, rules):
@@ -885,6 +892,11 @@ def _follow(path: Path, data: bytes, change: Change) -> None:
         if facts is not None:
             _keep_facts(path, identity, facts)
     search_index.follow(path, change.before, identity, partial(_indexed, change), change.searched)
+
+
+def _write_pieces(pieces: Sequence[bytes | memoryview], out: BinaryIO) -> None:
+    for piece in pieces:
+        out.write(piece)
 
 
 def _fact_fields(entry: Entry) -> tuple[str, str, str, bool]:
