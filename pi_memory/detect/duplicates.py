@@ -211,7 +211,7 @@ def _join(
     # alike by size and prefix: each probe's are checked as they come, which is
     # much cheaper than collecting them all first, and than judging them.
     tokens, numbers, sizes = sets
-    gate = threshold - EPS
+    overlaps = _Overlaps(threshold)
     index = PrefixIndex(threshold, probes_no_smaller=True)
     # Ascending size, then index: the members come in index order and the sort is stable.
     for i in sorted(members, key=sizes.__getitem__):
@@ -225,11 +225,41 @@ def _join(
             # costs less than intersecting two token sets.
             found = [j for j in found if not numbers[j] or numbers[j] == mine]
         x = tokens[i]
-        size = len(x)
+        needs = overlaps[len(x)]
         for j in found:
-            common = len(x & tokens[j])
-            if common >= gate * (size + sizes[j] - common):
-                out.add((i, j) if i < j else (j, i))
+            other = sizes[j]
+            need = needs[other]
+            # At a high threshold most pairs need every token of the smaller set (no
+            # larger than this one) in the other: a subset test stops at the first
+            # token missing, where an intersection would look every one up and keep them.
+            if need < other:
+                if len(x & tokens[j]) < need:
+                    continue
+            elif need > other or not tokens[j] <= x:
+                continue
+            out.add((i, j) if i < j else (j, i))
+
+
+class _Overlaps(dict[int, list[int]]):
+    """By a probe's size, how many tokens it must share with a set of each size no larger
+    to reach the threshold: the fewest ``common`` with ``common >= (t - EPS) * union``,
+    by the very test a pair would otherwise get, worked out once per size."""
+
+    def __init__(self, threshold: float) -> None:
+        super().__init__()
+        self._gate = threshold - EPS
+
+    def __missing__(self, size: int) -> list[int]:
+        gate = self._gate
+        needs = [
+            next(
+                (common for common in range(total + 1) if common >= gate * (total - common)),
+                total + 1,
+            )
+            for total in range(size, 2 * size + 1)
+        ]
+        self[size] = needs
+        return needs
 
 
 class _Visits:
