@@ -153,9 +153,11 @@ class PrefixIndex:
         is no larger than ``ordered``.
 
         One lookup per prefix token serves both, and no indexed set can be too large,
-        so the range of sizes needs only its lower end. The indexed prefix is a part
-        of the probed one (it needs no looser an overlap), and a token's posting gets
-        the set after it was probed: a set never meets itself.
+        so the range of sizes needs only its lower end; and as probes only grow, the
+        smallest size they can pair with never shrinks, so postings too small for this
+        probe are dropped (an index filled this way is for :meth:`probe_add` alone). The
+        indexed prefix is a part of the probed one (it needs no looser an overlap), and a
+        token's posting gets the set after it was probed: a set never meets itself.
         """
         size = len(ordered)
         if size == 0:
@@ -174,11 +176,12 @@ class PrefixIndex:
                 if i < indexed:
                     postings[token] = [(size, key, i)]
                 continue
+            if posting and posting[0][0] < smallest:
+                # Too small for this probe is too small for every later one: gone for good.
+                del posting[: bisect_left(posting, start)]
             rest = size - i
             found += [
-                other_key
-                for other, other_key, j in posting[bisect_left(posting, start) :]
-                if rest >= needs[other] <= other - j
+                other_key for other, other_key, j in posting if rest >= needs[other] <= other - j
             ]
             if i < indexed:
                 posting.append((size, key, i))
