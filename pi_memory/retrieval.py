@@ -4,14 +4,18 @@ Modes (pi-memory-auto's retrieval table):
 
 ``keyword`` (default)
     A hit needs any one query token in the body or keyword. Scored
-    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + phrases*1 + answer*1
-    + recency``, pi-memory-auto's shape (content match dominates, keyword hits
-    next, time breaks ties), with content match measured over the entries
+    ``coverage*10 + tagExact*4 + tagPartial*2 + textHits*0.5 + phrases*1 + near*0.3
+    + answer*1 + recency``, pi-memory-auto's shape (content match dominates, keyword
+    hits next, time breaks ties), with content match measured over the entries
     searched: query tokens weigh by their rarity (idf) in ``coverage`` and
     ``textHits``, body hits saturate and are normalised by body length, each
-    adjacent pair of query words found verbatim counts as a phrase, and a body
-    holding what the question's answer looks like (a time for "when", a number
-    for "how many") counts as ``answer``.
+    adjacent pair of query words found verbatim counts as a phrase, each two
+    neighbouring query terms found in neighbouring words by their forms as
+    ``near``, and a body holding what the question's answer looks like (a time
+    for "when", a number for "how many") counts as ``answer``. A term the body
+    holds only outside the sentence holding the most of the query counts for
+    0.8 of its weight in ``coverage``: words asked together and found together
+    say more than the same words scattered over a memory.
     When nothing matches, the newest entries are listed and ``fallback`` is set.
 ``all``
     Every entry, ranked by the same scorer with a three times stronger
@@ -94,6 +98,14 @@ TEXT_HIT_WEIGHT: Final = 0.5
 PHRASE_WEIGHT: Final = 1.0
 #: A body holding what the question's answer looks like (a time for "when").
 ANSWER_SHAPE_WEIGHT: Final = 1.0
+#: The share of its weight a term loses from ``coverage`` when the body holds it only
+#: outside the sentence that holds the most of the query: the query's words in one
+#: sentence say more about a memory than the same words scattered over its sentences.
+SCATTERED_LOSS: Final = 0.2
+#: Each two neighbouring query terms found in neighbouring words of the body by their
+#: forms (``paint`` and ``sunset`` in "painted a sunset" or "sunset painting"): a
+#: looser phrase than :data:`PHRASE_WEIGHT`'s, which is spelt as the query spells it.
+NEAR_WEIGHT: Final = 0.3
 #: Term-frequency saturation and length normalisation (the usual BM25 values).
 SATURATION: Final = 1.2
 LENGTH_NORM: Final = 0.75
@@ -104,6 +116,9 @@ RECENCY_HORIZON_DAYS: Final = 90
 ALL_RECENCY_BOOST: Final = 3.0
 
 _PHRASE_WORD_RE: Final = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+#: Where a sentence ends: ``.``, ``!`` or ``?`` before a space or the end (not the dot
+#: of ``node.js`` or ``3.5``), a line break, or a CJK full stop, exclamation or question.
+_SENTENCE_END_RE: Final = re.compile(r"[.!?]+(?:\s|$)|[\n\u3002\uff01\uff1f]")
 #: An index line's keyword and count: ``#deploy (2)``.
 _COUNTED_LINE_RE: Final = re.compile(r"^(.*?\S)\s*\(\d+\)$")
 _FRESH: Final = 0
@@ -261,8 +276,13 @@ class _Asked(NamedTuple):
     forms: list[str]
     #: What a lowercased body is searched for: each term's first form, then the others.
     patterns: list[str]
+    #: Each term's forms, in term order (what finds it in one sentence of a body).
+    term_forms: list[tuple[str, ...]]
     #: (column in ``patterns``, the term it counts for) of each term's other forms.
     extra: list[tuple[int, int]]
+    #: (term, the next term) of each two terms next to each other among the query's words
+    #: (its stopwords and scaffolding left out).
+    neighbours: list[tuple[int, int]]
     #: (term, the piece of a memory's time that finds it) of each date term.
     dated: list[tuple[int, str]]
     #: Adjacent query word pairs found verbatim in a body (:func:`phrases`).
@@ -285,7 +305,23 @@ def _asked(query: str, tokens: Sequence[str]) -> _Asked:
     patterns += [form for _, form in others]
     extra = list(enumerate((at for at, _ in others), len(asked)))
     dated = [(position, term.time) for position, term in enumerate(asked) if term.time]
-    return _Asked(names, forms, patterns, extra, dated, phrases(query), answer_shape(query))
+    term_forms = [term.forms for term in asked]
+    # A hyphenated word's parts come after the query's words: no neighbours of theirs.
+    said = 0
+    while said < len(asked) and asked[said].token in tokens:
+        said += 1
+    neighbours = [(at, at + 1) for at in range(said - 1)]
+    return _Asked(
+        names,
+        forms,
+        patterns,
+        term_forms,
+        extra,
+        neighbours,
+        dated,
+        phrases(query),
+        answer_shape(query),
+    )
 
 
 class _Tally:
@@ -343,8 +379,9 @@ class _Tally:
         self.lengths.append(size)
         return True
 
-    def scores(self, corpus: Corpus | None, size: int) -> list[float]:
-        """The content score of each matched entry (in :attr:`at`'s order)."""
+    def scores(self, corpus: Corpus | None, size: int) -> tuple[list[float], list[float]]:
+        """The content score of each matched entry (in :attr:`at`'s order), and each
+        term's share of the query's weight."""
         if corpus is None:
             corpus = Corpus(size, self.total_length)
         return _contents(self.counts, self.in_keyword, self.lengths, self.tags, corpus)
@@ -366,10 +403,11 @@ def _contents(
     lengths: Sequence[int],
     tags: Sequence[float],
     corpus: Corpus,
-) -> list[float]:
+) -> tuple[list[float], list[float]]:
     """The content score ``coverage + tag + text_hits`` of matched entries, given a column
     each (hits per term, which terms the keyword or time holds, the body's length, the
-    tag score), worked out a term at a time over all of them.
+    tag score), worked out a term at a time over all of them; and each term's share of
+    the query's weight.
 
     ``coverage`` is :data:`COVERAGE_WEIGHT` times the share of the query's weight
     (each term's :func:`idf` among the entries matched, against ``corpus``) found,
@@ -414,26 +452,98 @@ def _contents(
             text_hits[n] += term_weight * (hits * (SATURATION + 1) / (hits + damping[n]))
         for n in also:
             covered[n] += term_weight
-    return [
+    contents = [
         COVERAGE_WEIGHT * found / weight + tag + TEXT_HIT_WEIGHT * hit / weight
         for found, tag, hit in zip(covered, tags, text_hits)
     ]
+    return contents, [term_weight / weight for term_weight in weights]
 
 
-def body_bonus(body: str, asked: _Asked) -> float:
+def body_bonus(body: str, asked: _Asked, near: Sequence[tuple[int, int]] = ()) -> float:
     """What a score gains from the lowercased body beyond its hits: each query phrase
-    found verbatim, and an answer of the shape the question asks for. Anything added
-    here must stay within :func:`body_bonus_bound`, which the search index works out
-    without the body."""
+    found verbatim, each pair of ``near`` (:func:`_near_pairs`) found in neighbouring
+    words, and an answer of the shape the question asks for. Anything added here must
+    stay within :func:`body_bonus_bound`, which the search index works out without
+    the body."""
     bonus = PHRASE_WEIGHT * sum(phrase in body for phrase in asked.phrases)
+    if near:
+        bonus += NEAR_WEIGHT * _near(body, asked.term_forms, near)
     if asked.shape is not None and asked.shape.search(body):
         bonus += ANSWER_SHAPE_WEIGHT
     return bonus
 
 
-def body_bonus_bound(possible: int, asked: _Asked) -> float:
-    """The most :func:`body_bonus` can add to a body that may hold ``possible`` phrases."""
-    return PHRASE_WEIGHT * possible + (ANSWER_SHAPE_WEIGHT if asked.shape is not None else 0.0)
+def _near_pairs(asked: _Asked, hits: Sequence[int]) -> list[tuple[int, int]]:
+    """The query's neighbouring terms (:attr:`_Asked.neighbours`) both found in a body
+    (``hits``: its hits per term)."""
+    return [pair for pair in asked.neighbours if hits[pair[0]] and hits[pair[1]]]
+
+
+def _near(body: str, forms: Sequence[tuple[str, ...]], pairs: Sequence[tuple[int, int]]) -> int:
+    """How many of ``pairs`` of terms ``body`` holds in two neighbouring words, in either
+    order (a word holds a term when a form of it is in the word)."""
+    words = _PHRASE_WORD_RE.findall(body)
+    where: dict[int, set[int]] = {}
+    for term in {term for pair in pairs for term in pair}:
+        where[term] = {at for at, word in enumerate(words) if any(f in word for f in forms[term])}
+    return sum(
+        any(at + 1 in where[second] or at - 1 in where[second] for at in where[first])
+        for first, second in pairs
+    )
+
+
+def scattered_loss(
+    body: str,
+    asked: _Asked,
+    hits: Sequence[int],
+    held: tuple[bool, ...] | None,
+    shares: Sequence[float],
+) -> float:
+    """What ``coverage`` loses for the terms the lowercased ``body`` holds (``hits``: its
+    hits per term) only outside its sentence that holds the most of the query's weight
+    (``shares``: each term's share of it); a term the keyword or time holds (``held``)
+    is about the whole memory and loses nothing, and a body of one sentence nothing.
+    Never negative, so the search index's bound of a score without it still bounds
+    the score."""
+    alone = [term for term, found in enumerate(hits) if found and not (held and held[term])]
+    if len(alone) < 2:
+        return 0.0
+    sentences = _SENTENCE_END_RE.split(body)
+    if len(sentences) < 2:
+        return 0.0
+    forms = asked.term_forms
+    best = 0.0
+    for sentence in sentences:
+        found = 0.0
+        for term in alone:
+            if any(form in sentence for form in forms[term]):
+                found += shares[term]
+        best = max(best, found)
+    total = sum(shares[term] for term in alone)
+    return COVERAGE_WEIGHT * SCATTERED_LOSS * max(0.0, total - best)
+
+
+def _body_score(
+    content: float,
+    body: str,
+    asked: _Asked,
+    hits: Sequence[int],
+    *,
+    held: tuple[bool, ...] | None,
+    shares: Sequence[float],
+) -> float:
+    """The score before recency of a matched entry whose content score is ``content``
+    (``body``: lowercased; ``hits``: per term; ``held``: which terms its keyword or
+    time holds; ``shares``: each term's share of the query's weight)."""
+    bonus = body_bonus(body, asked, _near_pairs(asked, hits))
+    return content + bonus - scattered_loss(body, asked, hits, held, shares)
+
+
+def body_bonus_bound(possible: int, asked: _Asked, near: int = 0) -> float:
+    """The most :func:`body_bonus` can add to a body that may hold ``possible`` phrases
+    and holds both terms of ``near`` neighbouring pairs."""
+    shape = ANSWER_SHAPE_WEIGHT if asked.shape is not None else 0.0
+    return PHRASE_WEIGHT * possible + NEAR_WEIGHT * near + shape
 
 
 def _score_entries(
@@ -471,9 +581,15 @@ def _score_entries(
             bodies[index] = body
         elif every:
             unmatched.append(index)
+    contents, shares = tally.scores(corpus, len(entries))
     rows = [
-        _row(entries[at], at, content + body_bonus(bodies[at], asked), clock)
-        for at, content in zip(tally.at, tally.scores(corpus, len(entries)))
+        _row(
+            entries[at],
+            at,
+            _body_score(content, bodies[at], asked, hits, held=held, shares=shares),
+            clock,
+        )
+        for at, content, hits, held in zip(tally.at, contents, tally.counts, tally.in_keyword)
     ]
     rows.extend(_row(entries[index], index, 0.0, clock) for index in unmatched)
     return rows
@@ -596,9 +712,9 @@ def search_candidates(
     match)."""
     clock = _Clock(now, review_months)
     asked = _asked(query, tokenize(query) or _literal(query))
-    matched, contents = _candidate_contents(found, asked, corpus)
+    matched, contents, shares = _candidate_contents(found, asked, corpus)
     bounds = _bounds(found, asked, clock, matched, contents)
-    possible = found.possible
+    possible, counts = found.possible, found.counts
     decoded: dict[int, Entry] = {}
 
     def entry(n: int) -> Entry:
@@ -616,8 +732,13 @@ def search_candidates(
         n = matched[at]
         brief = found.brief(n)
         score = contents[at]
-        if possible[n] or asked.shape is not None:
-            score += body_bonus(entry(n).body.lower(), asked)
+        hits = counts[n]
+        if possible[n] or asked.shape is not None or len(hits) - hits.count(0) > 1:
+            held = found.in_keyword[n]
+            if asked.dated:
+                held = _in_time(held, len(hits), asked.dated, brief.last or brief.time)
+            body = entry(n).body.lower()
+            score = _body_score(score, body, asked, hits, held=held, shares=shares)
         row = _demoted_row(_row(brief, n, score, clock), brief.id, suspect)
         (heapq.heappush if len(best) < size else heapq.heappushpop)(best, row)
     return _page(
@@ -636,9 +757,10 @@ def search_candidates(
 
 def _candidate_contents(
     found: Candidates, asked: _Asked, corpus: Corpus
-) -> tuple[list[int], list[float]]:
+) -> tuple[list[int], list[float], list[float]]:
     """The candidates that match (every one holds a term in its body or keyword; a date
-    only adds to a match) and the content score of each (:func:`_contents`)."""
+    only adds to a match), the content score of each and each term's share of the
+    query's weight (:func:`_contents`)."""
     counts, in_keyword = found.counts, found.in_keyword
     if asked.extra:
         _fold(asked, counts)
@@ -662,7 +784,8 @@ def _candidate_contents(
     else:
         lengths = list(found.lengths)
         tags = [tag_of[key] for key in keys]
-    return matched, _contents(counts, in_keyword, lengths, tags, corpus)
+    contents, shares = _contents(counts, in_keyword, lengths, tags, corpus)
+    return matched, contents, shares
 
 
 def _bounds(
@@ -671,8 +794,9 @@ def _bounds(
     """(bound, its position in ``matched``) of each matched candidate: its score ranked as
     if fresh (see :func:`_row`), the body bonus it may earn added, and recency (worked
     out once per time, from the time's count; read from the brief for a time without one)."""
-    possible, moments = found.possible, found.moments
+    possible, moments, counts = found.possible, found.moments, found.counts
     bonus = {most: body_bonus_bound(most, asked) for most in set(possible)}
+    neighbours = asked.neighbours
     now_count = seconds(format_time(clock.now))
     recent_from = seconds(clock.recency_cutoff)
     if now_count is None or recent_from is None:
@@ -683,6 +807,10 @@ def _bounds(
     bounds: list[tuple[float, int]] = []
     for at, n in enumerate(matched):
         score = contents[at] + bonus[possible[n]]
+        if neighbours:
+            near = len(_near_pairs(asked, counts[n]))
+            if near:
+                score = contents[at] + body_bonus_bound(possible[n], asked, near)
         count = moments[n]
         if count >= recent_from:  # recency as :func:`_row` adds it
             if count == SECONDS_END:

@@ -220,6 +220,37 @@ def test_a_phrase_found_verbatim_ranks_first() -> None:
     ]
 
 
+def test_query_words_in_neighbouring_words_rank_above_the_same_words_apart() -> None:
+    # The same words in another order: "sunset painting" holds "paint" and "sunset"
+    # side by side, by their forms, though not as the query spells them.
+    entries = [
+        make("20260901-0001", "the old fence at sunset painting"),
+        make("20260901-0002", "painting the old fence at sunset"),
+    ]
+    ranked = search(entries, "paint sunset", now=NOW).hits
+    assert [hit.entry.id for hit in ranked] == ["20260901-0001", "20260901-0002"]
+    assert ranked[0].score > ranked[1].score
+
+
+def test_query_words_in_one_sentence_rank_above_the_same_words_in_two() -> None:
+    entries = [
+        make("20260901-0001", "Deploy on Friday. Check the port of staging first."),
+        make("20260901-0002", "Deploy to staging on Friday. Check the port first."),
+    ]
+    ranked = search(entries, "staging port", now=NOW).hits
+    assert [hit.entry.id for hit in ranked] == ["20260901-0001", "20260901-0002"]
+    assert ranked[0].score > ranked[1].score
+    # A word the keyword holds is about the whole memory: its sentence does not matter.
+    tagged = [entry._replace(keyword="staging") for entry in entries]
+    first, second = search(tagged, "staging port", now=NOW).hits
+    assert first.score == second.score
+    # The dot of an identifier ends no sentence.
+    one = make("20260901-0003", "Build node.js with the port set.")
+    two = make("20260901-0004", "Build node.js. Set the port too.")
+    ranked = search([one, two], "node.js port", now=NOW).hits
+    assert [hit.entry.id for hit in ranked] == ["20260901-0003", "20260901-0004"]
+
+
 def test_shorter_body_with_the_same_hits_ranks_higher() -> None:
     entries = [
         make("20260901-0001", "rsync on deploy"),
