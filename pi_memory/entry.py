@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import re
 from datetime import datetime
+from itertools import repeat
 
 from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Container
+    from collections.abc import Container, Iterable, Iterator
     from typing import Final
 
 TIME_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
@@ -135,6 +136,12 @@ def normalize_ascii_lowered(lowered: str) -> str:
     """:func:`normalize_memory_text` of an ASCII body already lowercased: ASCII
     case maps no letter to or from whitespace, so lowercasing first makes the same text."""
     return _trimmed(" ".join(lowered.split()))
+
+
+def normalize_ascii_lowered_each(lowered: Iterable[str]) -> Iterator[str]:
+    """:func:`normalize_ascii_lowered` of each of ``lowered``, in the interpreter's C loops."""
+    spaced = map(" ".join, map(str.split, lowered))
+    return map(str.rstrip, map(str.rstrip, spaced, repeat(_TRAILING_PUNCT)))
 
 
 def _trimmed(text: str) -> str:

@@ -302,3 +302,51 @@ def test_the_sets_made_directly_are_the_sets_of_the_ordered_parts() -> None:
     bodies += [e.body for e in realistic_store(600, 1)] + ["", "3000", "v2 …", "部署 80"]
     for body in bodies:
         assert body_facts(body) == facts_of(*body_lists(body)), body
+
+
+def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
+    # The detectors work a store's bodies out a column at a time: each body must get
+    # exactly the facts it gets alone, whatever its neighbours hold.
+    import random
+
+    from pi_memory.detect.text_features import bodies_facts, body_facts
+    from tests.similarity_stores import realistic_store
+
+    bodies = [e.body for seed in range(3) for e in random_store(seed, 200)]
+    bodies += [e.body for e in realistic_store(600, 1)]
+    bodies += [
+        "",
+        "3000",
+        "v2 …",
+        "部署 80",
+        "Deploy v2beta to 10.0.0.1 on port 8080, then 3x retries",
+        "The dogs studies ran 3x faster: v2x1 releases 1.2.3.",
+        "  Spaced\tout \x1c body .  ",
+        "Port ８０８０ and 80 on the Kelvin \u212a scale",
+    ]
+    rng = random.Random(7)
+    alphabet = "aAbZe09 s.\t\n\x1c,-_'é部署K\u212a"
+    bodies += ["".join(rng.choices(alphabet, k=rng.randint(0, 24))) for _ in range(2000)]
+    alone = [body_facts(body) for body in bodies]
+    assert bodies_facts(bodies) == alone
+    for _ in range(40):
+        picked = rng.sample(range(len(bodies)), rng.randint(0, 12))
+        assert bodies_facts([bodies[i] for i in picked]) == [alone[i] for i in picked]
+    # A body holding the character the bodies are joined with.
+    assert bodies_facts([*bodies[:50], "a\x00b 7"]) == [*alone[:50], body_facts("a\x00b 7")]
+
+
+def test_features_take_the_known_facts_and_work_out_the_rest() -> None:
+    from pi_memory.detect.text_features import age_key, body_facts
+    from pi_memory.keywords import canonical_key
+
+    store = random_store(3, 300)
+    assert any("T" in e.time for e in store)  # a time not written as stored
+    live = [e for e in store if not e.superseded_by]
+    known = {e.body: body_facts(e.body) for e in live[::3]}
+    for facts in (features(store), features([e._replace() for e in store], known)):
+        made = [item for group in facts.values() for item in group]
+        assert sorted(made, key=lambda item: item.entry.id) == sorted(
+            ((e, age_key(e), canonical_key(e.keyword), *body_facts(e.body)) for e in live),
+            key=lambda item: item[0].id,
+        )

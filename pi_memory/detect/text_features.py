@@ -15,13 +15,16 @@ are not function words: changing one changes a requirement.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Sequence, Set
 from functools import lru_cache
+from itertools import chain, compress, filterfalse, repeat
+from operator import attrgetter, eq, itemgetter, ne, not_
 
 from pi_memory.entry import (
     Entry,
     format_time,
     normalize_ascii_lowered,
+    normalize_ascii_lowered_each,
     normalize_memory_text,
     parse_time,
 )
@@ -212,6 +215,22 @@ def age_key(entry: Entry) -> tuple[str, str]:
     return (text, entry.id)
 
 
+def age_keys(entries: Sequence[Entry]) -> list[tuple[str, str]]:
+    """:func:`age_key` of each of ``entries``, in the interpreter's C loops when every
+    time is written as stored (``YYYY-MM-DD HH:MM:SS``)."""
+    times = list(map(_TIME, entries))
+    if all(map(eq, map(len, times), repeat(19))) and all(
+        map(eq, map(_ELEVENTH, times), repeat(" "))
+    ):
+        return list(zip(times, map(_ID, entries)))
+    return list(map(age_key, entries))
+
+
+_TIME: Final = attrgetter("time")
+_ID: Final = attrgetter("id")
+_ELEVENTH: Final = itemgetter(10)
+
+
 def body_lists(
     body: str,
 ) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -277,6 +296,79 @@ def body_facts(body: str) -> BodyFacts:
     numbers = frozenset(_NUMBER_RE.findall(body))
     content = frozenset(filter(None, map(_CONTENT.__getitem__, words)))
     return norm, tokens, numbers, frozenset(words), content
+
+
+#: What joins the bodies :func:`bodies_facts` works on at once; a store whose bodies
+#: hold it is worked a body at a time.
+_SEPARATOR: Final = "\x00"
+#: Every ASCII character that is no letter or digit of a token to a space, the
+#: separator kept: an ASCII body's tokens are then what ``str.split`` cuts.
+_NOT_TOKEN: Final = {
+    code: " "
+    for code in range(128)
+    if not chr(code).isalnum() and chr(code) != _SEPARATOR  # A-Z are lowered first
+}
+
+
+def bodies_facts(bodies: Sequence[str]) -> list[BodyFacts]:
+    """:func:`body_facts` of each of ``bodies``, in order, made a column at a time.
+
+    A store's bodies share a vocabulary: what each word is (a function word,
+    an inflected one, one with digits) is looked up once per distinct word,
+    and each ASCII body's sets are made from its tokens by set operations in
+    the interpreter's C loops. A body that is not ASCII goes through
+    :func:`body_facts`, as does every body of a store whose bodies hold the
+    separator this joins them with.
+    """
+    ascii_ones = list(map(str.isascii, bodies))
+    plain = list(compress(bodies, ascii_ones))
+    text = _SEPARATOR.join(plain).lower()
+    if not plain or text.count(_SEPARATOR) != len(plain) - 1:
+        return list(map(body_facts, bodies))
+    found = _ascii_facts(plain, text)
+    if len(found) == len(bodies):
+        return found
+    made = iter(found)
+    return [next(made) if one else body_facts(body) for body, one in zip(bodies, ascii_ones)]
+
+
+def _ascii_facts(bodies: list[str], text: str) -> list[BodyFacts]:
+    """:func:`body_facts` of ASCII ``bodies``, given all of them lowercased and joined
+    by :data:`_SEPARATOR` (``text``)."""
+    norms = normalize_ascii_lowered_each(text.split(_SEPARATOR))
+    tokens = list(map(frozenset, map(str.split, text.translate(_NOT_TOKEN).split(_SEPARATOR))))
+    vocabulary = frozenset().union(*tokens)
+    # A token with a digit: its number-free words are its letter runs.
+    letters = {
+        token: _ASCII_WORD_RE.findall(token) for token in filterfalse(str.isalpha, vocabulary)
+    }
+    digital = frozenset(letters)
+    spelled = list(vocabulary.difference(digital).union(*letters.values()))
+    lemmas = list(map(_CONTENT.__getitem__, spelled))
+    # The words that are not their own content word, and the lemma of each that has one.
+    changed = frozenset(compress(spelled, map(ne, spelled, lemmas)))
+    inflected = {word: found for word, found in zip(spelled, lemmas) if found and found != word}
+    inflections = frozenset(inflected)
+    # Most bodies carry no number: their words are their tokens.
+    words = tokens.copy()
+    numbers = [_EMPTY] * len(tokens)
+    numbered = list(compress(range(len(tokens)), map(not_, map(digital.isdisjoint, tokens))))
+    numbered_tokens = list(map(tokens.__getitem__, numbered))
+    cuts = list(map(frozenset.intersection, numbered_tokens, repeat(digital)))
+    letter_runs = map(chain.from_iterable, map(map, repeat(letters.__getitem__), cuts))
+    kept = map(frozenset.difference, numbered_tokens, cuts)
+    for index, own, found in zip(
+        numbered,
+        map(frozenset.union, kept, letter_runs),
+        map(frozenset, map(_NUMBER_RE.findall, map(bodies.__getitem__, numbered))),
+    ):
+        words[index] = own
+        numbers[index] = found
+    # The content words: the words that are their own lemma, and the lemmas of the rest.
+    lemma_of = inflected.__getitem__
+    lemmatised = map(map, repeat(lemma_of), map(frozenset.intersection, words, repeat(inflections)))
+    content = map(frozenset.union, map(frozenset.difference, words, repeat(changed)), lemmatised)
+    return list(zip(norms, tokens, numbers, words, content))
 
 
 @lru_cache(maxsize=4096)
