@@ -309,7 +309,7 @@ def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
     # exactly the facts it gets alone, whatever its neighbours hold.
     import random
 
-    from pi_memory.detect.text_features import bodies_facts, body_facts
+    from pi_memory.detect.text_features import bodies_facts, body_facts, body_lists, facts_of
     from tests.similarity_stores import realistic_store
 
     bodies = [e.body for seed in range(3) for e in random_store(seed, 200)]
@@ -328,6 +328,7 @@ def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
     alphabet = "aAbZe09 s.\t\n\x1c,-_'é部署K\u212a"
     bodies += ["".join(rng.choices(alphabet, k=rng.randint(0, 24))) for _ in range(2000)]
     alone = [body_facts(body) for body in bodies]
+    assert alone == [facts_of(*body_lists(body)) for body in bodies]
     assert bodies_facts(bodies) == alone
     for _ in range(40):
         picked = rng.sample(range(len(bodies)), rng.randint(0, 12))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence, Set
 from functools import lru_cache
-from itertools import chain, compress, filterfalse, repeat
+from itertools import compress, filterfalse, repeat
 from operator import attrgetter, eq, itemgetter, ne, not_
 
 from pi_memory.entry import (
@@ -277,7 +277,7 @@ def body_facts(body: str) -> BodyFacts:
     :func:`body_lists`, made without putting anything in order."""
     lowered = body.lower()
     if not lowered.isascii():
-        return facts_of(*body_lists(body))
+        return _wide_facts(body, lowered)
     norm = normalize_ascii_lowered(lowered)
     found = _ASCII_TOKEN_RE.findall(lowered)
     tokens = frozenset(found)
@@ -310,6 +310,9 @@ _NOT_TOKEN: Final = {
 }
 
 
+_DIGIT_TO_SPACE: Final = str.maketrans("0123456789", " " * 10)
+
+
 def bodies_facts(bodies: Sequence[str]) -> list[BodyFacts]:
     """:func:`body_facts` of each of ``bodies``, in order, made a column at a time.
 
@@ -336,39 +339,63 @@ def _ascii_facts(bodies: list[str], text: str) -> list[BodyFacts]:
     """:func:`body_facts` of ASCII ``bodies``, given all of them lowercased and joined
     by :data:`_SEPARATOR` (``text``)."""
     norms = normalize_ascii_lowered_each(text.split(_SEPARATOR))
-    tokens = list(map(frozenset, map(str.split, text.translate(_NOT_TOKEN).split(_SEPARATOR))))
+    spaced = text.translate(_NOT_TOKEN).split(_SEPARATOR)
+    tokens = list(map(frozenset, map(str.split, spaced)))
     vocabulary = frozenset().union(*tokens)
     # A token with a digit: its number-free words are its letter runs.
-    letters = {
-        token: _ASCII_WORD_RE.findall(token) for token in filterfalse(str.isalpha, vocabulary)
-    }
-    digital = frozenset(letters)
-    spelled = list(vocabulary.difference(digital).union(*letters.values()))
+    digital = frozenset(filterfalse(str.isalpha, vocabulary))
+    spelled = list(vocabulary.difference(digital).union(*map(_ASCII_WORD_RE.findall, digital)))
     lemmas = list(map(_CONTENT.__getitem__, spelled))
     # The words that are not their own content word, and the lemma of each that has one.
     changed = frozenset(compress(spelled, map(ne, spelled, lemmas)))
     inflected = {word: found for word, found in zip(spelled, lemmas) if found and found != word}
     inflections = frozenset(inflected)
-    # Most bodies carry no number: their words are their tokens.
+    # Most bodies carry no number: their words are their tokens. The others' words
+    # are their tokens once their digits are spaces too.
     words = tokens.copy()
     numbers = [_EMPTY] * len(tokens)
     numbered = list(compress(range(len(tokens)), map(not_, map(digital.isdisjoint, tokens))))
-    numbered_tokens = list(map(tokens.__getitem__, numbered))
-    cuts = list(map(frozenset.intersection, numbered_tokens, repeat(digital)))
-    letter_runs = map(chain.from_iterable, map(map, repeat(letters.__getitem__), cuts))
-    kept = map(frozenset.difference, numbered_tokens, cuts)
-    for index, own, found in zip(
-        numbered,
-        map(frozenset.union, kept, letter_runs),
-        map(frozenset, map(_NUMBER_RE.findall, map(bodies.__getitem__, numbered))),
-    ):
-        words[index] = own
-        numbers[index] = found
+    if numbered:
+        without = _SEPARATOR.join(map(spaced.__getitem__, numbered)).translate(_DIGIT_TO_SPACE)
+        for index, own, found in zip(
+            numbered,
+            map(frozenset, map(str.split, without.split(_SEPARATOR))),
+            map(frozenset, map(_NUMBER_RE.findall, map(bodies.__getitem__, numbered))),
+        ):
+            words[index] = own
+            numbers[index] = found
     # The content words: the words that are their own lemma, and the lemmas of the rest.
     lemma_of = inflected.__getitem__
     lemmatised = map(map, repeat(lemma_of), map(frozenset.intersection, words, repeat(inflections)))
     content = map(frozenset.union, map(frozenset.difference, words, repeat(changed)), lemmatised)
     return list(zip(norms, tokens, numbers, words, content))
+
+
+#: A word that is not Han: letters and digits up to the next Han character.
+_NOT_HAN_WORD_RE: Final = re.compile(f"(?:(?![{HAN_CLASS}])[^\\W_])+")
+
+
+def _wide_facts(body: str, lowered: str) -> BodyFacts:
+    """:func:`body_facts` of a body that is not ASCII (``lowered``: the body lowercased).
+
+    A Han shingle is its own content word: only the other words are looked up.
+    """
+    shingled, plain = _split_tokens(lowered)
+    tokens = shingled.union(plain)
+    if not _DIGIT_RE.search(body):
+        content = shingled.union(filter(None, map(_CONTENT.__getitem__, plain)))
+        return normalize_memory_text(body), tokens, _EMPTY, tokens, content
+    numbers = frozenset(_NUMBER_RE.findall(body))
+    shingled, plain = _split_tokens(_NUMBER_RE.sub(" ", body).lower())
+    content = shingled.union(filter(None, map(_CONTENT.__getitem__, plain)))
+    return normalize_memory_text(body), tokens, numbers, shingled.union(plain), content
+
+
+def _split_tokens(lowered: str) -> tuple[frozenset[str], list[str]]:
+    """The Han shingles of ``lowered`` and its other word tokens."""
+    runs = _HAN_RUN_RE.findall(lowered)
+    shingled = frozenset(gram for run in runs for gram in shingles(run)) if runs else _EMPTY
+    return shingled, _NOT_HAN_WORD_RE.findall(lowered)
 
 
 @lru_cache(maxsize=4096)
