@@ -371,25 +371,12 @@ class Store:
             if self.suspects():
                 return ""  # their block is rendered from the entries: the full work
             blocks = [(b.layer, b.label, str(b.directory), b.tally()) for b in self.injected()]
-            indexes = [
-                (layer, str(self.directory(layer)), self.tally(layer))
-                for layer in LAYERS
-                if layer not in self.settings.unavailable and self.directory(layer).is_dir()
-            ]
+            indexes = self._index_tallies("read")
             if self.read_problems():
                 return ""
         except (OSError, PiMemoryError):
             return ""
-        s = self.settings
-        ready = ready_index.Ready(
-            self.ready_signature(),
-            tuple((str(path), identity) for path, identity in self._sources.items()),
-            s.layout,
-            s.index_budget,
-            s.lock_timeout_ms,
-            tuple((layer, d, t) for layer, d, t in indexes if t is not None),
-            tuple((layer, label, d, t) for layer, label, d, t in blocks if t is not None),
-        )
+        ready = self._ready(indexes, blocks)
         if len(ready.blocks) != len(blocks) or len(ready.indexes) != len(indexes):
             return ""
         return ready.signature if ready_index.save(ready) else ""
@@ -400,24 +387,37 @@ class Store:
         every memory, the injection only this user's)."""
         from pi_memory import ready_index
 
-        indexes = [
-            (layer, str(self.directory(layer)), self.tally(layer, "all"))
+        indexes = self._index_tallies("all")
+        if self.read_problems() or any(tally is None for _, _, tally in indexes):
+            return
+        ready_index.save(self._ready(indexes, []))
+
+    def _index_tallies(self, part: str) -> list[tuple[str, str, Tally | None]]:
+        """Each existing layer's ``MEMORY.md`` tally (``part`` as :meth:`tally` takes it)."""
+        return [
+            (layer, str(self.directory(layer)), self.tally(layer, part))
             for layer in LAYERS
             if layer not in self.settings.unavailable and self.directory(layer).is_dir()
         ]
-        if self.read_problems() or any(tally is None for _, _, tally in indexes):
-            return
+
+    def _ready(
+        self,
+        indexes: list[tuple[str, str, Tally | None]],
+        blocks: list[tuple[str, str, str, Tally | None]],
+    ) -> Ready:
+        """What :mod:`pi_memory.ready_index` keeps of these tallies (those that are
+        ``None`` left out) under this store's signature and sources."""
+        from pi_memory import ready_index
+
         s = self.settings
-        ready_index.save(
-            ready_index.Ready(
-                self.ready_signature(),
-                tuple((str(path), identity) for path, identity in self._sources.items()),
-                s.layout,
-                s.index_budget,
-                s.lock_timeout_ms,
-                tuple((layer, d, t) for layer, d, t in indexes if t is not None),
-                (),
-            )
+        return ready_index.Ready(
+            self.ready_signature(),
+            tuple((str(path), identity) for path, identity in self._sources.items()),
+            s.layout,
+            s.index_budget,
+            s.lock_timeout_ms,
+            tuple((layer, d, t) for layer, d, t in indexes if t is not None),
+            tuple((layer, label, d, t) for layer, label, d, t in blocks if t is not None),
         )
 
     def _index_after(

@@ -357,10 +357,10 @@ print(code, sorted(m for m in ("argparse", "shutil", "typing") if m in sys.modul
 """
 
 
-def test_a_search_of_words_alone_imports_neither_argparse_nor_typing(project: Path) -> None:
-    write(project, "--keyword", "deploy", "Deploy to staging with rsync.")
-    done = subprocess.run(
-        [sys.executable, "-c", SEARCH_SCRIPT],
+def _run_script(project: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``script`` in a new interpreter in ``project``, as the package's own process."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
         cwd=project,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
@@ -368,6 +368,11 @@ def test_a_search_of_words_alone_imports_neither_argparse_nor_typing(project: Pa
         timeout=600,
         check=True,
     )
+
+
+def test_a_search_of_words_alone_imports_neither_argparse_nor_typing(project: Path) -> None:
+    write(project, "--keyword", "deploy", "Deploy to staging with rsync.")
+    done = _run_script(project, SEARCH_SCRIPT)
     assert "rsync" in done.stdout, done.stdout + done.stderr
     assert done.stdout.splitlines()[-1] == "0 []"
 
@@ -383,15 +388,7 @@ print(code, sorted(m for m in ("argparse", "typing") if m in sys.modules))
 
 def test_a_plain_write_imports_neither_argparse_nor_typing(project: Path) -> None:
     write(project, "--keyword", "deploy", "Staging runs on port 5433.")
-    done = subprocess.run(
-        [sys.executable, "-c", WRITE_SCRIPT],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
+    done = _run_script(project, WRITE_SCRIPT)
     assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr
     assert "rsync" in run_cli("search", "rsync", cwd=project).out
 

@@ -3,12 +3,12 @@ start leaves an existing index alone without reading a memory."""
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from pi_memory.layouts.files.layer import FilesLayer
 from tests.conftest import DATA, files_store
+from tests.opened_files import opened_during
 
 GOLDEN = DATA / "files_layout" / "new_index"
 NOW = datetime(2026, 10, 1, 9, 12, 33, tzinfo=timezone.utc)
@@ -31,33 +31,14 @@ def test_the_tools_first_add_writes_its_line_alone(tmp_path: Path) -> None:
     assert layer.read_index() == golden.replace("# Memory Index\n\n", "")
 
 
-#: Paths the interpreter opened while :data:`_WATCHING` is set (an audit hook, which
-#: cannot be removed, so it only records while asked to).
-_OPENED: list[str] = []
-_WATCHING: list[bool] = []
-
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if _WATCHING and event == "open" and isinstance(args[0], (str, Path)):
-        _OPENED.append(str(args[0]))
-
-
-sys.addaudithook(_audit)
-
-
 def test_a_session_start_with_an_index_reads_no_memory(tmp_path: Path) -> None:
     directory = tmp_path / "p"
     store = files_store(directory)
     for n in range(3):
         store.write("project", f"memory number {n} is here", [f"k{n}"], now=NOW)
     index = (directory / "MEMORY.md").read_bytes()
-    _OPENED.clear()
-    _WATCHING.append(True)
-    try:
-        files_store(directory).refresh_indexes(wait=False)
-    finally:
-        _WATCHING.clear()
-    opened = [p for p in _OPENED if Path(p).parent == directory and p.endswith(".md")]
+    every = opened_during(lambda: files_store(directory).refresh_indexes(wait=False))
+    opened = [p for p in every if Path(p).parent == directory and p.endswith(".md")]
     assert opened == []
     assert (directory / "MEMORY.md").read_bytes() == index
 

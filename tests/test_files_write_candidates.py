@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -28,6 +27,7 @@ from pi_memory.layouts.files.index import IndexLine, rebuild_index
 from pi_memory.layouts.files.layer import FilesLayer
 from pi_memory.plan import WriteRequest, plan_write
 from tests.conftest import files_store
+from tests.opened_files import opened_during
 from tools.bench_detect import make_store
 
 NOW = datetime(2026, 12, 1, 10, 0, 0, tzinfo=timezone.utc)
@@ -203,30 +203,10 @@ def test_every_change_to_a_memory_replaces_memory_md(tmp_path: Path) -> None:
     assert tool.change_token() != token
 
 
-#: Paths the interpreter opened while :data:`_WATCHING` is set (an audit hook, which
-#: cannot be removed, so it only records while asked to).
-_OPENED: list[str] = []
-_WATCHING: list[bool] = []
-
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if _WATCHING and event == "open" and isinstance(args[0], (str, Path)):
-        _OPENED.append(str(args[0]))
-
-
-sys.addaudithook(_audit)
-
-
 def _memories_opened(directory: Path, call: Callable[[], object]) -> set[str]:
-    _OPENED.clear()
-    _WATCHING.append(True)
-    try:
-        call()
-    finally:
-        _WATCHING.clear()
     return {
         Path(p).name
-        for p in _OPENED
+        for p in opened_during(call)
         if Path(p).parent == directory and p.endswith(".md") and Path(p).name != "MEMORY.md"
     }
 

@@ -34,13 +34,14 @@ would be the client's alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -315,10 +316,26 @@ def _seconds(word: str) -> float:
     return int(minutes) * 60 + float(rest.rstrip("s"))
 
 
-def processes(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
-    """Each process the package starts in a one-turn session, ``runs`` sessions a client."""
+@contextlib.contextmanager
+def _seeded(name: str, e2e: Path, fakes: Path) -> Iterator[tuple[Client, Path]]:
+    """Client ``name`` in a work directory of its own, with :data:`SEEDS` written to its
+    project's memory; its fake model server stopped and the directory removed after."""
     import shutil
 
+    work = workdir(e2e, f"bench-{name}")
+    one = MAKERS[name](e2e, work, fakes)
+    _KEPT.add(one.fake.proc.pid)
+    try:
+        for keyword, body in SEEDS:
+            package("write", "--keyword", keyword, body, cwd=one.project, env=one.env)
+        yield one, work
+    finally:
+        one.fake.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def processes(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
+    """Each process the package starts in a one-turn session, ``runs`` sessions a client."""
     lines = [
         f"load average at the start: {_load()}",
         "| client | process | per session | CPU (median) | modules imported |",
@@ -326,12 +343,7 @@ def processes(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
     ]
     _subreaper()
     for name in names:
-        work = workdir(e2e, f"bench-{name}")
-        one = MAKERS[name](e2e, work, fakes)
-        _KEPT.add(one.fake.proc.pid)
-        try:
-            for keyword, body in SEEDS:
-                package("write", "--keyword", keyword, body, cwd=one.project, env=one.env)
+        with _seeded(name, e2e, fakes) as (one, work):
             package("install", HOSTS[name], "--no-model", cwd=one.project, env=one.env)
             one.turn()  # the client's own set-up, and the package's first notes
             log = _wrap(one, work)
@@ -347,9 +359,6 @@ def processes(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
                     modules = sum(1 for x in err.splitlines() if x.startswith("import time:"))
                     what = _what(Path(f"{stem}.args").read_text("utf-8").strip())
                     seen.setdefault(what, []).append((cpu, max(0, modules - 1)))
-        finally:
-            one.fake.stop()
-            shutil.rmtree(work, ignore_errors=True)
         for what, got in seen.items():
             cpu = statistics.median(c for c, _ in got) * 1000
             modules = statistics.median(m for _, m in got)
@@ -367,8 +376,6 @@ def _load() -> str:
 
 
 def bench(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
-    import shutil
-
     lines = [
         f"load average at the start: {_load()}",
         "| client | with pi_memory | without | difference | CPU with | CPU without "
@@ -377,17 +384,9 @@ def bench(names: list[str], runs: int, e2e: Path, fakes: Path) -> list[str]:
     ]
     _subreaper()
     for name in names:
-        work = workdir(e2e, f"bench-{name}")
-        one = MAKERS[name](e2e, work, fakes)
-        _KEPT.add(one.fake.proc.pid)
-        try:
-            for keyword, body in SEEDS:
-                package("write", "--keyword", keyword, body, cwd=one.project, env=one.env)
+        with _seeded(name, e2e, fakes) as (one, _):
             one.turn()  # the first session of a new HOME pays for the client's own set-up
             got = measure(one, runs)
-        finally:
-            one.fake.stop()
-            shutil.rmtree(work, ignore_errors=True)
         a, b = statistics.median(got.with_it), statistics.median(got.without)
         c, d = statistics.median(got.cpu_with), statistics.median(got.cpu_without)
         note = "" if got.reached else " (the index never reached the model: not measured)"
