@@ -67,6 +67,7 @@ def test_canonical_key(keyword: str, key: str) -> None:
         ("a,b", "comma"),
         ("a，b", "comma"),
         ("one two three four five six seven eight nine", "9 words"),
+        ("a部b c d e f g h i", "9 words"),  # a run of Han characters parts two words
         ("部署备份流程的完整步", "10 Chinese characters"),
         ("x" * 81, "80 characters"),
         ("---", "no letters or digits"),
@@ -88,6 +89,7 @@ def test_keyword_issue_reasons(keyword: str, fragment: str) -> None:
         "rsync --delete",
         "src/store.ts",
         "部署 rsync",
+        "部署rsync一二a b c d e f",
     ],
 )
 def test_keyword_issue_accepts(keyword: str) -> None:

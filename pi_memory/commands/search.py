@@ -97,6 +97,13 @@ def _whole_in(entry: Entry) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pi_memory.naming.git_repo import remembered
+
+    with remembered():  # the project's work tree looked up once, not at every step
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from pi_memory.errors import UsageError

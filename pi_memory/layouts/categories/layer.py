@@ -369,6 +369,8 @@ class CategoriesLayer:
                 return None  # the caches are of different bytes: decide from the layer
             hits = set(search_index.matching(index, words[:1], ()))
             for word in words[1:]:
+                if not hits:
+                    break  # no body here holds the longer words: none to look for the rest in
                 hits &= set(search_index.matching(index, [word], ()))
             if ids:
                 known, facts = self._facts_of(file)
