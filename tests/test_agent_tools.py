@@ -42,6 +42,18 @@ def test_deeply_nested_arguments_get_a_json_answer(tmp_path: Path, deep: str) ->
     assert "Traceback" not in run.stderr
 
 
+def test_a_client_message_reads_as_json_loads_reads_it_errors_included() -> None:
+    texts = ['{"a": [1, 2.5e3, -0.0, NaN, -Infinity], "b": "\\u00e9\\ud83d\\ude00"}', " [] \n"]
+    for text in texts:
+        assert repr(loads(text)) == repr(json.loads(text))
+    for bad in ("", " ", '{"a": 1} x', '{"a": }', "\ufeff{}", '{"a": "\x01"}', "[1,]", "{'a': 1}"):
+        with pytest.raises(json.JSONDecodeError) as ours:
+            loads(bad)
+        with pytest.raises(json.JSONDecodeError) as theirs:
+            json.loads(bad)
+        assert str(ours.value) == str(theirs.value)
+
+
 def test_nesting_is_measured_outside_strings() -> None:
     assert nesting_depth('{"a": [1, {"b": "[[[[{{{{"}]}') == 3
     assert loads('{"a": "' + "[" * 1000 + '"}') == {"a": "[" * 1000}

@@ -340,6 +340,7 @@ def test_its_json_reads_and_writes_as_the_json_package_does() -> None:
         '{"a": "\\u00e9\\ud83d\\ude00", "b": [1, 2.5, -3e2, true, null], "c": {"d": "x\\ny"}}',
         '  {"cwd": "/tmp/a b", "n": NaN}\n',
         "[1, 2]",
+        '[-Infinity, Infinity, 12345678901234567890, 1.0e-3, "\\"", ""]',
     ]
     for text in texts:
         assert repr(loads(text)) == repr(json.loads(text))
@@ -350,6 +351,12 @@ def test_its_json_reads_and_writes_as_the_json_package_does() -> None:
             loads(bad)
     value = {"frozen": "é\n\x7f\u2028<memory-auto>", "surfaced": ["a"], "n": 3, "w": None}
     assert dumps(value) == json.dumps(value, ensure_ascii=False)
+    answer = {"id": 1, "r": {"t": ("é😀", 1.5e16, -0.0, False), "e": [], "o": {}}, "x": 10**20}
+    assert dumps(answer, ascii_only=True) == json.dumps(answer)
+    assert dumps(answer) == json.dumps(answer, ensure_ascii=False)
+    for odd in ({1: "a key that is no string"}, [float("nan")], {"inf": float("inf")}, {"s": {1}}):
+        with pytest.raises(ValueError, match=r"not a"):
+            dumps(odd, ascii_only=True)
     assert ascii_string('é\x7f"\\') == json.dumps('é\x7f"\\')
 
 

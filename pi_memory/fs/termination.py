@@ -26,7 +26,7 @@ import sys
 
 TYPE_CHECKING = False  # typing costs the MCP server's start milliseconds
 if TYPE_CHECKING:
-    from types import FrameType, TracebackType
+    from types import FrameType, ModuleType, TracebackType
 
 
 class Terminated(KeyboardInterrupt):
@@ -50,6 +50,17 @@ def _on_main_thread() -> bool:
     return threading is None or threading.current_thread() is threading.main_thread()
 
 
+def _signal_module() -> ModuleType:
+    """``signal``'s functions and numbers as ``_signal`` (built into the interpreter, loaded
+    at its start) has them: ``signal`` itself imports ``enum`` to wrap the same numbers,
+    a few milliseconds of every MCP server's start and every write's."""
+    if TYPE_CHECKING:
+        import signal
+    else:
+        import _signal as signal
+    return signal
+
+
 _installed = False
 _held_back = 0
 _pending: int | None = None
@@ -60,8 +71,9 @@ def end_by_exception() -> None:
     global _installed  # noqa: PLW0603 -- a process installs its handlers once
     if _installed or not _on_main_thread():
         return
-    import signal
     import sys
+
+    signal = _signal_module()
 
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(signal, name, None)
@@ -86,10 +98,9 @@ _put_off_signum: int | None = None
 
 def _put_off(signum: int) -> None:
     """Raise :class:`Terminated` for ``signum`` a moment from now, outside the finaliser."""
-    import signal
-
     global _put_off_signum  # noqa: PLW0603 -- one signal waits for the timer
     _put_off_signum = signum
+    signal = _signal_module()
     signal.setitimer(signal.ITIMER_REAL, 0.001)
 
 

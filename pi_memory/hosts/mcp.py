@@ -11,10 +11,9 @@ log file. Nothing a client sends can stop the server but the end of its input.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-import threading
+from _thread import allocate_lock
 
 from pi_memory import __version__
 
@@ -75,7 +74,9 @@ def list_tools() -> dict[str, Any]:
 
     noted = noted_tools()
     if noted is not None:
-        return {"tools": json.loads(noted)}
+        from pi_memory.json_input import parse
+
+        return {"tools": parse(noted)}
     from pi_memory.agent_tools.registry import offered_tools
 
     return {"tools": offered_tools()}
@@ -168,7 +169,7 @@ class Server:
 
     def __init__(self, out: IO[bytes], workers: int = WORKERS) -> None:
         self._out = out
-        self._write_lock = threading.Lock()
+        self._write_lock = allocate_lock()  # threading's Lock, without importing threading
         self._cancelled: set[object] = set()
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
@@ -236,13 +237,26 @@ class Server:
             log_exception("mcp worker", exc)
 
     def _send(self, payload: object) -> None:
-        line = json.dumps(payload).encode("ascii") + b"\n"  # ASCII: no pipe encoding can break it
+        line = _dumps(payload).encode("ascii") + b"\n"  # ASCII: no pipe encoding can break it
         with self._write_lock:
             try:
                 self._out.write(line)
                 self._out.flush()
             except (OSError, ValueError):  # the client went away; nothing left to tell it
                 pass
+
+
+def _dumps(payload: object) -> str:
+    """``json.dumps(payload)``: without importing ``json`` for the plain values every
+    answer is made of (:func:`pi_memory.hosts.quick_hook.dumps`)."""
+    from pi_memory.hosts.quick_hook import dumps
+
+    try:
+        return dumps(payload, ascii_only=True)
+    except ValueError:
+        import json
+
+        return json.dumps(payload)
 
 
 def protocol_stdout() -> IO[bytes]:

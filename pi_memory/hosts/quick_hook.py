@@ -120,31 +120,12 @@ def stamp(seconds: float) -> str:
 # -- JSON without the json package -----------------------------------------------------------
 
 
-class _Context:
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = {"NaN": float("nan"), "Infinity": float("inf")}.__getitem__
-
-
 def loads(text: str) -> object:
-    """``json.loads(text)``; ``ValueError`` for what it refuses."""
-    try:
-        from _json import make_scanner
-    except ImportError:  # an interpreter without the accelerator
-        import json
+    """``json.loads(text)`` (:func:`pi_memory.json_input.parse`); ``ValueError`` for what
+    it refuses."""
+    from pi_memory.json_input import parse
 
-        return json.loads(text)
-    start = len(text) - len(text.lstrip(" \t\n\r"))
-    try:
-        found, end = make_scanner(_Context())(text, start)  # type: ignore[arg-type]  # duck-typed
-    except StopIteration as exc:
-        raise ValueError(f"not JSON at {exc.value}") from None
-    if text[end:].strip(" \t\n\r"):
-        raise ValueError("extra data")
-    return found
+    return parse(text)
 
 
 def ascii_string(text: str) -> str:
@@ -525,19 +506,34 @@ def _save_state(directory: str, files: list[str], changes: Mapping[str, object])
         os.unlink(lock)
 
 
-def dumps(value: object) -> str:
-    """``json.dumps(value, ensure_ascii=False)`` of plain values."""
+def dumps(value: object, *, ascii_only: bool = False) -> str:
+    """``json.dumps(value, ensure_ascii=ascii_only)`` of plain values (strings, numbers,
+    ``None``, lists, tuples, dicts with string keys); ``ValueError`` for anything else,
+    a float that is not finite included."""
     if isinstance(value, str):
-        return _utf8_string(value)
+        return ascii_string(value) if ascii_only else _utf8_string(value)
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
-    if isinstance(value, (int, float)):
-        return repr(value) if isinstance(value, float) else str(int(value))
-    if isinstance(value, list):
-        return "[" + ", ".join(dumps(v) for v in value) + "]"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        import math
+
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(dumps(v, ascii_only=ascii_only) for v in value) + "]"
     if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise ValueError("a key that is not a string")
         return (
-            "{" + ", ".join(f"{_utf8_string(str(k))}: {dumps(v)}" for k, v in value.items()) + "}"
+            "{"
+            + ", ".join(
+                f"{dumps(k, ascii_only=ascii_only)}: {dumps(v, ascii_only=ascii_only)}"
+                for k, v in value.items()
+            )
+            + "}"
         )
     raise ValueError(f"not a plain value: {type(value).__name__}")
 
