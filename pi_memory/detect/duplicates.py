@@ -23,11 +23,14 @@ filtering within each group of bodies that carry the same numbers).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import compress
+from operator import attrgetter
 
-from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
+from pi_memory.detect.pairs import UNCOUNTED, judge_counted, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
     EPS,
     SMALL_GROUP,
@@ -63,6 +66,9 @@ _PARTITION_THRESHOLD: Final = 0.6
 #: stays under 15, notes from a handful of templates reach hundreds.
 _PARTITION_VISITS_PER_SET: Final = 50
 
+_NEW: Final = object.__new__
+_NORM: Final = attrgetter("norm")
+
 
 @dataclass(frozen=True)
 class DuplicatePair:
@@ -81,7 +87,12 @@ class DuplicatePair:
 
 
 def _judge(x: Features, y: Features, now: str) -> DuplicatePair | None:
-    """The rule for one pair of live entries of one layer.
+    """The rule for one pair of live entries of one layer."""
+    return _judge_counted(x, y, UNCOUNTED, now)
+
+
+def _judge_counted(x: Features, y: Features, common: int, now: str) -> DuplicatePair | None:
+    """:func:`_judge`, given how many tokens the bodies share (:data:`UNCOUNTED`: not known).
 
     Every entry carries exactly one keyword, so the keyword Jaccard is 1 when
     the canonical keys match and 0 otherwise, and at most one keyword is shared.
@@ -92,7 +103,12 @@ def _judge(x: Features, y: Features, now: str) -> DuplicatePair | None:
     else:
         if x.numbers and y.numbers and x.numbers != y.numbers:
             return None
-        token = jaccard(x.tokens, y.tokens)
+        if common == UNCOUNTED:
+            token = jaccard(x.tokens, y.tokens)
+        else:
+            # As :func:`jaccard` divides, from the overlap a join already counted.
+            union = len(x.tokens) + len(y.tokens) - common
+            token = common / union if union else 0.0
         if not (
             token >= MIN_TOKEN
             or (shared >= MIN_SHARED_KEYWORDS and token >= MIN_TOKEN_WITH_KEYWORDS)
@@ -102,7 +118,11 @@ def _judge(x: Features, y: Features, now: str) -> DuplicatePair | None:
         if score < MIN_SCORE:
             return None
     older, newer = oldest_first(x, y, now)
-    return DuplicatePair(
+    # Filled in directly: the frozen class's own __init__ sets each field through
+    # object.__setattr__, several times the cost, and a large store has tens of
+    # thousands of pairs. The same fields, so the same value, hash and repr.
+    pair = _NEW(DuplicatePair)
+    pair.__dict__.update(
         a=older.entry.id,
         b=newer.entry.id,
         layer=x.entry.layer,
@@ -110,6 +130,7 @@ def _judge(x: Features, y: Features, now: str) -> DuplicatePair | None:
         token=token,
         shared=(older.entry.keyword,) if shared else (),
     )
+    return pair
 
 
 def _sort_key(pair: DuplicatePair) -> tuple[float, str, str, str, float, tuple[str, ...]]:
@@ -134,11 +155,12 @@ def find_duplicates(
     ``limit`` keeps only the first ``limit`` pairs of that order; ``known`` is
     facts already made, by body (see :func:`~pi_memory.detect.pairs.features`).
     """
-    return ranked(judge_candidates(entries, _candidates, _judge, known, now), _sort_key, limit)
+    return ranked(judge_counted(entries, _candidates, _judge_counted, known, now), _sort_key, limit)
 
 
-def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
-    """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts.
+def _candidates(group: Sequence[Features]) -> dict[tuple[int, int], int]:
+    """Index pairs ``(i, j)``, ``i < j``, that contain every pair the rule accepts, each with
+    the tokens the pair shares where a join counted them (else :data:`UNCOUNTED`).
 
     A pair sharing no keyword scores ``0.6 * token``, so it needs
     ``token >= 0.5 / 0.6``: one store-wide join at that high threshold keeps
@@ -156,23 +178,26 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     # sharing the keyword that reaches it also reaches MIN_SCORE).
     for members in by_keyword.values():
         if len(members) <= SMALL_GROUP:
-            _verified(sets, _plausible_pairs(group, members), MIN_TOKEN, pairs)
+            _verified(sets, _plausible_pairs(sets, members), MIN_TOKEN, pairs)
         else:
             _join(sets, members, MIN_TOKEN, orders, pairs)
     return pairs
 
 
-def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:
+def _plausible_pairs(sets: _Sets, members: list[int]) -> Iterator[tuple[int, int]]:
     """Pairs of a small group that pass the number guard and could reach MIN_TOKEN by size.
 
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``. Identical bodies are
     found separately, so they need not pass here.
     """
-    sized = [(i, len(group[i].tokens), group[i].numbers) for i in members]
-    for n, (i, size_i, numbers_i) in enumerate(sized):
-        for j, size_j, numbers_j in sized[n + 1 :]:
+    _, numbers, sizes = sets
+    for n, i in enumerate(members):
+        size_i, numbers_i = sizes[i], numbers[i]
+        for j in members[n + 1 :]:
+            numbers_j = numbers[j]
             if numbers_i and numbers_j and numbers_i != numbers_j:
                 continue
+            size_j = sizes[j]
             small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
             if large and size_allows(small, large, MIN_TOKEN):
                 yield (i, j)
@@ -192,10 +217,10 @@ def _join(
     members: list[int],
     threshold: float,
     orders: Sequence[Sequence[int]],
-    out: set[tuple[int, int]],
+    out: dict[tuple[int, int], int],
 ) -> None:
     """Add every pair of ``members`` (ascending) with token Jaccard >= ``threshold`` the number
-    guard allows."""
+    guard allows, with the tokens it shares where counted."""
     # Both choices read the same estimate: make it once.
     visits = _Visits(members, threshold, orders)
     if _partitioned(members, threshold, orders, visits):
@@ -203,7 +228,8 @@ def _join(
         _verified(sets, partition_join(sets.tokens, members, threshold, ids), threshold, out)
         return
     if _dense(members, threshold, orders, visits):
-        out.update(dense_join(sets.tokens, members, threshold, _numbers_apart(sets.numbers)))
+        for pair in dense_join(sets.tokens, members, threshold, _numbers_apart(sets.numbers)):
+            out.setdefault(pair, UNCOUNTED)
         return
     # One index for all, the number guard checked on the candidates (splitting
     # the members by their numbers made most bodies probe twice, once among
@@ -211,7 +237,7 @@ def _join(
     # alike by size and prefix: each probe's are checked as they come, which is
     # much cheaper than collecting them all first, and than judging them.
     tokens, numbers, sizes = sets
-    overlaps = _Overlaps(threshold)
+    spares = _Spares(threshold)
     index = PrefixIndex(threshold, probes_no_smaller=True)
     # Ascending size, then index: the members come in index order and the sort is stable.
     for i in sorted(members, key=sizes.__getitem__):
@@ -222,28 +248,33 @@ def _join(
         if mine:
             # The number guard first: most candidates of a body with numbers are bodies
             # from the same template with other numbers, and comparing two number sets
-            # costs less than intersecting two token sets.
+            # costs less than comparing two token sets.
             found = [j for j in found if not numbers[j] or numbers[j] == mine]
         x = tokens[i]
-        needs = overlaps[len(x)]
+        spare = spares[len(x)]
         for j in found:
             other = sizes[j]
-            need = needs[other]
-            # At a high threshold most pairs need every token of the smaller set (no
-            # larger than this one) in the other: a subset test stops at the first
-            # token missing, where an intersection would look every one up and keep them.
-            if need < other:
-                if len(x & tokens[j]) < need:
+            allowed = spare[other]
+            # What the smaller set (no larger than this one) holds that this one lacks:
+            # a difference keeps only those few, where an intersection would build a set
+            # of nearly every token; at a high threshold most pairs may lack none, and a
+            # subset test stops at the first token missing.
+            if allowed > 0:
+                missing = len(tokens[j] - x)
+                if missing > allowed:
                     continue
-            elif need > other or not tokens[j] <= x:
+            elif allowed < 0 or not tokens[j] <= x:
                 continue
-            out.add((i, j) if i < j else (j, i))
+            else:
+                missing = 0
+            out[(i, j) if i < j else (j, i)] = other - missing
 
 
-class _Overlaps(dict[int, list[int]]):
-    """By a probe's size, how many tokens it must share with a set of each size no larger
-    to reach the threshold: the fewest ``common`` with ``common >= (t - EPS) * union``,
-    by the very test a pair would otherwise get, worked out once per size."""
+class _Spares(dict[int, list[int]]):
+    """By a probe's size, how many of its tokens a set of each size no larger may lack and
+    still reach the threshold with it: that size less the fewest ``common`` with
+    ``common >= (t - EPS) * union``, by the very test a pair would otherwise get, worked
+    out once per size (negative: no overlap is enough)."""
 
     def __init__(self, threshold: float) -> None:
         super().__init__()
@@ -251,15 +282,16 @@ class _Overlaps(dict[int, list[int]]):
 
     def __missing__(self, size: int) -> list[int]:
         gate = self._gate
-        needs = [
-            next(
-                (common for common in range(total + 1) if common >= gate * (total - common)),
-                total + 1,
+        spares = [
+            other
+            - next(
+                (common for common in range(other + 1) if common >= gate * (size + other - common)),
+                other + 1,
             )
-            for total in range(size, 2 * size + 1)
+            for other in range(size + 1)
         ]
-        self[size] = needs
-        return needs
+        self[size] = spares
+        return spares
 
 
 class _Visits:
@@ -324,24 +356,37 @@ def _verified(
     sets: _Sets,
     pairs: Iterable[tuple[int, int]],
     threshold: float,
-    out: set[tuple[int, int]],
+    out: dict[tuple[int, int], int],
 ) -> None:
-    """Add the ``pairs`` the number guard allows whose token Jaccard reaches ``threshold``."""
+    """Add the ``pairs`` the number guard allows whose token Jaccard reaches ``threshold``,
+    with the tokens they share."""
     gate = threshold - EPS
     tokens, numbers, sizes = sets
     for i, j in pairs:
-        common = len(tokens[i] & tokens[j])
-        if common >= gate * (sizes[i] + sizes[j] - common):
-            a, b = numbers[i], numbers[j]
-            if not (a and b and a != b):
-                out.add((i, j))
+        a, b = numbers[i], numbers[j]
+        if a and b and a != b:
+            continue
+        # The smaller set's tokens the other lacks: a difference keeps only those.
+        size, other = sizes[i], sizes[j]
+        if size <= other:
+            common = size - len(tokens[i] - tokens[j])
+        else:
+            common = other - len(tokens[j] - tokens[i])
+        if common >= gate * (size + other - common):
+            out[(i, j)] = common
 
 
-def _identical_bodies(group: Sequence[Features]) -> set[tuple[int, int]]:
+def _identical_bodies(group: Sequence[Features]) -> dict[tuple[int, int], int]:
+    """Pairs of bodies that are the same text (a score of 1 whatever their tokens)."""
+    norms = list(map(_NORM, group))
+    # Counted in C: most bodies are written once, and only the repeated are looked at again.
+    repeated = {norm for norm, count in Counter(norms).items() if count > 1}
     by_norm: dict[str, list[int]] = {}
-    for index, item in enumerate(group):
-        by_norm.setdefault(item.norm, []).append(index)
-    return {pair for same in by_norm.values() if len(same) > 1 for pair in _all_pairs(same)}
+    for index in compress(range(len(norms)), map(repeated.__contains__, norms)):
+        by_norm.setdefault(norms[index], []).append(index)
+    return dict.fromkeys(
+        (pair for same in by_norm.values() for pair in _all_pairs(same)), UNCOUNTED
+    )
 
 
 def _all_pairs(indexes: list[int]) -> Iterator[tuple[int, int]]:

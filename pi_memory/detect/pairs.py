@@ -116,7 +116,11 @@ def oldest_first(x: Features, y: Features, now: str) -> tuple[Features, Features
     ``now``, and loses a tie to a time that is not in the future: a row cannot
     outrank every later correction by claiming a date to come.
     """
-    return (x, y) if _believed_age(x.age, now) <= _believed_age(y.age, now) else (y, x)
+    first, second = x.age, y.age
+    if first[0] <= now and second[0] <= now:
+        # Neither in the future, the usual case: the ages compare as they are.
+        return (x, y) if first <= second else (y, x)
+    return (x, y) if _believed_age(first, now) <= _believed_age(second, now) else (y, x)
 
 
 def _believed_age(age: tuple[str, str], now: str) -> tuple[str, bool, str]:
@@ -167,6 +171,32 @@ def judge_candidates(
         for group in features(entries, known).values():
             for i, j in candidates(group):
                 pair = judge(group[i], group[j], moment)
+                if pair is not None:
+                    found.append(pair)
+    return found
+
+
+#: What a join hands over for a pair whose shared tokens it did not count.
+UNCOUNTED: Final = -1
+CountedJudge = Callable[[Features, Features, int, str], "Pair | None"]
+
+
+def judge_counted(
+    entries: Iterable[Entry],
+    candidates: Callable[[Sequence[Features]], Mapping[tuple[int, int], int]],
+    judge: CountedJudge[Pair],
+    known: Mapping[str, BodyFacts] | None = None,
+    now: datetime | None = None,
+) -> list[Pair]:
+    """:func:`judge_candidates` for candidates that come with how many tokens each pair
+    shares (or :data:`UNCOUNTED`), passed to the judge: what a join has counted is not
+    counted again."""
+    found: list[Pair] = []
+    moment = judging_time(now)
+    with no_cycle_collection():
+        for group in features(entries, known).values():
+            for (i, j), common in candidates(group).items():
+                pair = judge(group[i], group[j], common, moment)
                 if pair is not None:
                     found.append(pair)
     return found
