@@ -4,7 +4,7 @@ import pytest
 
 from pi_memory.detect.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.pairs import features
-from pi_memory.detect.set_join import PrefixIndex, rank_order
+from pi_memory.detect.set_join import PrefixIndex, group_order, rank_order
 from pi_memory.detect.text_features import (
     body_order,
     content_list,
@@ -16,6 +16,12 @@ from pi_memory.detect.text_features import (
 )
 from pi_memory.entry import Entry, normalize_memory_text
 from tests.similarity_stores import random_store, shuffled
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pi_memory.detect.text_features import BodyFacts, StoreFacts
 
 
 def entry(
@@ -269,16 +275,19 @@ def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:
 def test_word_tokens_are_the_tokens_of_the_body_without_its_numbers(body: str) -> None:
     import re
 
-    [item] = features([entry("20261001-0001", body)])["project"]
+    [item] = group = features([entry("20261001-0001", body)])["project"]
+    spelling = {number: word for word, number in group_order(group).ranks.items()}
     without_numbers = re.sub(r"\d+(?:\.\d+)*", " ", body)
     numbers, words, content = body_order(body)
     assert list(words) == token_list(without_numbers)
     assert list(content) == content_list(token_list(without_numbers))
     assert list(numbers) == number_list(body)
-    assert item.words == frozenset(words)
+    assert set(map(spelling.__getitem__, item.words)) == frozenset(words)
     assert item.content == frozenset(content)
     assert item.numbers == frozenset(numbers)
-    assert item.tokens == tokens(body)
+    assert set(map(spelling.__getitem__, item.tokens)) == tokens(body)
+    with pytest.raises(TypeError):  # ids without the vocabulary they are in
+        group_order(list(group))
 
 
 def test_a_body_is_normalised_at_any_whitespace_case_and_trailing_punctuation() -> None:
@@ -304,12 +313,21 @@ def test_the_sets_made_directly_are_the_sets_of_the_ordered_parts() -> None:
         assert body_facts(body) == facts_of(*body_lists(body)), body
 
 
+def _spelled(vocabulary: Mapping[str, int], facts: StoreFacts) -> BodyFacts:
+    """A body's store facts with their ids spelled as the words they stand for."""
+    spelling = {number: word for word, number in vocabulary.items()}
+    assert len(spelling) == len(vocabulary)  # one id per word
+    norm, tokens, numbers, words, content = facts
+    word_set = frozenset(map(spelling.__getitem__, words))
+    return norm, frozenset(map(spelling.__getitem__, tokens)), numbers, word_set, content
+
+
 def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
     # The detectors work a store's bodies out a column at a time: each body must get
     # exactly the facts it gets alone, whatever its neighbours hold.
     import random
 
-    from pi_memory.detect.text_features import bodies_facts, body_facts, body_lists, facts_of
+    from pi_memory.detect.text_features import body_facts, body_lists, facts_of, store_facts
     from tests.similarity_stores import realistic_store
 
     bodies = [e.body for seed in range(3) for e in random_store(seed, 200)]
@@ -329,12 +347,34 @@ def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
     bodies += ["".join(rng.choices(alphabet, k=rng.randint(0, 24))) for _ in range(2000)]
     alone = [body_facts(body) for body in bodies]
     assert alone == [facts_of(*body_lists(body)) for body in bodies]
-    assert bodies_facts(bodies) == alone
+
+    def together(bodies: list[str], known: dict[str, BodyFacts] | None = None) -> list[BodyFacts]:
+        vocabulary, found = store_facts(bodies, known)
+        return [_spelled(vocabulary, facts) for facts in found]
+
+    assert together(bodies) == alone
     for _ in range(40):
         picked = rng.sample(range(len(bodies)), rng.randint(0, 12))
-        assert bodies_facts([bodies[i] for i in picked]) == [alone[i] for i in picked]
+        assert together([bodies[i] for i in picked]) == [alone[i] for i in picked]
+    # Some facts known already (as kept across runs), the rest worked out.
+    known = dict(zip(bodies[::3], alone[::3]))
+    assert together(bodies, known) == alone
     # A body holding the character the bodies are joined with.
-    assert bodies_facts([*bodies[:50], "a\x00b 7"]) == [*alone[:50], body_facts("a\x00b 7")]
+    assert together([*bodies[:50], "a\x00b 7"]) == [*alone[:50], body_facts("a\x00b 7")]
+
+
+def test_a_stores_tokens_are_numbered_rarest_first() -> None:
+    # The joins' prefixes hold each body's rarest tokens: the ids put them first.
+    from pi_memory.detect.text_features import body_facts, store_facts
+
+    bodies = ["The cache rotates keys.", "the cache warms", "The queue drains", "部署 the 80"]
+    vocabulary, found = store_facts(bodies, {bodies[3]: body_facts(bodies[3])})
+    assert vocabulary["the"] > vocabulary["cache"] > vocabulary["rotates"]
+    assert vocabulary["cache"] > vocabulary["queue"]
+    assert vocabulary["queue"] < vocabulary["80"]  # as many: in the order first seen
+    assert vocabulary["the"] in found[3][1]
+    # A word no token spells is numbered when first asked for, after every token.
+    assert vocabulary["elsewhere"] == len(vocabulary) - 1 == 9
 
 
 def test_features_take_the_known_facts_and_work_out_the_rest() -> None:
@@ -346,8 +386,12 @@ def test_features_take_the_known_facts_and_work_out_the_rest() -> None:
     live = [e for e in store if not e.superseded_by]
     known = {e.body: body_facts(e.body) for e in live[::3]}
     for facts in (features(store), features([e._replace() for e in store], known)):
-        made = [item for group in facts.values() for item in group]
-        assert sorted(made, key=lambda item: item.entry.id) == sorted(
+        made = [
+            (*item[:3], *_spelled(group_order(group).ranks, item[3:]))
+            for group in facts.values()
+            for item in group
+        ]
+        assert sorted(made, key=lambda item: item[0].id) == sorted(
             ((e, age_key(e), canonical_key(e.keyword), *body_facts(e.body)) for e in live),
             key=lambda item: item[0].id,
         )

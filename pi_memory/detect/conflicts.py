@@ -212,8 +212,8 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         # the bodies with numbers need their words ordered.
         orders = _WordOrders(tokens)
         numbered = list(compress(members, map(numbers.__getitem__, members)))
-        numbered_words = map(words.__getitem__, numbered)
-        orders.update(zip(numbered, map(rank_order, numbered_words, repeat(ranks))))
+        # Words are ids in the order of the tokens.
+        orders.update(zip(numbered, map(sorted, map(words.__getitem__, numbered))))
         if lemmas is None:
             lemmas = _lemma_ranks(ranks)
         plain = list(compress(members, map(not_, map(numbers.__getitem__, members))))

@@ -206,7 +206,7 @@ def _plausible_pairs(sets: _Sets, members: list[int]) -> Iterator[tuple[int, int
 class _Sets(NamedTuple):
     """What the joins read of a group, item by item: token sets and number sets."""
 
-    tokens: list[frozenset[str]]
+    tokens: list[frozenset[int]]
     numbers: list[frozenset[str]]
     #: How many tokens each holds: the order the prefix index is filled in.
     sizes: list[int]

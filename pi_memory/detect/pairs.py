@@ -17,7 +17,7 @@ from itertools import compress
 from operator import attrgetter
 
 from pi_memory.detect.set_join import forget_group_orders
-from pi_memory.detect.text_features import BodyFacts, Features, age_keys, bodies_facts
+from pi_memory.detect.text_features import BodyFacts, Features, Group, age_keys, store_facts
 from pi_memory.entry import Entry
 from pi_memory.keywords import canonical_key
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 #: The last store's entries and their features. ``show`` runs both detectors
 #: on one list of entries; entries are frozen, so the same objects in the same
 #: order are the same store, and the second detector reuses the first one's work.
-_last: tuple[tuple[Entry, ...], dict[str, list[Features]]] | None = None
+_last: tuple[tuple[Entry, ...], dict[str, Group]] | None = None
 
 
 @contextmanager
@@ -56,8 +56,10 @@ def no_cycle_collection() -> Iterator[None]:
 
 def features(
     entries: Iterable[Entry], known: Mapping[str, BodyFacts] | None = None
-) -> dict[str, list[Features]]:
-    """Features of the live entries, grouped by layer in input order.
+) -> dict[str, Group]:
+    """Features of the live entries, grouped by layer in input order: each layer a
+    :class:`~pi_memory.detect.text_features.Group`, its tokens numbered in one
+    vocabulary for the whole store.
 
     ``known`` holds facts already made, by body (kept across runs: see
     :mod:`pi_memory.detect.feature_cache`); a body it lacks is worked out here.
@@ -73,14 +75,14 @@ def features(
         # A column at a time, in the interpreter's C loops: at 100,000 memories a
         # Python step per entry cost as much as working out the facts.
         live = [entry for entry in store if not entry.superseded_by]
-        facts = _facts(list(map(_BODY, live)), known)
+        vocabulary, facts = store_facts(list(map(_BODY, live)), known)
         keywords = list(map(_KEYWORD, live))
         keys = {keyword: canonical_key(keyword) for keyword in set(keywords)}
         key_of = map(keys.__getitem__, keywords)
         made = list(map(_FEATURES, zip(live, age_keys(live), key_of, *zip(*facts))))
         layer_of = list(map(_LAYER, live))
         layers = {
-            layer: list(compress(made, map(layer.__eq__, layer_of)))
+            layer: Group(compress(made, map(layer.__eq__, layer_of)), vocabulary)
             for layer in dict.fromkeys(layer_of)
         }
     _last = (store, layers)
@@ -91,18 +93,6 @@ _BODY: Final = attrgetter("body")
 _KEYWORD: Final = attrgetter("keyword")
 _LAYER: Final = attrgetter("layer")
 _FEATURES: Final = partial(tuple.__new__, Features)
-
-
-def _facts(bodies: list[str], known: Mapping[str, BodyFacts] | None) -> list[BodyFacts]:
-    """The facts of each of ``bodies``: ``known``'s where it has them, the rest worked out."""
-    if not known:
-        return bodies_facts(bodies)
-    found = list(map(known.get, bodies))
-    missing = [body for body, facts in zip(bodies, found) if facts is None]
-    if not missing:
-        return found  # type: ignore[return-value]  # no None left
-    made = dict(zip(missing, bodies_facts(missing)))
-    return [made[body] if facts is None else facts for body, facts in zip(bodies, found)]
 
 
 def _same_objects(a: Sequence[Entry], b: Sequence[Entry]) -> bool:

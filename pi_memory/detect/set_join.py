@@ -14,15 +14,20 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from itertools import chain, repeat
+from itertools import chain
+from operator import attrgetter
 
+from pi_memory.detect.text_features import Vocabulary
 from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Final, TypeVar
 
     from pi_memory.detect.text_features import Features
+
+    #: What a set holds: words, or their ids.
+    Word = TypeVar("Word", str, int)
 
 #: A tolerance so that float rounding in ``t * n`` can only make a filter
 #: more permissive, never drop a pair the exact rule would accept.
@@ -34,7 +39,7 @@ SMALL_GROUP: Final = 16
 _COST_SAMPLE: Final = 250
 
 
-def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
+def rarity_ranks(sets: Iterable[Set[Word]]) -> dict[Word, int]:
     """Each token's position when ordered rarest first (ties alphabetical)."""
     counts = Counter(chain.from_iterable(sets))
     ordered = sorted(counts)
@@ -43,7 +48,7 @@ def rarity_ranks(sets: Iterable[Set[str]]) -> dict[str, int]:
     return {token: rank for rank, token in enumerate(ordered)}
 
 
-def rank_order(items: Set[str], ranks: dict[str, int]) -> list[int]:
+def rank_order(items: Set[Word], ranks: Mapping[Word, int]) -> list[int]:
     """The ranks of ``items``, rarest first: the order :class:`PrefixIndex` expects.
 
     Ranks rather than the words: sorting and hashing small ints is several
@@ -239,7 +244,7 @@ def popcount(value: int) -> int:
 
 
 def dense_join(
-    sets: Sequence[Set[str]],
+    sets: Sequence[Set[Word]],
     members: Sequence[int],
     threshold: float,
     apart: Callable[[int, int], bool] | None = None,
@@ -271,10 +276,10 @@ def dense_join(
 
 
 def partition_join(
-    sets: Sequence[Set[str]],
+    sets: Sequence[Set[Word]],
     members: Sequence[int],
     threshold: float,
-    ids: Mapping[str, int],
+    ids: Mapping[Word, int],
 ) -> set[tuple[int, int]]:
     """Candidate pairs of ``members`` for ``jaccard >= threshold`` by partitioning the tokens.
 
@@ -372,23 +377,14 @@ _KEPT_ORDERS: Final = 4
 class GroupOrder(NamedTuple):
     """What both detectors' joins share of a group: one token order, the keyword groups."""
 
-    #: Every token of the group, rarest first; any other word gets a rank on first sight.
+    #: The store's words by id (see :class:`~pi_memory.detect.text_features.Vocabulary`):
+    #: every token rarest first; any other word gets an id on first sight.
     ranks: dict[str, int]
     #: Each item's tokens in that order (see :func:`rank_order`).
     tokens: list[list[int]]
     #: The items of each keyword (canonical key; items without one are in none),
     #: ascending.
     keywords: dict[str, list[int]]
-
-
-class _Ranks(dict[str, int]):
-    """Ranks by word. A word no token of the group spells (a content word's lemma, a
-    number-free word cut out of a token) is ranked on first sight, after every token:
-    any fixed order keeps a join exact, and such words are few."""
-
-    def __missing__(self, word: str) -> int:
-        rank = self[word] = len(self)
-        return rank
 
 
 #: The orders of the last store's groups (by the identity of each group's list:
@@ -401,33 +397,31 @@ def group_order(group: Sequence[Features]) -> GroupOrder:
     """The rank order of ``group``'s tokens and its keyword groups, made once for both
     detectors.
 
-    Any fixed order keeps the prefix joins exact; rarest first keeps them
-    selective (ties in the order first seen). Each item's tokens are sorted
-    once: a body without numbers has its tokens as its words.
+    ``group`` is a :class:`~pi_memory.detect.text_features.Group`: a token's id
+    is its rank in the group's store, rarest first (see
+    :func:`~pi_memory.detect.text_features.store_facts`), so each item's tokens
+    are sorted once, as small ints. Any fixed order keeps the prefix joins exact;
+    rarest first keeps them selective.
     """
     known = _orders.get(id(group))
     if known is not None and known[0] is group:
         return known[1]
-    # Words are looked up once, to numbers given on first sight: counting and
-    # ordering then read small ints, which costs a fraction of hashing and
-    # comparing the words again (each body spells its words as its own strings).
-    first_seen = _Ranks()
-    numbered = list(map(list, map(map, repeat(first_seen.__getitem__), (i.tokens for i in group))))
-    counts = Counter(chain.from_iterable(numbered))
-    # Rarest first; a stable sort keeps ties in the order first seen.
-    by_rarity = sorted(range(len(first_seen)), key=counts.__getitem__)
-    rank_of = sorted(range(len(by_rarity)), key=by_rarity.__getitem__)
-    ranks = _Ranks(zip(first_seen, map(rank_of.__getitem__, first_seen.values())))
+    vocabulary = getattr(group, "vocabulary", None)
+    if not isinstance(vocabulary, Vocabulary):
+        raise TypeError("not a group of features: its ids are in no known vocabulary")
     keywords: dict[str, list[int]] = {}
-    for index, item in enumerate(group):
-        if item.key:
-            keywords.setdefault(item.key, []).append(index)
-    orders = list(map(sorted, map(map, repeat(rank_of.__getitem__), numbered)))
-    order = GroupOrder(ranks, orders, keywords)
+    for index, key in enumerate(map(_KEY, group)):
+        if key:
+            keywords.setdefault(key, []).append(index)
+    order = GroupOrder(vocabulary, list(map(sorted, map(_TOKENS, group))), keywords)
     if len(_orders) >= _KEPT_ORDERS:
         _orders.clear()
     _orders[id(group)] = (group, order)
     return order
+
+
+_KEY: Final = attrgetter("key")
+_TOKENS: Final = attrgetter("tokens")
 
 
 def forget_group_orders() -> None:

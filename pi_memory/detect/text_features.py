@@ -15,10 +15,11 @@ are not function words: changing one changes a requirement.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence, Set
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence, Set
 from functools import lru_cache
-from itertools import compress, filterfalse, repeat
-from operator import attrgetter, eq, itemgetter, ne, not_
+from itertools import chain, compress, repeat
+from operator import and_, attrgetter, eq, itemgetter, not_
 
 from pi_memory.entry import (
     Entry,
@@ -149,7 +150,7 @@ def number_list(text: str) -> list[str]:
     return list(dict.fromkeys(_NUMBER_RE.findall(text)))
 
 
-def jaccard(a: Set[str], b: Set[str]) -> float:
+def jaccard(a: Set[object], b: Set[object]) -> float:
     """``|a ∩ b| / |a ∪ b|``; 0 when both are empty (nothing in common to measure)."""
     if not a and not b:
         return 0.0
@@ -172,12 +173,29 @@ def keyword_keys(keywords: Iterable[str]) -> dict[str, str]:
     return keys
 
 
-#: What a body alone decides, in :class:`Features`' order after ``key``: the
-#: normalised body, its tokens, numbers, number-free words and content words,
-#: each as a set (the joins and the rules compare sets; :func:`body_order` has
-#: them in order). A pure function of the body, so it can be kept across runs
-#: (see :mod:`pi_memory.detect.feature_cache`).
+#: What a body alone decides: the normalised body, its tokens, numbers,
+#: number-free words and content words, each as a set (the joins and the rules
+#: compare sets; :func:`body_order` has them in order). A pure function of the
+#: body, so it can be kept across runs (see :mod:`pi_memory.detect.feature_cache`).
 BodyFacts = tuple[str, frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
+#: :data:`BodyFacts` as the detectors read them within one store, in
+#: :class:`Features`' order after ``key``: the tokens and the number-free words
+#: as ids in the store's :class:`Vocabulary` (see :func:`store_facts`).
+StoreFacts = tuple[str, frozenset[int], frozenset[str], frozenset[int], frozenset[str]]
+
+
+class Vocabulary(dict[str, int]):
+    """A store's words by id: each word is given the next id on first sight.
+
+    :func:`store_facts` numbers every token of a store rarest first, so that
+    the joins compare and order small ints instead of words; a word no token
+    spells (a content word's lemma) is numbered when first asked for, after
+    every token. The joins are exact under any fixed order of the words.
+    """
+
+    def __missing__(self, word: str) -> int:
+        found = self[word] = len(self)
+        return found
 
 
 class Features(NamedTuple):
@@ -185,9 +203,11 @@ class Features(NamedTuple):
 
     A named tuple rather than a dataclass: a store of 100,000 memories builds
     100,000 of these, and a tuple is several times cheaper to create. After
-    ``key`` come the :data:`BodyFacts`, in their order. What a rule reads in
-    order (the numbers and words a conflict names) is :func:`body_order` of
-    the entry's body, worked out only for the pairs that get that far.
+    ``key`` come the :data:`StoreFacts`, in their order: the :data:`BodyFacts`
+    with the tokens and words as ids in the store's :class:`Vocabulary`. What a
+    rule reads in order (the numbers and words a conflict names) is
+    :func:`body_order` of the entry's body, worked out only for the pairs that
+    get that far.
     """
 
     entry: Entry
@@ -197,13 +217,24 @@ class Features(NamedTuple):
     key: str
     #: The body as write-time de-duplication sees it.
     norm: str
-    tokens: frozenset[str]
+    #: The body's tokens, as ids in the store's vocabulary: the rarer, the smaller.
+    tokens: frozenset[int]
     #: Numbers as written (``1.2.3`` is one).
     numbers: frozenset[str]
-    #: Word tokens of the body with every number removed.
-    words: frozenset[str]
+    #: Word tokens of the body with every number removed, as ids like the tokens.
+    words: frozenset[int]
     #: The content words (see the module docstring).
     content: frozenset[str]
+
+
+class Group(list[Features]):
+    """One layer's features, with the vocabulary their tokens' and words' ids are in."""
+
+    __slots__ = ("vocabulary",)
+
+    def __init__(self, items: Iterable[Features], vocabulary: Vocabulary) -> None:
+        super().__init__(items)
+        self.vocabulary = vocabulary
 
 
 def age_key(entry: Entry) -> tuple[str, str]:
@@ -298,8 +329,8 @@ def body_facts(body: str) -> BodyFacts:
     return norm, tokens, numbers, frozenset(words), content
 
 
-#: What joins the bodies :func:`bodies_facts` works on at once; a store whose bodies
-#: hold it is worked a body at a time.
+#: What joins the bodies :func:`store_facts` works on a column at a time; a store whose
+#: bodies hold it is worked a body at a time.
 _SEPARATOR: Final = "\x00"
 #: Every ASCII character that is no letter or digit of a token to a space, the
 #: separator kept: an ASCII body's tokens are then what ``str.split`` cuts.
@@ -313,43 +344,65 @@ _NOT_TOKEN: Final = {
 _DIGIT_TO_SPACE: Final = str.maketrans("0123456789", " " * 10)
 
 
-def bodies_facts(bodies: Sequence[str]) -> list[BodyFacts]:
-    """:func:`body_facts` of each of ``bodies``, in order, made a column at a time.
+def store_facts(
+    bodies: Sequence[str], known: Mapping[str, BodyFacts] | None = None
+) -> tuple[Vocabulary, list[StoreFacts]]:
+    """The :data:`StoreFacts` of each of ``bodies``, in order, and the vocabulary of
+    their ids: every token numbered by how often ``bodies`` use it, rarest first
+    (ties in the order first seen), then the words no token spells.
 
-    A store's bodies share a vocabulary: what each word is (a function word,
-    an inflected one, one with digits) is looked up once per distinct word,
-    and each ASCII body's sets are made from its tokens by set operations in
-    the interpreter's C loops. A body that is not ASCII goes through
-    :func:`body_facts`, as does every body of a store whose bodies hold the
-    separator this joins them with.
+    ``known`` holds facts already made, by body (see
+    :mod:`pi_memory.detect.feature_cache`); the ASCII bodies it lacks are worked
+    out a column at a time, their tokens counted as split and given their ids in
+    one look-up each (the other bodies go through :func:`body_facts`). A word is
+    looked up once: ordering and every later comparison read small ints.
     """
-    ascii_ones = list(map(str.isascii, bodies))
-    plain = list(compress(bodies, ascii_ones))
+    in_columns = list(map(str.isascii, bodies))
+    if known:
+        in_columns = list(map(and_, in_columns, map(not_, map(known.__contains__, bodies))))
+    plain = list(compress(bodies, in_columns))
     text = _SEPARATOR.join(plain).lower()
-    if not plain or text.count(_SEPARATOR) != len(plain) - 1:
-        return list(map(body_facts, bodies))
-    found = _ascii_facts(plain, text)
-    if len(found) == len(bodies):
-        return found
-    made = iter(found)
-    return [next(made) if one else body_facts(body) for body, one in zip(bodies, ascii_ones)]
+    if plain and text.count(_SEPARATOR) != len(plain) - 1:
+        in_columns, plain = [False] * len(bodies), []
+    given = known or {}
+    others = [
+        given.get(body) or body_facts(body) for body in compress(bodies, map(not_, in_columns))
+    ]
+    spaced = text.translate(_NOT_TOKEN).split(_SEPARATOR) if plain else []
+    split = list(map(str.split, spaced))
+    counts = Counter(chain.from_iterable(split))
+    counts.update(chain.from_iterable(map(_TOKENS, others)))
+    # Rarest first: a stable sort keeps ties in the order first seen.
+    ids = Vocabulary(zip(sorted(counts, key=counts.__getitem__), range(len(counts))))
+    made = iter(_ascii_ids(plain, spaced, split, text, ids) if plain else [])
+    number = ids.__getitem__
+    found: list[StoreFacts] = []
+    made_other = iter(others)
+    for one in in_columns:
+        if one:
+            found.append(next(made))
+            continue
+        norm, tokens, numbers, words, content = next(made_other)
+        token_ids = frozenset(map(number, tokens))
+        word_ids = token_ids if words is tokens else frozenset(map(number, words))
+        found.append((norm, token_ids, numbers, word_ids, content))
+    return ids, found
 
 
-def _ascii_facts(bodies: list[str], text: str) -> list[BodyFacts]:
-    """:func:`body_facts` of ASCII ``bodies``, given all of them lowercased and joined
-    by :data:`_SEPARATOR` (``text``)."""
+_TOKENS: Final = itemgetter(1)
+
+
+def _ascii_ids(
+    bodies: list[str], spaced: list[str], split: list[list[str]], text: str, ids: Vocabulary
+) -> list[StoreFacts]:
+    """:data:`StoreFacts` of ASCII ``bodies`` with ids from ``ids``, given all of them
+    lowercased and joined by :data:`_SEPARATOR` (``text``), each with every character
+    that is no token's a space (``spaced``), and cut into its tokens (``split``)."""
     norms = normalize_ascii_lowered_each(text.split(_SEPARATOR))
-    spaced = text.translate(_NOT_TOKEN).split(_SEPARATOR)
-    tokens = list(map(frozenset, map(str.split, spaced)))
-    vocabulary = frozenset().union(*tokens)
+    number = repeat(ids.__getitem__)
+    tokens = list(map(frozenset, map(map, number, split)))
     # A token with a digit: its number-free words are its letter runs.
-    digital = frozenset(filterfalse(str.isalpha, vocabulary))
-    spelled = list(vocabulary.difference(digital).union(*map(_ASCII_WORD_RE.findall, digital)))
-    lemmas = list(map(_CONTENT.__getitem__, spelled))
-    # The words that are not their own content word, and the lemma of each that has one.
-    changed = frozenset(compress(spelled, map(ne, spelled, lemmas)))
-    inflected = {word: found for word, found in zip(spelled, lemmas) if found and found != word}
-    inflections = frozenset(inflected)
+    digital = frozenset(compress(ids.values(), map(not_, map(str.isalpha, ids))))
     # Most bodies carry no number: their words are their tokens. The others' words
     # are their tokens once their digits are spaces too.
     words = tokens.copy()
@@ -359,15 +412,15 @@ def _ascii_facts(bodies: list[str], text: str) -> list[BodyFacts]:
         without = _SEPARATOR.join(map(spaced.__getitem__, numbered)).translate(_DIGIT_TO_SPACE)
         for index, own, found in zip(
             numbered,
-            map(frozenset, map(str.split, without.split(_SEPARATOR))),
+            map(frozenset, map(map, number, map(str.split, without.split(_SEPARATOR)))),
             map(frozenset, map(_NUMBER_RE.findall, map(bodies.__getitem__, numbered))),
         ):
             words[index] = own
             numbers[index] = found
-    # The content words: the words that are their own lemma, and the lemmas of the rest.
-    lemma_of = inflected.__getitem__
-    lemmatised = map(map, repeat(lemma_of), map(frozenset.intersection, words, repeat(inflections)))
-    content = map(frozenset.union, map(frozenset.difference, words, repeat(changed)), lemmatised)
+    # Each word's content word by id, "" for a function word (and for a token with a
+    # digit, which is no word): the ids are 0, 1, ... in the vocabulary's order.
+    lemmas = [_CONTENT[word] if word.isalpha() else "" for word in ids]
+    content = map(frozenset, map(filter, repeat(None), map(map, repeat(lemmas.__getitem__), words)))
     return list(zip(norms, tokens, numbers, words, content))
 
 
