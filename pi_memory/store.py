@@ -1169,10 +1169,9 @@ class Store:
                 review_months=self.settings.review_months,
                 suspect=suspect,
             )
-        if credit:
-            self._credit(query, result)
+        credited = self._credit(query, result) if credit else False
         marked = self.foreign_among(hit.entry for hit in result.hits)
-        return result._replace(notes=self.notes(), foreign=marked)
+        return result._replace(notes=self.notes(), foreign=marked, credited=credited)
 
     def _indexed_search(
         self, query: str, page: int, now: datetime, suspect: Mapping[str, str]
@@ -1219,15 +1218,18 @@ class Store:
             suspect=suspect,
         )
 
-    def _credit(self, query: str, result: SearchResult) -> None:
-        """Credit the keywords that found something; a failure here never fails a search."""
+    def _credit(self, query: str, result: SearchResult) -> bool:
+        """Credit the keywords that found something; a failure here never fails a search.
+        Whether any was to be credited (a recall log may have changed)."""
         from pi_memory.recalls import apply_credits, credited_keywords, render_recalls
 
+        credited = False
         for layer in LAYERS:
             hits = [hit for hit in result.hits if hit.entry.layer == layer]
             keywords = credited_keywords(query, hits, result.mode, result.page, result.fallback)
             if not keywords:
                 continue
+            credited = True
             try:
                 from pi_memory.fs.atomic import atomic_write_text
 
@@ -1240,6 +1242,7 @@ class Store:
                     )
             except (OSError, TimeoutError):
                 continue
+        return credited
 
 
 #: How many times a write prepares its change before it makes it under the lock.

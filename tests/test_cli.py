@@ -377,6 +377,20 @@ def test_a_search_of_words_alone_imports_neither_argparse_nor_typing(project: Pa
     assert done.stdout.splitlines()[-1] == "0 []"
 
 
+def test_a_search_that_credits_nothing_leaves_the_session_notes_alone(project: Path) -> None:
+    """A search whose words name no keyword of its hits changes nothing a session start
+    reads: it does not even load what brings the start's note up to date."""
+    write(project, "--keyword", "deploy", "Deploy to staging with rsync.")
+    script = SEARCH_SCRIPT.replace('"deploy", "staging"', '"rsync"').replace(
+        '("argparse", "shutil", "typing")', '("pi_memory.hosts.fastpath", "pi_memory.recalls")'
+    )
+    done = _run_script(project, script)
+    assert "rsync" in done.stdout, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "0 ['pi_memory.recalls']"  # looked, credited none
+    credited = _run_script(project, script.replace('"rsync"', '"deploy"'))
+    assert credited.stdout.splitlines()[-1] == "0 ['pi_memory.hosts.fastpath', 'pi_memory.recalls']"
+
+
 #: Writes a memory as a person types it, then names the modules it need not have loaded.
 WRITE_SCRIPT = """
 import sys

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pi_memory.naming.layer_files import RECALLS_FILE
 from tests.hookhelp import make_project
 
 PACKAGE = Path(__file__).resolve().parent.parent / "pi_memory"
@@ -422,6 +423,21 @@ def test_a_search_that_reorders_the_index_leaves_the_next_start_its_answer(setup
         out, quick = setup.hook(host, "SessionStart", source="startup", session_id=f"b{n}")
         assert quick, n
         assert out == setup.fresh(host, source="startup"), n
+        setup.hook(host, "SessionStart", source="startup", session_id="a")
+
+
+def test_a_search_that_credits_nothing_leaves_the_next_start_its_answer(setup: Setup) -> None:
+    """A search whose words name no keyword of its hits writes no recall log: the note
+    the last start left still answers the next one."""
+    host = "claude-code"
+    setup.hook(host, "SessionStart", source="startup", session_id="a")
+    recalls = setup.layer / RECALLS_FILE
+    for n, words in enumerate((["rsync"], ["postgres", "5433"], ["nothing-matches-this"])):
+        setup.cli("search", *words)
+        assert not recalls.exists(), words
+        out, quick = setup.hook(host, "SessionStart", source="startup", session_id=f"b{n}")
+        assert quick, words
+        assert out == setup.fresh(host, source="startup"), words
         setup.hook(host, "SessionStart", source="startup", session_id="a")
 
 

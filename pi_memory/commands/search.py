@@ -128,9 +128,10 @@ def _run(args: argparse.Namespace) -> int:
     else:
         text = render_search(result, limit)
         write(text if text.endswith("\n") else text + "\n")
-    from pi_memory.hosts.after_change import after_change
+    if result.credited:  # else the search changed nothing the next start reads
+        from pi_memory.hosts.after_change import after_change
 
-    after_change()  # its recalls may reorder what the next start injects
+        after_change()  # its recalls may reorder what the next start injects
     return 0
 
 
