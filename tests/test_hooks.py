@@ -67,31 +67,37 @@ def test_session_start_injects_both_layers_in_every_spelling(
     assert (root / ".pi/agent/memory-auto/MEMORY.md").exists()
 
 
-def test_resume_injects_the_frozen_bytes_and_compact_renders_afresh(
+def test_a_first_prompt_starts_the_session_a_resume_adds_nothing_compact_renders_afresh(
     tmp_path: Path, hook: Hook
 ) -> None:
+    """Claude Code runs SessionStart for resume, clear and compact only: a new session's
+    first prompt does the start and carries the index, which stays in the history a
+    resume replays."""
     root = make_project(tmp_path)
     write(hook, root, "deploy", "Deploy with rsync.")
-    first = hook(
-        "hook", "SessionStart", stdin=payload("claude-code", "SessionStart.startup", root), cwd=root
-    )
+    other = payload("claude-code", "SessionStart.startup", root, session_id="other")
+    index = context_of(hook("hook", "SessionStart", stdin=other, cwd=root)[1], "SessionStart")
+    ask = payload("claude-code", "UserPromptSubmit", root, prompt="How do we deploy with rsync?")
+    code, first, err = hook("hook", "UserPromptSubmit", stdin=ask, cwd=root)
+    assert (code, err) == (0, "")
+    assert context_of(first, "UserPromptSubmit").startswith(index + "\n\n<relevant_memories>")
+    again = hook("hook", "UserPromptSubmit", stdin=ask, cwd=root)[1]
+    assert "<memory-auto>" not in again  # once a session
     write(hook, root, "ports", "The staging database listens on port 5433.")
-    resumed = hook(
-        "hook", "SessionStart", stdin=payload("claude-code", "SessionStart.resume", root), cwd=root
-    )
-    assert resumed == first  # byte-identical: the new memory waits for a compaction
-    assert "#ports" not in context_of(resumed[1], "SessionStart")
-    compacted = hook(
-        "hook", "SessionStart", stdin=payload("claude-code", "SessionStart.compact", root), cwd=root
-    )
-    assert "#ports" in context_of(compacted[1], "SessionStart")
-    again = hook(
-        "hook", "SessionStart", stdin=payload("claude-code", "SessionStart.resume", root), cwd=root
-    )
-    assert again == compacted
-    # Another session starts from the store, not from this session's frozen copy.
-    other = payload("claude-code", "SessionStart.resume", root, session_id="another-session")
-    assert hook("hook", "SessionStart", stdin=other, cwd=root) == compacted
+    resume = payload("claude-code", "SessionStart.resume", root)
+    assert hook("hook", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+    compact = payload("claude-code", "SessionStart.compact", root)
+    compacted = hook("hook", "SessionStart", stdin=compact, cwd=root)[1]
+    assert "#ports" in context_of(compacted, "SessionStart")
+    assert hook("hook", "SessionStart", stdin=resume, cwd=root) == (0, "", "")
+    # A session this store never saw (forked, or its state pruned) gets the index.
+    forked = payload("claude-code", "SessionStart.resume", root, session_id="forked")
+    assert hook("hook", "SessionStart", stdin=forked, cwd=root)[1] == compacted
+    # A session an earlier install started with its own SessionStart is started already.
+    assert "<memory-auto>" not in hook(
+        "hook", "UserPromptSubmit", stdin=ask.replace(json.loads(ask)["session_id"], "other"),
+        cwd=root,
+    )[1]  # fmt: skip
 
 
 def test_injected_keywords_cannot_forge_tags(tmp_path: Path, hook: Hook) -> None:
@@ -143,6 +149,8 @@ def test_prompt_surfaces_a_relevant_memory_once_per_session(tmp_path: Path, hook
     ask = payload(
         "claude-code", "UserPromptSubmit", root, prompt="Which port does the staging database use?"
     )
+    start = payload("claude-code", "SessionStart.startup", root)  # started already
+    hook("hook", "SessionStart", stdin=start, cwd=root)
     code, out, err = hook("hook", "UserPromptSubmit", stdin=ask, cwd=root)
     assert (code, err) == (0, "")
     text = context_of(out, "UserPromptSubmit")
@@ -161,6 +169,9 @@ def test_a_weak_match_surfaces_nothing(tmp_path: Path, hook: Hook) -> None:
     root = make_project(tmp_path)
     write(hook, root, "tests", "Run the tests with pytest -q before pushing.")
     ask = payload("claude-code", "UserPromptSubmit", root, prompt="fix the failing test please")
+    hook(
+        "hook", "SessionStart", stdin=payload("claude-code", "SessionStart.startup", root), cwd=root
+    )
     assert hook("hook", "UserPromptSubmit", stdin=ask, cwd=root) == (0, "", "")
 
 
@@ -634,13 +645,17 @@ def test_a_misconfigured_model_initialises_nothing_and_says_why(
         "# Memory Index\n\n- [Deploy](Deploy.md) — deploy with rsync to staging\n", "utf-8"
     )
     start = payload(host, "SessionStart.startup", root)
-    code, out, err = hook("hook", "--host", host, "SessionStart", stdin=start, cwd=root)
+    asked = payload(host, prompt, root, prompt="how do we deploy with rsync?")
+    if host == "claude-code":  # no SessionStart before a new session's first prompt
+        start, started_by = asked, prompt
+    else:
+        started_by = "SessionStart"
+    code, out, err = hook("hook", "--host", host, started_by, stdin=start, cwd=root)
     assert (code, err) == (0, "")
     assert json.loads(out) == {
         "systemMessage": "pi-memory config error:\n"
         + "\n".join(f"- {NOT_RESOLVABLE.format(task=t)}" for t in ("dream", "autoSurfacing"))
     }
-    asked = payload(host, prompt, root, prompt="how do we deploy with rsync?")
     assert hook("hook", "--host", host, prompt, stdin=asked, cwd=root)[:2] == (0, "")
 
 

@@ -376,7 +376,7 @@ def test_session_start_counts_new_sessions_and_says_when_to_dream(
     start = payload("claude-code", "SessionStart.startup", root)
     resume = payload("claude-code", "SessionStart.resume", root)
     answers = [
-        json.loads(hook("hook", "session-start", stdin=event, cwd=root)[1])
+        json.loads(hook("hook", "session-start", stdin=event, cwd=root)[1] or "{}")
         for event in (start, resume, start)
     ]
     assert "systemMessage" not in answers[0]

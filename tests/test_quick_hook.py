@@ -167,6 +167,44 @@ def test_a_prompt_answered_quickly_says_and_keeps_what_the_full_hook_does(
     assert by["b"] == by["a"]
 
 
+def test_a_first_prompt_that_starts_the_session_quickly_does_what_the_full_hook_does(
+    setup: Setup,
+) -> None:
+    """Claude Code runs no SessionStart before a new session's first prompt: that prompt
+    starts the session and carries the index, quickly or not, with the same state and
+    receipts."""
+    host, prompt = "claude-code", {"prompt": "which port does postgres listen on in staging?"}
+    assert not setup.hook(host, "UserPromptSubmit", session_id="warm", **prompt)[1]
+    answers: dict[str, list[str]] = {"a": [], "b": []}
+    for _ in range(2):  # the index and the memory, then nothing
+        out, quick = setup.hook(host, "UserPromptSubmit", session_id="b", **prompt)
+        assert quick
+        answers["b"].append(out)
+        shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the other
+        out, quick = setup.hook(host, "UserPromptSubmit", session_id="a", **prompt)
+        assert not quick
+        answers["a"].append(out)
+    assert answers["a"] == answers["b"]
+    context = json.loads(answers["b"][0])["hookSpecificOutput"]["additionalContext"]
+    assert "#psql" in context and "5433" in context
+    assert answers["b"][1] == ""
+    assert setup.state("b") == setup.state("a")
+    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl").read_text()
+    rows = [json.loads(line) for line in log.splitlines()]
+    by = {
+        s: [{**r, "at": "", "ms": 0, "session": ""} for r in rows if r["session"] == s]
+        for s in "ab"
+    }
+    assert [(r["event"], r["note"]) for r in by["b"]] == [
+        ("inject", "startup"), ("inject", "prompt"), ("surface", "scorer"), ("surface", "scorer")
+    ]  # fmt: skip
+    assert by["b"] == by["a"]
+    # Its resume adds nothing: Claude Code's replayed history holds the index.
+    assert setup.hook(host, "SessionStart", source="resume", session_id="b")[0] == ""
+    started = json.loads(setup.fresh(host, source="startup"))["hookSpecificOutput"]
+    assert context.startswith(started["additionalContext"] + "\n\n<relevant_memories>\n")
+
+
 #: Modules that cost a hook's start-up milliseconds each and that a prompt the quick path
 #: answers has no use for (the corpus is read with ``_json``; annotations need no ``typing``).
 QUICK_PROMPT_SPARES = ("typing", "pathlib", "json", "argparse", "subprocess", "datetime")

@@ -142,10 +142,10 @@ def test_an_upgrade_mid_session_surfaces_nothing_twice_and_reviews_no_turn_twice
     sid = json.loads(ask)["session_id"]
     out = hook("hook", "UserPromptSubmit", stdin=ask, cwd=root)[1]
     assert "5433" in out
-    surfaced = state.load(sid).surfaced
-    assert surfaced
+    surfaced, frozen = state.load(sid).surfaced, state.load(sid).frozen
+    assert surfaced and frozen
     # The same session as the version before this record left it.
     for name in os.listdir(dirs.session_dir(sid)):
         os.unlink(dirs.session_dir(sid) / name)
-    legacy_session(sid, surfaced_json=json.dumps(list(surfaced)))
+    legacy_session(sid, surfaced_json=json.dumps(list(surfaced)), index_txt=frozen)
     assert hook("hook", "UserPromptSubmit", stdin=ask, cwd=root) == (0, "", "")

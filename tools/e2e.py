@@ -7,9 +7,9 @@ installed there from npm if missing; default ``$TMPDIR/pi_memory_e2e``), then
 re-runs itself inside a private network namespace (``unshare -n``: loopback
 only) and drives ``claude -p`` against a fake Anthropic server on 127.0.0.1
 (the shared host tools' ``fake_anthropic.py``), with this package's hooks installed for
-SessionStart, UserPromptSubmit, PreCompact and SessionEnd (as ``install`` does: the
-next prompt does a turn end's work) and a ``memory.json`` whose model is that same
-fake server.
+SessionStart (resume, clear and compact), UserPromptSubmit, PreCompact and SessionEnd
+(as ``install`` does: a new session's first prompt does its start, the next prompt
+does a turn end's work) and a ``memory.json`` whose model is that same fake server.
 
 Scenario, each step one ``claude -p`` process:
 
@@ -98,22 +98,15 @@ def setup(work: Path, fake_url: str) -> tuple[dict[str, str], Path, Path]:
     home, project = work / "home", work / "proj"
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    settings = {
-        "hooks": {
-            event: [
-                {
-                    "hooks": [
-                        {
-                            "type": "command",
-                            "command": f"{sys.executable} -m pi_memory hook {event}",
-                            "timeout": 30,
-                        }
-                    ]
-                }
-            ]
-            for event in EVENTS
-        }
-    }
+    from pi_memory.hosts.install import AFTER_FIRST_PROMPT
+
+    def group(event: str) -> dict[str, Any]:
+        command = f"{sys.executable} -m pi_memory hook {event}"
+        made: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": 30}]}
+        # As install writes it: a new session's first prompt does the start.
+        return {"matcher": AFTER_FIRST_PROMPT, **made} if event == "SessionStart" else made
+
+    settings = {"hooks": {event: [group(event)] for event in EVENTS}}
     settings_path = work / "settings.json"
     settings_path.write_text(json.dumps(settings, indent=2), "utf-8")
     memory = {

@@ -120,7 +120,7 @@ def main() -> int:
         stored = project / ".pi/agent/memory-auto/CONVENTIONS.md"
         checks.check("the memory is on disk", stored.exists() and body in stored.read_text("utf-8"))
         checks.check(
-            "the SessionStart hook injected the index",
+            "the first prompt's hook injected the index",
             bool(first) and "#seeded" in body_text(first[0]),
         )
 

@@ -10,6 +10,14 @@ is replaced by a preview, so ours stays below :data:`MAX_CONTEXT`.
 ``Stop`` is not hooked: each hook is a process the turn waits for, and the
 next UserPromptSubmit does a turn end's work (the review every
 ``REVIEW_TURNS`` turns); SessionEnd's quit flush covers the last turn.
+
+SessionStart is hooked for ``resume``, ``clear`` and ``compact`` only: a new
+session's first UserPromptSubmit does the start's work and carries the index
+(Claude Code spends tens of milliseconds on every hook it runs, whatever the
+hook does). Both contexts reach the model in the same request, in the
+``system`` entry after the prompt, and both stay in the session's history: a
+resumed session replays them (2.1.332 leaves an unchanged SessionStart context
+of a resume out), so a resume puts nothing in again.
 """
 
 from __future__ import annotations
@@ -125,4 +133,6 @@ HOST: Final = Host(
     transcript=transcript,
     install=install,
     model_cli="claude",
+    resume_replays_context=True,
+    first_prompt_starts=True,
 )

@@ -365,6 +365,7 @@ def quick_block(host_name: str, note: Note, now: float) -> dict[str, object] | N
         "atPrompt": shape.injected_index_at_prompt,
         "replays": shape.resume_replays_context,
         "everyRequest": shape.compact_hook_every_request,
+        "firstPromptStarts": shape.first_prompt_starts,
         "guards": stats(str(p) for p in guards),
         "sessions": str(sessions_root()),
         "pruneMark": str(sessions_root() / PRUNED_MARK),

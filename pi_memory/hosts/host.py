@@ -73,7 +73,11 @@ class Host:
     - ``compact_hook_every_request``: the pre-compaction hook fires before every model
       request; a compaction shows only in the transcript;
     - ``no_start_after_compact``: no session start follows a compaction, so the index
-      goes back in with the next prompt.
+      goes back in with the next prompt;
+    - ``first_prompt_starts``: the session-start hook is installed for the starts that
+      follow a first prompt only (``resume``, ``clear``, ``compact``); a new session's
+      first prompt does the start's work and carries the index, one process less a
+      session (the host keeps that context in the history a resume replays).
     """
 
     def __init__(
@@ -102,6 +106,7 @@ class Host:
         resume_replays_context: bool = False,
         compact_hook_every_request: bool = False,
         no_start_after_compact: bool = False,
+        first_prompt_starts: bool = False,
     ) -> None:
         self.name = name
         self.title = title
@@ -126,6 +131,7 @@ class Host:
         self.resume_replays_context = resume_replays_context
         self.compact_hook_every_request = compact_hook_every_request
         self.no_start_after_compact = no_start_after_compact
+        self.first_prompt_starts = first_prompt_starts
 
     def __setattr__(self, field: str, value: object) -> None:
         if field in self.__dict__:

@@ -42,6 +42,9 @@ SCOPES: Final = ("user", "project")
 SERVER: Final = "pi_memory"
 #: Seconds a hook may take (a host's record may cap it per event, and say its unit).
 HOOK_TIMEOUT: Final = 30
+#: The session-start matcher of a host whose first prompt does a new session's start
+#: (:attr:`pi_memory.hosts.host.Host.first_prompt_starts`): the starts after a first prompt.
+AFTER_FIRST_PROMPT: Final = "resume|clear|compact"
 TOML_BEGIN: Final = "# >>> pi_memory (python -m pi_memory uninstall codex removes this block)"
 TOML_END: Final = "# <<< pi_memory"
 TOML_MARK: Final = "  # pi_memory"
@@ -122,6 +125,8 @@ def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
         seconds = min(HOOK_TIMEOUT, host.hook_timeout_caps.get(event, HOOK_TIMEOUT))
         command = launcher.command("hook", "--host", host.name, event)
         wanted = _hook_entry(command, seconds * host.timeout_units)
+        if event == host.events.get("start") and host.first_prompt_starts:
+            wanted = {"matcher": AFTER_FIRST_PROMPT, **wanted}
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InstallError(f'"hooks.{event}" is not a list')

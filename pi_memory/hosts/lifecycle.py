@@ -393,19 +393,24 @@ def _worktree_inputs(config: Config, store: Store, cwd: Path) -> list[Path]:
 # -- start -----------------------------------------------------------------------------------
 
 
-def on_start(event: HookEvent) -> Answer:
+def on_start(event: HookEvent, *, at_prompt: bool = False) -> Answer:
+    """``at_prompt``: the start a new session's first prompt does (the host's
+    ``first_prompt_starts``); that prompt carries the index."""
     from pi_memory import receipts
     from pi_memory.hosts import hook_receipts
     from pi_memory.session import moments, state
 
     known = know(event, refresh=True)
     if known.misconfigured:
+        if at_prompt and event.session_id:  # said once: the next prompt starts nothing
+            loaded = state.load(event.session_id)
+            state.save(event.session_id, loaded, loaded._replace(frozen=""))
         return Answer("", known.warning)
     _background_at_start(known.note, event, known.scheduled)
     said = "\n".join(part for part in (known.warning, _model_missing(known.note)) if part)
     if event.source not in ("resume", "compact"):
         said = "\n".join(part for part in (said, _dream_nudge(event, known)) if part)
-    injected_index_at_prompt = _host(event).injected_index_at_prompt
+    injected_index_at_prompt = _host(event).injected_index_at_prompt or at_prompt
     sid = event.session_id
     if not sid:
         text = "" if injected_index_at_prompt else known.note.injection
@@ -537,6 +542,23 @@ def lock_warning(directories: Mapping[str, Path]) -> str | None:
 
 
 def on_prompt(event: HookEvent) -> Answer:
+    """A prompt; a new session's first one does the session's start first where the host
+    runs no session start before it (``first_prompt_starts``)."""
+    from pi_memory.session import state
+
+    sid = event.session_id
+    if not sid or not _host(event).first_prompt_starts or state.load(sid).frozen is not None:
+        return _on_prompt(event)
+    begun = on_start(event._replace(moment="start", source="startup"), at_prompt=True)
+    answer = _on_prompt(event)
+    return Answer(
+        answer.context,
+        "\n".join(part for part in (begun.system_message, answer.system_message) if part),
+        "\n".join(part for part in (begun.notice, answer.notice) if part),
+    )
+
+
+def _on_prompt(event: HookEvent) -> Answer:
     from pi_memory.session import moments, state
 
     sid = event.session_id

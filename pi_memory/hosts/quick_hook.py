@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pi_memory.surfacing import Surfaced
 
 #: The ``quick`` block's version: a block this module cannot read is a miss.
-VERSION = 1
+VERSION = 2
 NOTE_DIRECTORY = "hooks"
 LOCK_FILE = ".lock"
 _ENV_NAMES = ("HOME", "USERPROFILE")
@@ -313,10 +313,8 @@ def _start(
     note: dict[str, Any], quick: dict[str, Any], host: str, text: dict[str, str], started: float
 ) -> str:
     """A session start's answer, after its state and receipt are written."""
-    import time
 
-    if not note["refreshed"] or time.time() - os.stat(quick["pruneMark"]).st_mtime >= _DAY_SECONDS:
-        raise Miss  # MEMORY.md not rewritten since, or the daily pruning is due
+    _startable(note, quick)
     sid = text.get("session_id", "")
     source = text.get("source", text.get("trigger", ""))
     directory = os.path.join(quick["sessions"], sid)
@@ -347,6 +345,14 @@ def _start(
     return answer
 
 
+def _startable(note: dict[str, Any], quick: dict[str, Any]) -> None:
+    """:class:`Miss` unless a session's start has nothing to do but what this module does."""
+    import time
+
+    if not note["refreshed"] or time.time() - os.stat(quick["pruneMark"]).st_mtime >= _DAY_SECONDS:
+        raise Miss  # MEMORY.md not rewritten since, or the daily pruning is due
+
+
 def _prompt(
     note: dict[str, Any], quick: dict[str, Any], cwd: str, text: dict[str, str], started: float
 ) -> str:
@@ -360,7 +366,15 @@ def _prompt(
     if not note["corpus"]:
         raise Miss  # the full hook builds it
     directory = os.path.join(quick["sessions"], sid)
-    before = _fields(_state_on_disk(directory, quick["stateFiles"][0]))
+    data = _state_on_disk(directory, quick["stateFiles"][0])
+    before = _fields(data)
+    host = quick["host"]
+    begins = quick["firstPromptStarts"] and before["frozen"] is None
+    begun: dict[str, object] = {}
+    if begins:  # :func:`pi_memory.hosts.lifecycle.on_prompt`: this prompt starts the session
+        _startable(note, quick)
+        begun, _ = start_state(data, "startup", note["injection"], True, quick["replays"])
+        before = _fields({**data, **begun})
     if quick["everyRequest"] and before["watch"] is not None:
         raise Miss  # a compression to settle first
     if not prompt.strip() and not before["reinject"]:
@@ -379,7 +393,8 @@ def _prompt(
         parts.append(found.text)
         shown = before["surfaced"]  # :func:`pi_memory.session.moments.surfaced`
         after["surfaced"] = shown + [i for i in found.ids if i not in shown]
-    host = quick["host"]
+    if begins:  # the start's receipt (:func:`pi_memory.hosts.lifecycle.on_start`) first
+        _append(log, _receipt(host, sid, "", started, "startup"))
     if index:
         _append(log, _receipt(host, sid, index, started, "prompt"))
     if found is not None:
@@ -390,7 +405,7 @@ def _prompt(
             _notice(note, quick, told)
         except OSError:
             pass  # the log went away since: the next hook tells from its end
-    changes = {k: v for k, v in after.items() if before[k] != v}
+    changes = {**begun, **{k: v for k, v in after.items() if before[k] != v}}
     if changes:
         _save_state(directory, quick["stateFiles"], changes)
     context = "\n\n".join(parts)
