@@ -34,14 +34,16 @@ similarity. The older entry (by time, then id) is the one to supersede.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import compress, repeat
-from operator import attrgetter, not_
+from itertools import chain, compress, repeat
+from operator import attrgetter, itemgetter, mul, not_
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
+    EPS,
     SMALL_GROUP,
     PrefixIndex,
     dense_join,
@@ -193,12 +195,16 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
       words missing on each side, so the sets overlap in all but 3 of their
       words and their sizes differ by at most 3: prefixes of at most 4 tokens;
     - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
+
+    What the joins let through is checked against the counts both rules need
+    (:func:`_words_may_conflict`, :func:`_numbers_may_conflict`) for the whole
+    group at once.
     """
     ranks, tokens, by_keyword = group_order(group)
     words = list(map(_WORDS, group))
-    numbers = list(map(_NUMBERS, group))
-    pairs: set[tuple[int, int]] = set()
-    lemmas: list[int] | None = None
+    by_words: set[tuple[int, int]] = set()
+    by_numbers: set[tuple[int, int]] = set()
+    large: list[list[int]] = []
     for keyword_members in by_keyword.values():
         if len(keyword_members) < 2:
             continue
@@ -206,43 +212,102 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         # no content words either).
         members = list(compress(keyword_members, map(words.__getitem__, keyword_members)))
         if len(members) <= SMALL_GROUP:
-            pairs.update(p for p in _plausible_pairs(group, members) if _may_conflict(group, *p))
-            continue
-        # Without numbers a body's words are its tokens, already in order: only
-        # the bodies with numbers need their words ordered.
-        orders = _WordOrders(tokens)
-        numbered = list(compress(members, map(numbers.__getitem__, members)))
-        # Words are ids in the order of the tokens.
-        orders.update(zip(numbered, map(sorted, map(words.__getitem__, numbered))))
-        if lemmas is None:
-            lemmas = _lemma_ranks(ranks)
-        plain = list(compress(members, map(not_, map(numbers.__getitem__, members))))
-        contents = _content_orders(group, plain, numbered, tokens, ranks=ranks, lemmas=lemmas)
-        by_words: set[tuple[int, int]] = set()
-        by_numbers: set[tuple[int, int]] = set()
-        if _dense(members, numbered, orders):
-            content = [item.content for item in group]
-            by_words.update(dense_join(content, members, MIN_SIMILARITY_WORDS))
-            words = [item.words for item in group]
-            by_numbers.update(dense_join(words, numbered, MIN_SIMILARITY_NUMBERS))
-        else:
-            prefixes = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True)
-            self_join(members, contents, prefixes, by_words)
-            prefixes = PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True)
-            self_join(numbered, orders, prefixes, by_numbers)
-        # On templated notes the filters let through many pairs that share
-        # most words yet replace none, or too many: checking the counts here
-        # is much cheaper than judging them.
-        pairs.update(p for p in by_words if _words_may_conflict(group[p[0]], group[p[1]]))
-        pairs.update(p for p in by_numbers if _numbers_may_conflict(group[p[0]], group[p[1]]))
+            _plausible_pairs(group, members, by_words, by_numbers)
+        elif members:
+            large.append(members)
+    if large:
+        lemmas = _lemma_ranks(ranks)
+        for members in large:
+            _large_group(group, members, tokens, ranks, lemmas, out=(by_words, by_numbers))
+    pairs = _words_may_conflict(group, by_words)
+    pairs.update(_numbers_may_conflict(group, by_numbers.difference(pairs)))
     return pairs
 
 
-#: In :func:`_lemma_ranks`, a function word's: it is no content word.
-_NO_LEMMA: Final = -1
+def _large_group(
+    group: Sequence[Features],
+    members: list[int],
+    tokens: list[list[int]],
+    ranks: dict[str, int],
+    lemmas: list[int],
+    *,
+    out: tuple[set[tuple[int, int]], set[tuple[int, int]]],
+) -> None:
+    """The joins of one keyword's ``members`` (more than :data:`SMALL_GROUP`), their pairs
+    into ``out`` (for word and for number conflicts)."""
+    by_words, by_numbers = out
+    numbers = list(map(_NUMBERS, map(group.__getitem__, members)))
+    numbered = list(compress(members, numbers))
+    plain = list(compress(members, map(not_, numbers)))
+    contents = _content_orders(group, plain, numbered, tokens, ranks=ranks, lemmas=lemmas)
+    _word_join(group, members, contents, by_words)
+    if len(numbered) < 2:
+        return
+    # Words are ids in the order of the tokens.
+    orders = {i: sorted(group[i].words) for i in numbered}
+    pairs = len(numbered) * (len(numbered) - 1) // 2
+    if dense_pays(
+        len(numbered), pairs, lambda: prefix_cost(orders, numbered, MIN_SIMILARITY_NUMBERS)
+    ):
+        words = list(map(_WORDS, group))
+        by_numbers.update(dense_join(words, numbered, MIN_SIMILARITY_NUMBERS))
+    else:
+        prefixes = PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True)
+        self_join(numbered, orders, prefixes, by_numbers)
+
+
+#: The first content words of a body (in rank order) that hold one a word conflict
+#: partner shares: all but :data:`MAX_REPLACED_WORDS` of them are shared.
+_WORD_PREFIX: Final = itemgetter(slice(0, MAX_REPLACED_WORDS + 1))
+#: Bodies whose prefixes :func:`_meetings` counts, at most.
+_MEETINGS_SAMPLE: Final = 250
+
+
+def _word_join(
+    group: Sequence[Features],
+    members: list[int],
+    contents: dict[int, list[int]],
+    out: set[tuple[int, int]],
+) -> None:
+    """Pairs of ``members`` that may be a word conflict, into ``out`` (either way round):
+    by a prefix index, or by comparing every pair where that pays."""
+    pairs = len(members) * (len(members) - 1) // 2
+    if dense_pays(len(members), pairs, lambda: _meetings(members, contents)):
+        out.update(dense_join(list(map(_CONTENT, group)), members, MIN_SIMILARITY_WORDS))
+        return
+    # Ascending size, then index: the members come in index order and the sort is stable.
+    ordered = sorted(members, key=lambda i: len(contents[i]))
+    probe = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True).probe_add
+    for i in ordered:
+        found = probe(i, contents[i])
+        if found:
+            out.update(zip(found, repeat(i)))
+
+
+def _meetings(members: list[int], contents: dict[int, list[int]]) -> float:
+    """About how many posting entries the word join's prefix index would visit.
+
+    Two sets that each lack at most :data:`MAX_REPLACED_WORDS` of the other's words
+    share one of their first ``MAX_REPLACED_WORDS + 1`` in any fixed order, and the
+    index meets a pair through each such word: counted on an evenly spaced sample
+    of :data:`_MEETINGS_SAMPLE` bodies and scaled up, as
+    :func:`~pi_memory.detect.set_join.prefix_cost` counts.
+    """
+    step = max(1, -(-len(members) // _MEETINGS_SAMPLE))
+    sample = members[::step]
+    counts = Counter(chain.from_iterable(map(_WORD_PREFIX, map(contents.__getitem__, sample))))
+    held = list(counts.values())
+    squares: int = sum(map(mul, held, held))
+    return (squares - sum(held)) / 2 * (len(members) / len(sample)) ** 2
+
+
+#: In :func:`_lemma_ranks`, a function word's: it is no content word, and it sorts
+#: after every rank.
+_NO_LEMMA: Final = 1 << 62
 _NO_LEMMAS: Final = frozenset([_NO_LEMMA])
 _WORDS: Final = attrgetter("words")
 _NUMBERS: Final = attrgetter("numbers")
+_CONTENT: Final = attrgetter("content")
 
 
 def _lemma_ranks(ranks: dict[str, int]) -> list[int]:
@@ -267,86 +332,88 @@ def _content_orders(
 
     A body without numbers has as content words its tokens' lemmas, function words
     left out: they come from its token ranks by :func:`_lemma_ranks`, without looking
-    a word up again (at 100,000 memories the look-ups cost more than the join). The
-    members are worked a column at a time, in the interpreter's C loops.
+    a word up again (at 100,000 memories the look-ups cost more than the join). A
+    function word's sorts last, so a body's sorted lemmas begin with its content
+    words, as many as it has: the rest is cut off. Only a body holding two spellings
+    of one lemma (``deploy``, ``deploys``) has a repeat among them and goes through a set.
     """
-    lemma_sets = map(set, map(map, repeat(lemmas.__getitem__), map(tokens.__getitem__, plain)))
-    contents = dict(zip(plain, map(sorted, map(set.difference, lemma_sets, repeat(_NO_LEMMAS)))))
+    orders = list(map(sorted, map(map, repeat(lemmas.__getitem__), map(tokens.__getitem__, plain))))
+    sizes = map(len, map(_CONTENT, map(group.__getitem__, plain)))
+    for order, size in zip(orders, sizes):
+        if len(order) > size:
+            if order[size] == _NO_LEMMA:
+                del order[size:]
+            else:
+                order[:] = sorted(set(order).difference(_NO_LEMMAS))
+    contents = dict(zip(plain, orders))
     contents.update((i, rank_order(group[i].content, ranks)) for i in numbered)
     return contents
 
 
-class _WordOrders(dict[int, list[int]]):
-    """Each body's number-free words in rank order, by index: those of a body with numbers
-    as given, any other's its tokens' order (its words are its tokens)."""
+def _words_may_conflict(
+    group: Sequence[Features], pairs: Iterable[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """Of ``pairs``, as ``(low, high)``, those that pass what a word conflict needs: each
+    side replaces 1 to 3 content words, and their Jaccard is at least 0.5.
 
-    def __init__(self, tokens: list[list[int]]) -> None:
-        super().__init__()
-        self._tokens = tokens
-
-    def __missing__(self, index: int) -> list[int]:
-        return self._tokens[index]
-
-
-def _may_conflict(group: Sequence[Features], i: int, j: int) -> bool:
-    """Necessary for either kind of conflict: the one the pair's numbers call for."""
-    x, y = group[i], group[j]
-    if x.numbers and y.numbers and x.numbers != y.numbers:
-        return jaccard(x.words, y.words) >= MIN_SIMILARITY_NUMBERS
-    return _words_may_conflict(x, y)
-
-
-def _words_may_conflict(x: Features, y: Features) -> bool:
-    """Necessary for a word conflict: each side replaces 1 to 3 content words, Jaccard >= 0.5."""
-    common = len(x.content & y.content)
-    small, large = len(x.content), len(y.content)
-    if small > large:
-        small, large = large, small
-    return (
-        large - MAX_REPLACED_WORDS <= common < small
-        and jaccard(x.content, y.content) >= MIN_SIMILARITY_WORDS
-    )
-
-
-def _numbers_may_conflict(x: Features, y: Features) -> bool:
-    """Necessary for a number conflict: the number sets differ, word Jaccard >= 0.3.
-
-    Both sides carry numbers: the join only pairs bodies that do.
+    On templated notes the joins let through many pairs that share most words yet
+    replace none, or too many: checking the counts here is much cheaper than judging.
     """
-    return x.numbers != y.numbers and jaccard(x.words, y.words) >= MIN_SIMILARITY_NUMBERS
+    content = list(map(_CONTENT, group))
+    found: set[tuple[int, int]] = set()
+    gate = MIN_SIMILARITY_WORDS
+    for i, j in pairs:
+        x, y = content[i], content[j]
+        common = len(x & y)
+        a, b = len(x), len(y)
+        if (
+            common < a
+            and common < b
+            and a <= common + MAX_REPLACED_WORDS
+            and b <= common + MAX_REPLACED_WORDS
+            and common >= gate * (a + b - common) - EPS
+        ):
+            found.add((i, j) if i < j else (j, i))
+    return found
 
 
-def _dense(members: list[int], numbered: list[int], orders: dict[int, list[int]]) -> bool:
-    """Whether comparing every pair beats the prefix filters for one keyword group.
+def _numbers_may_conflict(
+    group: Sequence[Features], pairs: Iterable[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """Of ``pairs`` (each ``(low, high)``, both sides with numbers), those that pass what a
+    number conflict needs: the number sets differ, word Jaccard >= 0.3."""
+    found: set[tuple[int, int]] = set()
+    gate = MIN_SIMILARITY_NUMBERS
+    for i, j in pairs:
+        x, y = group[i], group[j]
+        if x.numbers == y.numbers:
+            continue
+        common = len(x.words & y.words)
+        if common >= gate * (len(x.words) + len(y.words) - common) - EPS:
+            found.add((i, j))
+    return found
 
-    Word conflicts need all but a few words shared, so their prefixes are
-    short; number conflicts are what a narrow vocabulary makes expensive.
-    """
-    pairs = len(members) * (len(members) - 1) // 2 + len(numbered) * (len(numbered) - 1) // 2
-    return dense_pays(
-        len(members),
-        pairs,
-        lambda: (
-            prefix_cost(orders, numbered, MIN_SIMILARITY_NUMBERS)
-            + prefix_cost(orders, members, MIN_SIMILARITY_WORDS)
-        ),
-    )
 
-
-def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[tuple[int, int]]:
-    """Pairs of a small group whose word-set sizes allow either kind of conflict.
+def _plausible_pairs(
+    group: Sequence[Features],
+    members: list[int],
+    by_words: set[tuple[int, int]],
+    by_numbers: set[tuple[int, int]],
+) -> None:
+    """Pairs of a small group whose set sizes allow the conflict their numbers call for:
+    a number conflict into ``by_numbers`` when both carry numbers and they differ, a
+    word conflict into ``by_words`` otherwise.
 
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
     pair exactly at a gate despite float rounding.
     """
-    sized = [
-        (i, len(group[i].words), len(group[i].content), bool(group[i].numbers)) for i in members
-    ]
-    for n, (i, words_i, content_i, numbered_i) in enumerate(sized):
-        for j, words_j, content_j, numbered_j in sized[n + 1 :]:
-            small, large = (words_i, words_j) if words_i <= words_j else (words_j, words_i)
-            if numbered_i and numbered_j and size_allows(small, large, MIN_SIMILARITY_NUMBERS):
-                yield (i, j)
+    sized = [(i, len(group[i].words), len(group[i].content), group[i].numbers) for i in members]
+    for n, (i, words_i, content_i, numbers_i) in enumerate(sized):
+        for j, words_j, content_j, numbers_j in sized[n + 1 :]:
+            if numbers_i and numbers_j and numbers_i != numbers_j:
+                small, large = (words_i, words_j) if words_i <= words_j else (words_j, words_i)
+                if size_allows(small, large, MIN_SIMILARITY_NUMBERS):
+                    by_numbers.add((i, j))
                 continue
             small, large = (
                 (content_i, content_j) if content_i <= content_j else (content_j, content_i)
@@ -354,4 +421,4 @@ def _plausible_pairs(group: Sequence[Features], members: list[int]) -> Iterator[
             if large - small <= MAX_REPLACED_WORDS and size_allows(
                 small, large, MIN_SIMILARITY_WORDS
             ):
-                yield (i, j)
+                by_words.add((i, j))
