@@ -14,7 +14,7 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from itertools import chain
+from itertools import chain, compress, groupby
 from operator import attrgetter
 
 from pi_memory.detect.text_features import Vocabulary
@@ -409,10 +409,10 @@ def group_order(group: Sequence[Features]) -> GroupOrder:
     vocabulary = getattr(group, "vocabulary", None)
     if not isinstance(vocabulary, Vocabulary):
         raise TypeError("not a group of features: its ids are in no known vocabulary")
-    keywords: dict[str, list[int]] = {}
-    for index, key in enumerate(map(_KEY, group)):
-        if key:
-            keywords.setdefault(key, []).append(index)
+    # Each keyword's items, ascending: a stable sort of the items that have one.
+    keys = list(map(_KEY, group))
+    by_key = sorted(compress(range(len(keys)), keys), key=keys.__getitem__)
+    keywords = {key: list(items) for key, items in groupby(by_key, keys.__getitem__)}
     order = GroupOrder(vocabulary, list(map(sorted, map(_TOKENS, group))), keywords)
     if len(_orders) >= _KEPT_ORDERS:
         _orders.clear()

@@ -374,19 +374,18 @@ def store_facts(
     counts.update(chain.from_iterable(map(_TOKENS, others)))
     # Rarest first: a stable sort keeps ties in the order first seen.
     ids = Vocabulary(zip(sorted(counts, key=counts.__getitem__), range(len(counts))))
-    made = iter(_ascii_ids(plain, spaced, split, text, ids) if plain else [])
+    made = _ascii_ids(plain, spaced, split, text, ids) if plain else []
+    if not others:
+        return ids, made
     number = ids.__getitem__
-    found: list[StoreFacts] = []
-    made_other = iter(others)
-    for one in in_columns:
-        if one:
-            found.append(next(made))
-            continue
-        norm, tokens, numbers, words, content = next(made_other)
+    numbered: list[StoreFacts] = []
+    for norm, tokens, numbers, words, content in others:
         token_ids = frozenset(map(number, tokens))
         word_ids = token_ids if words is tokens else frozenset(map(number, words))
-        found.append((norm, token_ids, numbers, word_ids, content))
-    return ids, found
+        numbered.append((norm, token_ids, numbers, word_ids, content))
+    # Each body's facts from its own list, in order (a bool indexes the pair).
+    sources = [iter(numbered), iter(made)]
+    return ids, list(map(next, map(sources.__getitem__, in_columns)))
 
 
 _TOKENS: Final = itemgetter(1)
