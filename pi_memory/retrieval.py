@@ -150,9 +150,6 @@ class SearchResult(NamedTuple):
     foreign: frozenset[str] = frozenset()
     #: Suspect memories (their anchored code changed since): id → what changed.
     suspect: Mapping[str, str] = MappingProxyType({})
-    #: The search credited keywords in a recall log: what the next session start
-    #: injects may be ordered anew (nothing else a search does changes it).
-    credited: bool = False
 
 
 #: A result before paging, larger is better: (-group, score, confirmed time, id, -position).

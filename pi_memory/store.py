@@ -1169,9 +1169,10 @@ class Store:
                 review_months=self.settings.review_months,
                 suspect=suspect,
             )
-        credited = self._credit(query, result) if credit else False
+        if credit:
+            self.credit(query, result)
         marked = self.foreign_among(hit.entry for hit in result.hits)
-        return result._replace(notes=self.notes(), foreign=marked, credited=credited)
+        return result._replace(notes=self.notes(), foreign=marked)
 
     def _indexed_search(
         self, query: str, page: int, now: datetime, suspect: Mapping[str, str]
@@ -1218,9 +1219,10 @@ class Store:
             suspect=suspect,
         )
 
-    def _credit(self, query: str, result: SearchResult) -> bool:
+    def credit(self, query: str, result: SearchResult) -> bool:
         """Credit the keywords that found something; a failure here never fails a search.
-        Whether any was to be credited (a recall log may have changed)."""
+        Whether any was to be credited (a recall log may have changed: what the next
+        session start injects may be ordered anew; nothing else a search does changes it)."""
         from pi_memory.recalls import apply_credits, credited_keywords, render_recalls
 
         credited = False

@@ -115,10 +115,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.page < 1:
         raise UsageError("--page counts from 1")
     store = open_store().store
+    credited = False  # a search of the suspect memories alone credits nothing
     if args.suspect:
         result = _suspect_only(store, " ".join(query), args.mode, args.page, datetime.now())
     else:
-        result = store.search(" ".join(query), mode=args.mode, page=args.page, now=datetime.now())
+        result = store.search(
+            " ".join(query), mode=args.mode, page=args.page, now=datetime.now(), credit=False
+        )
+        credited = store.credit(" ".join(query), result)
     limit = store.settings.max_body_bytes
     if args.json:
         import json
@@ -128,7 +132,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         text = render_search(result, limit)
         write(text if text.endswith("\n") else text + "\n")
-    if result.credited:  # else the search changed nothing the next start reads
+    if credited:  # else the search changed nothing the next start reads
         from pi_memory.hosts.after_change import after_change
 
         after_change()  # its recalls may reorder what the next start injects
