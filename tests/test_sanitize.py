@@ -79,3 +79,28 @@ def test_importing_compiles_nothing() -> None:
         "assert s.strip_invisible_chars('a\\u200bb') == 'ab'; assert s._pattern is not None"
     )
     subprocess.run([sys.executable, "-S", "-c", code], check=True, cwd=REPO)
+
+
+def test_no_character_it_strips_is_printable() -> None:
+    """A text whose every character but tab, newline and carriage return is printable is
+    left as it is without a pattern: no character either pattern strips may be printable,
+    in this Python's database (a format character it does not know yet is unassigned)."""
+    controls = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]
+    surrogates = range(0xD800, 0xE000)
+    printable = [cp for cp in (*TABLE, *controls, *surrogates) if chr(cp).isprintable()]
+    assert printable == []
+
+
+def test_text_with_nothing_to_strip_compiles_neither_pattern() -> None:
+    # An injection is rarely ASCII (its headings hold a dash) and holds newlines: it is
+    # returned as it is, each pattern compiled only for a text it may change.
+    code = (
+        "import pi_memory.inject.sanitize as s\n"
+        "text = 'global \\u2014 7 memories\\n#deploy (2)\\t\\u90e8\\u7f72 <x>\\r\\n'\n"
+        "assert s.sanitize_for_injection(text) == text.replace('<', '&lt;').replace('>', '&gt;')\n"
+        "assert s.strip_controls(text) == s.strip_invisible_chars(text) == text\n"
+        "assert s._pattern is None and s._controls is None\n"
+        "assert s.sanitize_for_injection('a\\u200bb\\x1bc\\ud800') == 'abc\\ufffd'\n"
+        "assert s._pattern is not None and s._controls is not None\n"
+    )
+    subprocess.run([sys.executable, "-S", "-c", code], check=True, cwd=REPO)
