@@ -75,6 +75,26 @@ class Limits(NamedTuple):
     max_injection_bytes: int = 10240
 
 
+#: What a block holds besides its memories: its two tags, and a blank line between two.
+_FRAME: Final = len("<relevant_memories>\n\n</relevant_memories>")
+
+
+def beside(caps: Limits, carried: str, max_chars: int, max_bytes: int) -> Limits:
+    """``caps`` with the block cut to what one context still holds besides ``carried`` (the
+    injected index the same answer carries, a blank line between), within the host's caps
+    (``max_bytes`` 0: none in bytes): a host replaces a context past its cap by a preview,
+    the index with it. The memories left out may surface with a later prompt."""
+    if not carried:
+        return caps
+    from pi_memory.text import utf8_len
+
+    room = max_chars - len(carried)
+    if max_bytes:
+        room = min(room, max_bytes - utf8_len(carried))
+    room -= 2 + _FRAME + 2 * max(0, caps.max_files - 1)
+    return caps._replace(max_injection_bytes=max(0, min(caps.max_injection_bytes, room)))
+
+
 def limits(config: Config) -> Limits:
     surf = config.auto_surfacing
     return Limits(surf.enabled, surf.max_files, surf.max_entry_bytes, surf.max_injection_bytes)

@@ -100,6 +100,33 @@ def test_a_first_prompt_starts_the_session_a_resume_adds_nothing_compact_renders
     )[1]  # fmt: skip
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_a_first_prompt_carrying_the_index_keeps_its_context_within_the_cap(
+    tmp_path: Path, hook: Hook, host: str
+) -> None:
+    """The index and what the prompt surfaces go in one context, which the host replaces by a
+    preview past its cap: the block gets what the index leaves, a later prompt the rest."""
+    root = make_project(tmp_path)
+    layer = root / ".pi/agent/memory-auto"
+    layer.mkdir(parents=True)
+    row = (
+        "<!-- mid: 20261001-{:04x} | t: 2026-10-01 10:00:00 | p: repo | src: user | tags: {} -->\n"
+    )
+    rows = [row.format(i, f"topic-{i}-keyword") + f"Memory {i} of a topic.\n" for i in range(1500)]
+    body = "The staging database listens on port 5433. " * 68  # about maxEntryBytes
+    rows += [row.format(0xFFF0 + n, f"staging-db-{n}") + body + "\n" for n in range(3)]
+    (layer / "DECISIONS.md").write_text("".join(rows), "utf-8")
+    asked = "Which port does the staging database listen on?"
+    ask = payload(host, "UserPromptSubmit", root, prompt=asked)
+    first = context_of(hook("hook", "--host", host, "UserPromptSubmit", stdin=ask, cwd=root)[1],
+                       "UserPromptSubmit")  # fmt: skip
+    assert first.startswith("<memory-auto>\n")
+    assert len(first) <= 9_500 and len(first.encode("utf-8")) <= 9_500
+    assert first.count("## staging-db-") == 1  # what room the index left
+    second = hook("hook", "--host", host, "UserPromptSubmit", stdin=ask, cwd=root)[1]
+    assert context_of(second, "UserPromptSubmit").count("## staging-db-") == 2  # the rest
+
+
 def test_injected_keywords_cannot_forge_tags(tmp_path: Path, hook: Hook) -> None:
     root = make_project(tmp_path)
     layer = root / ".pi/agent/memory-auto"
@@ -556,6 +583,11 @@ def test_codex_surfacing_fits_its_byte_cap(tmp_path: Path, hook: Hook, hermetic_
     for i in range(10):
         write(hook, root, f"other{i}", f"Unrelated note number {i} about lunch.")
     prompt = " ".join(f"runbook{i} step{i}" for i in range(5))
+    for host, session in (("codex", None), ("claude-code", "cc")):  # sessions started already
+        start = payload(
+            host, "SessionStart.startup", root, **({"session_id": session} if session else {})
+        )
+        hook("hook", "--host", host, "SessionStart", stdin=start, cwd=root)
     ask = payload("codex", "UserPromptSubmit", root, prompt=prompt)
     found = context_of(
         hook("hook", "--host", "codex", "UserPromptSubmit", stdin=ask, cwd=root)[1],
@@ -628,6 +660,7 @@ def test_a_misconfigured_model_initialises_nothing_and_says_why(
 ) -> None:
     """pi-memory: a required model that does not resolve initialises nothing; the person
     reads the design's notification in the host's user-visible field."""
+    from pi_memory.hosts import registry
     from pi_memory.open_store import open_store
 
     root = make_project(tmp_path)
@@ -646,7 +679,7 @@ def test_a_misconfigured_model_initialises_nothing_and_says_why(
     )
     start = payload(host, "SessionStart.startup", root)
     asked = payload(host, prompt, root, prompt="how do we deploy with rsync?")
-    if host == "claude-code":  # no SessionStart before a new session's first prompt
+    if registry.host(host).first_prompt_starts:  # no SessionStart before the first prompt
         start, started_by = asked, prompt
     else:
         started_by = "SessionStart"

@@ -262,8 +262,9 @@ def measure(codex: Codex, runs: int) -> str:
     finally:
         hooks_file.write_text(ours, "utf-8")
     median = {k: statistics.median(v) for k, v in times.items()}
-    # SessionStart, UserPromptSubmit and SessionEnd: three hook processes per exec.
-    per_hook = {k: (median[k] - median["none"]) * 1000 / 3 for k in ("ours", "bare")}
+    # UserPromptSubmit (which starts a new session) and SessionEnd: two hook processes per
+    # exec (SessionStart is hooked for resume, clear and compact).
+    per_hook = {k: (median[k] - median["none"]) * 1000 / 2 for k in ("ours", "bare")}
     return (
         f"codex exec median {median['ours']:.2f} s with the hooks, {median['bare']:.2f} s"
         f" with `python -c pass` hooks, {median['none']:.2f} s without ({runs} runs each):"

@@ -8,7 +8,9 @@ schema per event that forbids unknown keys, so an answer holds only
 context arrives as a ``developer`` message and stays in the session's history:
 ``codex exec resume`` replays it, so a resumed session is not answered again. ``Stop`` is not
 hooked: the next UserPromptSubmit does a turn end's work, SessionEnd's quit
-flush covers the last turn.
+flush covers the last turn. SessionStart is hooked for ``resume``, ``clear`` and
+``compact``: a new session's first UserPromptSubmit does the start and carries the
+index, in the history a resume replays.
 """
 
 from __future__ import annotations
@@ -105,4 +107,5 @@ HOST: Final = Host(
         " codex exec skips them until then"
     ),
     resume_replays_context=True,
+    first_prompt_starts=True,
 )

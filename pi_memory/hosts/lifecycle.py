@@ -577,7 +577,7 @@ def _on_prompt(event: HookEvent) -> Answer:
         return Answer()
     now, index = moments.prompt_index(now, known.note.injection)
     parts = [index] if index else []
-    found = _surface(event, known, skip=now.surfaced) if event.prompt.strip() else None
+    found = _surface(event, known, now.surfaced, index) if event.prompt.strip() else None
     if found is not None and found.text:
         parts.append(found.text)
         now = moments.surfaced(now, found.ids)
@@ -651,17 +651,19 @@ def _prompt_receipts(event: HookEvent, note: Note, index: str, found: Surfaced |
     return hook_receipts.notice(note.notice, own)
 
 
-def _surface(event: HookEvent, known: Known, skip: tuple[str, ...]) -> Surfaced:
-    """The memories this prompt needs, within ``autoSurfacing.timeoutMs`` and the context cap; a
-    side-query model in its back-off after failing is not asked (the scorer answers)."""
+def _surface(event: HookEvent, known: Known, skip: tuple[str, ...], index: str) -> Surfaced:
+    """The memories this prompt needs, within ``autoSurfacing.timeoutMs`` and the context cap
+    (what it holds besides the ``index`` the same answer carries); a side-query model in its
+    back-off after failing is not asked (the scorer answers)."""
     from pi_memory.hosts import fastpath
     from pi_memory.model import backoff
-    from pi_memory.surfacing import surface
+    from pi_memory.surfacing import beside, surface
 
     caps = fastpath.limits_of(known.note)
     max_bytes = known.note.max_bytes
     if max_bytes and caps.max_injection_bytes > max_bytes:
         caps = caps._replace(max_injection_bytes=max_bytes)
+    caps = beside(caps, index, known.note.max_context, max_bytes)
     asks = known.note.side_query and not backoff.waiting(known.note.surface_model)
     return surface(
         known.corpus(),

@@ -387,7 +387,7 @@ def _prompt(
         frozen = before["frozen"] if before["reinject"] == "frozen" else None
         index = note["injection"] if frozen is None else frozen
         after.update(frozen=index, reinject="")
-    found = _surfaced(note, cwd, prompt, before["surfaced"]) if prompt.strip() else None
+    found = _surfaced(note, cwd, prompt, before["surfaced"], index) if prompt.strip() else None
     parts = [index] if index else []
     if found is not None and found.text:
         parts.append(found.text)
@@ -415,12 +415,13 @@ def _prompt(
     return _envelope(event_name, context)
 
 
-def _surfaced(note: dict[str, Any], cwd: str, prompt: str, skip: list[str]) -> Surfaced:
+def _surfaced(note: dict[str, Any], cwd: str, prompt: str, skip: list[str], index: str) -> Surfaced:
     """The scorer's pick for ``prompt`` (:func:`pi_memory.hosts.lifecycle._surface`
-    without a side-query model), from the corpus kept beside the note."""
+    without a side-query model), from the corpus kept beside the note, in what the
+    context holds besides the ``index`` it carries."""
     from pi_memory.fs.cache_home import cache_home
     from pi_memory.hosts.corpus_cache import SUFFIX, load
-    from pi_memory.surfacing import Limits, surface
+    from pi_memory.surfacing import Limits, beside, surface
 
     corpus = load(os.path.join(cache_home(), NOTE_DIRECTORY, note_stem(cwd) + SUFFIX))
     if corpus is None:
@@ -429,6 +430,7 @@ def _surfaced(note: dict[str, Any], cwd: str, prompt: str, skip: list[str]) -> S
     max_bytes = note["maxBytes"]
     if max_bytes and caps.max_injection_bytes > max_bytes:
         caps = caps._replace(max_injection_bytes=max_bytes)
+    caps = beside(caps, index, note["maxContext"], max_bytes)
     return surface(corpus, prompt, caps, skip=skip, env=os.environ)
 
 
