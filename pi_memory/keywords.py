@@ -11,7 +11,6 @@ an entry left with nothing gets a keyword derived from its body.
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -20,6 +19,7 @@ from pi_memory.text import HAN_CLASS, is_han
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Final
 
     from pi_memory.entry import Entry
@@ -54,8 +54,15 @@ STOPWORDS: Final = frozenset(_STOPWORD_TEXT.split())
 _SEPARATOR_CATEGORIES: Final = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"})
 #: Punctuation that changes what a keyword names (``c#`` is not ``c``), so it stays.
 _KEPT_PUNCTUATION: Final = frozenset("#")
-_LEGACY_SPLIT_RE: Final = re.compile(r"\s+(?=#)")
-_LIST_SPLIT_RE: Final = re.compile("[,，]")
+
+
+@functools.lru_cache(maxsize=1)
+def _splitters() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What splits a legacy ``#a #b`` blob, and a comma list; compiled when a keyword first
+    needs splitting (``re`` itself costs a prompt's hook, which never does)."""
+    import re
+
+    return re.compile(r"\s+(?=#)"), re.compile("[,，]")
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,6 +70,8 @@ def _deriving() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
     """What :func:`derive_keyword` reads a body with: a sentence's end, a code span, an
     identifier, a word. Compiled when a body first needs its keyword derived (about a
     millisecond that every command importing this module paid, and few need)."""
+    import re
+
     return (
         re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]"),
         re.compile(r"`([^`\n]+)`"),
@@ -75,6 +84,8 @@ def _deriving() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.P
 def _han_run_re() -> re.Pattern[str]:
     """A run of Han characters; compiled when first needed (the class takes
     milliseconds to compile, and most processes never ask)."""
+    import re
+
     return re.compile(f"[{HAN_CLASS}]+")
 
 
@@ -213,7 +224,7 @@ class KeywordPick(NamedTuple):
 def _split_list(raw: Iterable[str]) -> list[str]:
     pieces: list[str] = []
     for item in raw:
-        pieces.extend(piece.strip() for piece in _LIST_SPLIT_RE.split(item))
+        pieces.extend(piece.strip() for piece in _splitters()[1].split(item))
     return [piece for piece in pieces if piece]
 
 
@@ -255,7 +266,7 @@ def split_stored_tags(tags_field: str) -> list[str]:
     candidates: list[str] = []
     for piece in _split_list([tags_field]):
         if piece.startswith("#"):
-            candidates.extend(part for part in _LEGACY_SPLIT_RE.split(piece) if part.strip())
+            candidates.extend(part for part in _splitters()[0].split(piece) if part.strip())
         else:
             candidates.append(piece)
     return candidates

@@ -1,5 +1,5 @@
-"""Tokenising: a text without Han characters is read by a pattern without the Han class
-(cheaper to compile), and gives exactly the tokens the whole pattern gives."""
+"""Tokenising: a text without Han characters is read without the Han class (an ASCII one
+without ``re`` at all), and gives exactly the tokens the whole pattern gives."""
 
 from __future__ import annotations
 
@@ -47,3 +47,17 @@ def test_the_han_class_is_compiled_only_for_a_text_that_may_hold_han() -> None:
     assert tokens._token_re.cache_info().currsize == 0
     assert tokenize("部署前备份") == ["部署前备份", "部署", "署前", "前备", "备份"]
     assert tokens._token_re.cache_info().currsize == 1
+
+
+def test_an_ascii_text_is_cut_where_the_pattern_cuts_it_character_by_character() -> None:
+    """Word characters, the joiners (``.`` ``/`` ``-``) and anything else, in every order:
+    the pattern's leading dashes, its single joiners and its ends, read without ``re``."""
+    rng = random.Random(7)
+    alphabet = "aZ9_-./ :#\t-x"
+    ascii_pattern = re.compile(r"-{0,2}\w+(?:[./-]\w+)*")
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 16)))
+        assert tokens._ascii_words(text) == ascii_pattern.findall(text), text
+        assert tokenize(text) == whole_pattern(text), text
+    every = "".join(map(chr, range(128)))
+    assert tokens._ascii_words(every) == ascii_pattern.findall(every)
