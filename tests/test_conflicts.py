@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 
+from pi_memory.detect import set_join
 from pi_memory.detect.conflicts import ConflictPair, find_conflicts, find_conflicts_bruteforce
 from pi_memory.detect.duplicates import find_duplicates
 from tests.similarity_stores import random_store, shuffled
@@ -195,6 +199,54 @@ def test_one_large_keyword_group_goes_through_the_index_and_stays_exact() -> Non
     assert fast == find_conflicts_bruteforce(store)
     assert any(p.numeric for p in fast)
     assert any(not p.numeric for p in fast)
+
+
+def _swapped_prose(seed: int, count: int) -> list[str]:
+    """Bodies of about 1 to 12 words under one keyword, many a copy of another with a few
+    runs of words replaced where they stood, some with a function word or an inflection
+    of one of their words (two spellings of one content word)."""
+    rng = random.Random(seed)
+    syllables = ["ka", "lo", "mi", "ren", "tas", "vo", "zu", "pel"]
+    vocabulary = [a + b for a in syllables for b in syllables]
+    vocabulary += ["deploy", "deploys", "release", "released"]
+    bodies: list[str] = []
+    for _ in range(count):
+        if bodies and rng.random() < 0.6:
+            words = rng.choice(bodies).split()
+            for _ in range(rng.randint(1, 3)):
+                # One to three words where one to three stood: the sizes drift apart too.
+                at = rng.randrange(len(words))
+                words[at : at + rng.randint(1, 3)] = rng.sample(vocabulary, rng.randint(1, 3))
+        else:
+            words = rng.sample(vocabulary, rng.randint(1, 12))
+        if rng.random() < 0.2:
+            words.insert(rng.randrange(len(words) + 1), rng.choice(["the", "is", "to"]))
+        bodies.append(" ".join(words))
+    return bodies
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("path", ["prefix", "dense"])
+def test_a_large_keyword_group_of_replaced_words_stays_exact(
+    monkeypatch: pytest.MonkeyPatch, path: str, seed: int
+) -> None:
+    # Large enough for the join, without numbers: every pair the rule accepts has to
+    # come out of the join's filters, short bodies and long, one word replaced or three,
+    # by either way of joining.
+    if path == "prefix":
+        monkeypatch.setattr(set_join, "DENSE_MIN_GROUP", math.inf)
+    else:
+        monkeypatch.setattr(set_join, "DENSE_MIN_GROUP", 0)
+        monkeypatch.setattr(set_join, "PREFIX_VISIT_COST", math.inf)
+    bodies = _swapped_prose(seed, 240)
+    store = [
+        entry(f"2026100{1 + i % 9}-{i:04x}", body, "one-keyword") for i, body in enumerate(bodies)
+    ]
+    fast = find_conflicts(store)
+    assert fast == find_conflicts_bruteforce(store)
+    assert not any(p.numeric for p in fast)
+    replaced = {len(p.values) for p in fast}
+    assert {2, 4, 6} <= replaced, replaced  # 1, 2 and 3 words on each side
 
 
 def test_random_stores_produce_both_kinds() -> None:

@@ -34,12 +34,13 @@ similarity. The older entry (by time, then id) is the one to supersede.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain, compress, repeat
-from operator import attrgetter, itemgetter, mul, not_
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, eq, itemgetter, mul, not_
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
@@ -193,7 +194,8 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 
     - a word conflict needs content-word Jaccard >= 0.5 and at most 3 content
       words missing on each side, so the sets overlap in all but 3 of their
-      words and their sizes differ by at most 3: prefixes of at most 4 tokens;
+      words and their sizes differ by at most 3: prefixes of at most 5 words
+      that share two (:func:`_word_join`);
     - a number conflict needs both sides to carry numbers, and word Jaccard >= 0.3.
 
     What the joins let through is checked against the counts both rules need
@@ -256,9 +258,11 @@ def _large_group(
         self_join(numbered, orders, prefixes, by_numbers)
 
 
-#: The first content words of a body (in rank order) that hold one a word conflict
-#: partner shares: all but :data:`MAX_REPLACED_WORDS` of them are shared.
-_WORD_PREFIX: Final = itemgetter(slice(0, MAX_REPLACED_WORDS + 1))
+#: How many of a word conflict's shared content words its join looks for: the
+#: first two a pair shares sit among each side's first ``MAX_REPLACED_WORDS + 2``.
+_SHARED_FIRST: Final = 2
+#: Those first content words of a body (in rank order).
+_WORD_PREFIX: Final = itemgetter(slice(0, MAX_REPLACED_WORDS + _SHARED_FIRST))
 #: Bodies whose prefixes :func:`_meetings` counts, at most.
 _MEETINGS_SAMPLE: Final = 250
 
@@ -270,29 +274,65 @@ def _word_join(
     out: set[tuple[int, int]],
 ) -> None:
     """Pairs of ``members`` that may be a word conflict, into ``out`` (either way round):
-    by a prefix index, or by comparing every pair where that pays."""
+    by a prefix filter, or by comparing every pair where that pays.
+
+    A word conflict's sides each lack at most :data:`MAX_REPLACED_WORDS` of the
+    other's content words, so in any fixed order (rarest first here) at most that
+    many of a side's words come before the second word the two share: both sit
+    among each side's first ``MAX_REPLACED_WORDS + 2``. And they share two words
+    at least: each side lacks one, so ``shared <= smaller - 1``, and Jaccard >= 0.5
+    needs ``3 * shared >= smaller + larger >= 2 * shared + 2``. So a pair is a
+    candidate when the first words of both hold two shared ones and its sizes
+    allow the rule; on prose most pairs that share a rare word share only that one.
+    """
     pairs = len(members) * (len(members) - 1) // 2
     if dense_pays(len(members), pairs, lambda: _meetings(members, contents)):
         out.update(dense_join(list(map(_CONTENT, group)), members, MIN_SIMILARITY_WORDS))
         return
-    # Ascending size, then index: the members come in index order and the sort is stable.
+    # Ascending size, then index (the members come in index order and the sort is
+    # stable): each pair meets once, when its larger side looks.
     ordered = sorted(members, key=lambda i: len(contents[i]))
-    probe = PrefixIndex(MIN_SIMILARITY_WORDS, MAX_REPLACED_WORDS, probes_no_smaller=True).probe_add
-    for i in ordered:
-        found = probe(i, contents[i])
-        if found:
-            out.update(zip(found, repeat(i)))
+    sizes: list[int] = []
+    postings: dict[int, list[int]] = {}
+    posting_of = postings.get
+    for position, i in enumerate(ordered):
+        size = len(contents[i])
+        sizes.append(size)
+        met: list[int] = []
+        for word in _WORD_PREFIX(contents[i]):
+            posting = posting_of(word)
+            if posting is None:
+                postings[word] = [position]
+            else:
+                met += posting
+                posting.append(position)
+        if len(met) < _SHARED_FIRST:
+            continue
+        # Met through two words: twice in the list, next to each other once sorted.
+        met.sort()
+        twice = set(compress(met, map(eq, met, islice(met, 1, None))))
+        smallest = _smallest_partner(size)
+        out.update((ordered[other], i) for other in twice if sizes[other] >= smallest)
+
+
+def _smallest_partner(size: int) -> int:
+    """The fewest content words a word conflict's smaller side can have when the larger
+    has ``size``.
+
+    It shares all but :data:`MAX_REPLACED_WORDS` of the larger side's words and
+    lacks one of them, so it has ``size - MAX_REPLACED_WORDS + 1`` at least; and
+    with ``shared <= smaller - 1``, Jaccard ``>= t`` (``shared >= t / (1 + t) *
+    (smaller + larger)``) needs ``smaller >= t * size + 1 + t``.
+    """
+    gate = MIN_SIMILARITY_WORDS
+    return max(size - MAX_REPLACED_WORDS + 1, math.ceil(gate * size + 1 + gate - EPS))
 
 
 def _meetings(members: list[int], contents: dict[int, list[int]]) -> float:
-    """About how many posting entries the word join's prefix index would visit.
-
-    Two sets that each lack at most :data:`MAX_REPLACED_WORDS` of the other's words
-    share one of their first ``MAX_REPLACED_WORDS + 1`` in any fixed order, and the
-    index meets a pair through each such word: counted on an evenly spaced sample
-    of :data:`_MEETINGS_SAMPLE` bodies and scaled up, as
-    :func:`~pi_memory.detect.set_join.prefix_cost` counts.
-    """
+    """About how many posting entries :func:`_word_join`'s prefix filter would visit: it
+    meets a pair through each word their first words share, counted on an evenly spaced
+    sample of :data:`_MEETINGS_SAMPLE` bodies and scaled up, as
+    :func:`~pi_memory.detect.set_join.prefix_cost` counts."""
     step = max(1, -(-len(members) // _MEETINGS_SAMPLE))
     sample = members[::step]
     counts = Counter(chain.from_iterable(map(_WORD_PREFIX, map(contents.__getitem__, sample))))
