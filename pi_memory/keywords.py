@@ -524,16 +524,18 @@ def rows_of(tally: Tally, recalls: Mapping[str, int], cap: int = TABLE_CAP) -> l
 #: The last table built, with the very objects it was built from. A session
 #: start builds the same layer's table twice (``MEMORY.md``, then the injected
 #: block) from one read; entries are immutable and a layer's list is never
-#: mutated once read, so the same list object (or an equal tally) and equal
-#: recalls mean the same table.
+#: mutated once read, so the same list object (or a tally of equal keyword groups:
+#: its totals are not in the table) and equal recalls mean the same table.
 _LAST_TABLE: list[tuple[Sequence[Entry] | Tally, dict[str, int], list[KeywordRow]]] = []
 
 
 def keyword_rows(entries: Sequence[Entry] | Tally, recalls: Mapping[str, int]) -> list[KeywordRow]:
     """The keyword table of ``entries``, or of their tally."""
-    tallied = isinstance(entries, Tally)
     for seen, seen_recalls, rows in _LAST_TABLE:
-        same = seen == entries if tallied and isinstance(seen, Tally) else seen is entries
+        if isinstance(entries, Tally) and isinstance(seen, Tally):
+            same = seen.groups == entries.groups  # a table is of the keyword groups alone
+        else:
+            same = seen is entries
         if same and seen_recalls == recalls:
             return list(rows)
     if isinstance(entries, Tally):

@@ -20,6 +20,10 @@ from pathlib import Path
 
 from pi_memory.named_tuple import NamedTuple
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
 __all__ = ["Launcher", "compile_package", "this_package"]
 
 
@@ -29,9 +33,21 @@ class Launcher(NamedTuple):
     argv: tuple[str, ...]
 
     def command(self, *args: str) -> str:
-        import shlex
+        return " ".join(_quoted(word) for word in (*self.argv, *args))
 
-        return " ".join(shlex.quote(word) for word in (*self.argv, *args))
+
+#: The characters ``shlex.quote`` leaves a word of unquoted.
+_SAFE: Final = frozenset("%+,-./0123456789:=@ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz")
+
+
+def _quoted(word: str) -> str:
+    """``shlex.quote(word)``; a word of safe characters alone (an interpreter's and a
+    package's usual paths) without importing ``shlex``, which compiles a pattern."""
+    if word and _SAFE.issuperset(word):
+        return word
+    import shlex
+
+    return shlex.quote(word)
 
 
 def this_package(target: Path | None = None) -> Launcher:
