@@ -223,7 +223,8 @@ def test_gemini_surfacing_reads_the_prompt_without_the_context_put_in_front_of_i
     ask = payload("gemini", "BeforeAgent", root)
     assert "supersede the older one" in json.loads(ask)["prompt"]
     text = context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent")
-    assert "port 5433" in text and "supersede" not in text
+    surfaced = text[text.index("<relevant_memories>") :]  # after the index this prompt carries
+    assert "port 5433" in surfaced and "supersede" not in surfaced
 
 
 def test_codex_answers_hold_only_keys_its_schema_allows(tmp_path: Path, hook: Hook) -> None:

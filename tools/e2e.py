@@ -98,7 +98,7 @@ def setup(work: Path, fake_url: str) -> tuple[dict[str, str], Path, Path]:
     home, project = work / "home", work / "proj"
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    from pi_memory.hosts.install import AFTER_FIRST_PROMPT
+    from pi_memory.hosts.host import AFTER_FIRST_PROMPT
 
     def group(event: str) -> dict[str, Any]:
         command = f"{sys.executable} -m pi_memory hook {event}"

@@ -22,7 +22,7 @@ of a resume out), so a resume puts nothing in again.
 
 from __future__ import annotations
 
-from pi_memory.hosts.host import Host
+from pi_memory.hosts.host import AFTER_FIRST_PROMPT, Host
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,5 +134,5 @@ HOST: Final = Host(
     install=install,
     model_cli="claude",
     resume_replays_context=True,
-    first_prompt_starts=True,
+    start_matchers=(AFTER_FIRST_PROMPT,),
 )

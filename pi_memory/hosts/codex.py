@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pi_memory.hosts.host import Host
+from pi_memory.hosts.host import AFTER_FIRST_PROMPT, Host
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,5 +107,5 @@ HOST: Final = Host(
         " codex exec skips them until then"
     ),
     resume_replays_context=True,
-    first_prompt_starts=True,
+    start_matchers=(AFTER_FIRST_PROMPT,),
 )

@@ -17,7 +17,10 @@ SessionStart itself injects nothing: in ``-p`` its context is put in front of
 the prompt, and on ``--resume`` 0.61.0 leaves out of the history every user
 turn that starts with ``<hook_context>``, so the person's earlier prompts
 vanished from resumed sessions. The index (the session's frozen bytes) goes
-with the first prompt instead, after it, as BeforeAgent's context.
+with the first prompt instead, after it, as BeforeAgent's context. So
+SessionStart is hooked for ``resume`` and ``clear`` only (a matcher each: 0.61.0
+compares a matcher with the source whole): a new session's first BeforeAgent
+does the start's work as well.
 
 ``AfterAgent`` is not hooked: the next BeforeAgent does a turn end's work
 (settling a compression, the review every ``REVIEW_TURNS`` turns), and
@@ -113,6 +116,8 @@ HOST: Final = Host(
     model_cli="gemini",
     sends=sends,
     injected_index_at_prompt=True,
+    # Its matcher compares the source whole: one group for each start after a first prompt.
+    start_matchers=("resume", "clear"),
     # PreCompress (``auto``) fires before every model request; a compression shows only in
     # the chat recording (a new chat begun on it), read at the next prompt or the session's end.
     compact_hook_every_request=True,

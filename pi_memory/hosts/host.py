@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 #: No per-event cap on a hook's timeout.
 NO_CAPS: Mapping[str, int] = {}
+#: The session starts that follow a first prompt, as one Claude Code or Codex matcher.
+AFTER_FIRST_PROMPT = "resume|clear|compact"
 
 
 class Host:
@@ -74,10 +76,11 @@ class Host:
       request; a compaction shows only in the transcript;
     - ``no_start_after_compact``: no session start follows a compaction, so the index
       goes back in with the next prompt;
-    - ``first_prompt_starts``: the session-start hook is installed for the starts that
-      follow a first prompt only (``resume``, ``clear``, ``compact``); a new session's
+    - ``start_matchers``: the session-start hook is installed for the starts that follow
+      a first prompt only, one group per matcher (the host's own syntax); a new session's
       first prompt does the start's work and carries the index, one process less a
       session (the host keeps that context in the history a resume replays).
+      ``first_prompt_starts`` says whether there are any.
     """
 
     def __init__(
@@ -106,7 +109,7 @@ class Host:
         resume_replays_context: bool = False,
         compact_hook_every_request: bool = False,
         no_start_after_compact: bool = False,
-        first_prompt_starts: bool = False,
+        start_matchers: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.title = title
@@ -131,7 +134,8 @@ class Host:
         self.resume_replays_context = resume_replays_context
         self.compact_hook_every_request = compact_hook_every_request
         self.no_start_after_compact = no_start_after_compact
-        self.first_prompt_starts = first_prompt_starts
+        self.start_matchers = start_matchers
+        self.first_prompt_starts = bool(start_matchers)
 
     def __setattr__(self, field: str, value: object) -> None:
         if field in self.__dict__:

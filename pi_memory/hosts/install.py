@@ -42,9 +42,6 @@ SCOPES: Final = ("user", "project")
 SERVER: Final = "pi_memory"
 #: Seconds a hook may take (a host's record may cap it per event, and say its unit).
 HOOK_TIMEOUT: Final = 30
-#: The session-start matcher of a host whose first prompt does a new session's start
-#: (:attr:`pi_memory.hosts.host.Host.first_prompt_starts`): the starts after a first prompt.
-AFTER_FIRST_PROMPT: Final = "resume|clear|compact"
 TOML_BEGIN: Final = "# >>> pi_memory (python -m pi_memory uninstall codex removes this block)"
 TOML_END: Final = "# <<< pi_memory"
 TOML_MARK: Final = "  # pi_memory"
@@ -124,17 +121,19 @@ def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
     for event in host.events.values():
         seconds = min(HOOK_TIMEOUT, host.hook_timeout_caps.get(event, HOOK_TIMEOUT))
         command = launcher.command("hook", "--host", host.name, event)
-        wanted = _hook_entry(command, seconds * host.timeout_units)
-        if event == host.events.get("start") and host.first_prompt_starts:
-            wanted = {"matcher": AFTER_FIRST_PROMPT, **wanted}
+        entry = _hook_entry(command, seconds * host.timeout_units)
+        wanted = [entry]
+        if event == host.events.get("start") and host.start_matchers:
+            # Only the starts after a first prompt: that prompt starts a new session.
+            wanted = [{"matcher": matcher, **entry} for matcher in host.start_matchers]
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise InstallError(f'"hooks.{event}" is not a list')
         mine = [g for g in groups if _group_is_ours(g)]
-        if mine == [wanted]:
+        if mine == wanted:
             continue
         groups[:] = [g for g in groups if not _group_is_ours(g)]
-        groups.append(wanted)
+        groups.extend(wanted)
 
 
 def _group_is_ours(group: object) -> bool:
