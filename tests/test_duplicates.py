@@ -350,7 +350,7 @@ def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
 
     def together(bodies: list[str], known: dict[str, BodyFacts] | None = None) -> list[BodyFacts]:
         vocabulary, found = store_facts(bodies, known)
-        return [_spelled(vocabulary, facts) for facts in found]
+        return [_spelled(vocabulary, facts) for facts in zip(*found)]
 
     assert together(bodies) == alone
     for _ in range(40):
@@ -372,7 +372,7 @@ def test_a_stores_tokens_are_numbered_rarest_first() -> None:
     assert vocabulary["the"] > vocabulary["cache"] > vocabulary["rotates"]
     assert vocabulary["cache"] > vocabulary["queue"]
     assert vocabulary["queue"] < vocabulary["80"]  # as many: in the order first seen
-    assert vocabulary["the"] in found[3][1]
+    assert vocabulary["the"] in found[1][3]
     # A word no token spells is numbered when first asked for, after every token.
     assert vocabulary["elsewhere"] == len(vocabulary) - 1 == 9
 

@@ -79,7 +79,7 @@ def features(
         keywords = list(map(_KEYWORD, live))
         keys = {keyword: canonical_key(keyword) for keyword in set(keywords)}
         key_of = map(keys.__getitem__, keywords)
-        made = list(map(_FEATURES, zip(live, age_keys(live), key_of, *zip(*facts))))
+        made = list(map(_FEATURES, zip(live, age_keys(live), key_of, *facts)))
         layer_of = list(map(_LAYER, live))
         layers = {
             layer: Group(compress(made, map(layer.__eq__, layer_of)), vocabulary)

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from functools import lru_cache
 from itertools import chain, compress, repeat
-from operator import and_, attrgetter, eq, itemgetter, not_
+from operator import and_, attrgetter, eq, is_not, itemgetter, not_
 
 from pi_memory.entry import (
     Entry,
@@ -35,7 +35,7 @@ from pi_memory.text import HAN_CLASS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Final
+    from typing import Final, TypeVar
 
 _HAN_RUN_RE: Final = re.compile(f"[{HAN_CLASS}]+")
 #: A word: letters and digits that are not Han (``[^\W_]`` is "word char but not ``_``").
@@ -182,6 +182,14 @@ BodyFacts = tuple[str, frozenset[str], frozenset[str], frozenset[str], frozenset
 #: :class:`Features`' order after ``key``: the tokens and the number-free words
 #: as ids in the store's :class:`Vocabulary` (see :func:`store_facts`).
 StoreFacts = tuple[str, frozenset[int], frozenset[str], frozenset[int], frozenset[str]]
+#: :func:`store_facts`' answer: each of the :data:`StoreFacts` of every body, in order.
+StoreColumns = tuple[
+    list[str],
+    list[frozenset[int]],
+    list[frozenset[str]],
+    list[frozenset[int]],
+    list[frozenset[str]],
+]
 
 
 class Vocabulary(dict[str, int]):
@@ -346,10 +354,11 @@ _DIGIT_TO_SPACE: Final = str.maketrans("0123456789", " " * 10)
 
 def store_facts(
     bodies: Sequence[str], known: Mapping[str, BodyFacts] | None = None
-) -> tuple[Vocabulary, list[StoreFacts]]:
-    """The :data:`StoreFacts` of each of ``bodies``, in order, and the vocabulary of
-    their ids: every token numbered by how often ``bodies`` use it, rarest first
-    (ties in the order first seen), then the words no token spells.
+) -> tuple[Vocabulary, StoreColumns]:
+    """The :data:`StoreFacts` of ``bodies`` as columns (each fact of every body, in
+    order), and the vocabulary of their ids: every token numbered by how often
+    ``bodies`` use it, rarest first (ties in the order first seen), then the words
+    no token spells.
 
     ``known`` holds facts already made, by body (see
     :mod:`pi_memory.detect.feature_cache`); the ASCII bodies it lacks are worked
@@ -374,30 +383,63 @@ def store_facts(
     counts.update(chain.from_iterable(map(_TOKENS, others)))
     # Rarest first: a stable sort keeps ties in the order first seen.
     ids = Vocabulary(zip(sorted(counts, key=counts.__getitem__), range(len(counts))))
-    made = _ascii_ids(plain, spaced, split, text, ids) if plain else []
+    made = _ascii_ids(plain, spaced, split, text, ids)
     if not others:
         return ids, made
+    # The other bodies' words as ids, a column at a time: most have no number, and
+    # their words are their tokens (the same set).
     number = ids.__getitem__
-    numbered: list[StoreFacts] = []
-    for norm, tokens, numbers, words, content in others:
-        token_ids = frozenset(map(number, tokens))
-        word_ids = token_ids if words is tokens else frozenset(map(number, words))
-        numbered.append((norm, token_ids, numbers, word_ids, content))
-    # Each body's facts from its own list, in order (a bool indexes the pair).
-    sources = [iter(numbered), iter(made)]
-    return ids, list(map(next, map(sources.__getitem__, in_columns)))
+    token_sets = list(map(_TOKENS, others))
+    word_sets = list(map(_WORDS, others))
+    token_ids = list(map(frozenset, map(map, repeat(number), token_sets)))
+    word_ids = token_ids.copy()
+    for index in compress(range(len(others)), map(is_not, word_sets, token_sets)):
+        word_ids[index] = frozenset(map(number, word_sets[index]))
+    numbered = (
+        list(map(_NORM, others)),
+        token_ids,
+        list(map(_NUMBERS, others)),
+        word_ids,
+        list(map(_CONTENT_WORDS, others)),
+    )
+    if not plain:
+        return ids, numbered
+    # Each body's facts from their own columns, in order (a bool indexes the pair).
+    return ids, (
+        _merged(numbered[0], made[0], in_columns),
+        _merged(numbered[1], made[1], in_columns),
+        _merged(numbered[2], made[2], in_columns),
+        _merged(numbered[3], made[3], in_columns),
+        _merged(numbered[4], made[4], in_columns),
+    )
 
 
+if TYPE_CHECKING:
+    Item = TypeVar("Item")
+
+
+def _merged(false: list[Item], true: list[Item], picks: list[bool]) -> list[Item]:
+    """The items of ``false`` and ``true`` in the order ``picks`` takes them from each."""
+    sources = [iter(false), iter(true)]
+    return list(map(next, map(sources.__getitem__, picks)))
+
+
+_NORM: Final = itemgetter(0)
 _TOKENS: Final = itemgetter(1)
+_NUMBERS: Final = itemgetter(2)
+_WORDS: Final = itemgetter(3)
+_CONTENT_WORDS: Final = itemgetter(4)
 
 
 def _ascii_ids(
     bodies: list[str], spaced: list[str], split: list[list[str]], text: str, ids: Vocabulary
-) -> list[StoreFacts]:
+) -> StoreColumns:
     """:data:`StoreFacts` of ASCII ``bodies`` with ids from ``ids``, given all of them
     lowercased and joined by :data:`_SEPARATOR` (``text``), each with every character
     that is no token's a space (``spaced``), and cut into its tokens (``split``)."""
-    norms = normalize_ascii_lowered_each(text.split(_SEPARATOR))
+    if not bodies:
+        return [], [], [], [], []
+    norms = list(normalize_ascii_lowered_each(text.split(_SEPARATOR)))
     number = repeat(ids.__getitem__)
     tokens = list(map(frozenset, map(map, number, split)))
     # A token with a digit: its number-free words are its letter runs.
@@ -420,7 +462,7 @@ def _ascii_ids(
     # digit, which is no word): the ids are 0, 1, ... in the vocabulary's order.
     lemmas = [_CONTENT[word] if word.isalpha() else "" for word in ids]
     content = map(frozenset, map(filter, repeat(None), map(map, repeat(lemmas.__getitem__), words)))
-    return list(zip(norms, tokens, numbers, words, content))
+    return norms, tokens, numbers, words, list(content)
 
 
 #: A word that is not Han: letters and digits up to the next Han character.
