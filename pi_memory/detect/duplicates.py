@@ -41,7 +41,6 @@ from pi_memory.detect.set_join import (
     partition_join,
     prefix_cost,
     rarity_ranks,
-    size_allows,
 )
 from pi_memory.detect.text_features import BodyFacts, Features, jaccard
 from pi_memory.entry import Entry
@@ -178,29 +177,40 @@ def _candidates(group: Sequence[Features]) -> dict[tuple[int, int], int]:
     # sharing the keyword that reaches it also reaches MIN_SCORE).
     for members in by_keyword.values():
         if len(members) <= SMALL_GROUP:
-            _verified(sets, _plausible_pairs(sets, members), MIN_TOKEN, pairs)
+            _small_group(sets, members, pairs)
         else:
             _join(sets, members, MIN_TOKEN, orders, pairs)
     return pairs
 
 
-def _plausible_pairs(sets: _Sets, members: list[int]) -> Iterator[tuple[int, int]]:
-    """Pairs of a small group that pass the number guard and could reach MIN_TOKEN by size.
+def _small_group(sets: _Sets, members: list[int], out: dict[tuple[int, int], int]) -> None:
+    """Add every pair of a small keyword group (ascending) that the number guard allows and
+    whose token Jaccard reaches MIN_TOKEN, with the tokens it shares, comparing pair by pair.
 
-    ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``. Identical bodies are
-    found separately, so they need not pass here.
+    Sizes first, as ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)`` (see
+    :func:`~pi_memory.detect.set_join.size_allows`). Identical bodies are found
+    separately, so they need not pass here.
     """
-    _, numbers, sizes = sets
+    tokens, numbers, sizes = sets
+    gate = MIN_TOKEN - EPS
     for n, i in enumerate(members):
-        size_i, numbers_i = sizes[i], numbers[i]
+        x, size, mine = tokens[i], sizes[i], numbers[i]
         for j in members[n + 1 :]:
-            numbers_j = numbers[j]
-            if numbers_i and numbers_j and numbers_i != numbers_j:
+            theirs = numbers[j]
+            if mine and theirs and mine != theirs:
                 continue
-            size_j = sizes[j]
-            small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
-            if large and size_allows(small, large, MIN_TOKEN):
-                yield (i, j)
+            other = sizes[j]
+            # The smaller set's tokens the other lacks: a difference keeps only those.
+            if size <= other:
+                if not (other and size >= MIN_TOKEN * other - EPS):
+                    continue
+                common = size - len(x - tokens[j])
+            else:
+                if not other >= MIN_TOKEN * size - EPS:
+                    continue
+                common = other - len(tokens[j] - x)
+            if common >= gate * (size + other - common):
+                out[(i, j)] = common
 
 
 class _Sets(NamedTuple):
@@ -240,16 +250,12 @@ def _join(
     spares = _Spares(threshold)
     index = PrefixIndex(threshold, probes_no_smaller=True)
     # Ascending size, then index: the members come in index order and the sort is stable.
-    for i in sorted(members, key=sizes.__getitem__):
-        found = index.probe_add(i, orders[i])
-        if not found:
-            continue
+    for i, met in index.probes_added(sorted(members, key=sizes.__getitem__), orders):
         mine = numbers[i]
-        if mine:
-            # The number guard first: most candidates of a body with numbers are bodies
-            # from the same template with other numbers, and comparing two number sets
-            # costs less than comparing two token sets.
-            found = [j for j in found if not numbers[j] or numbers[j] == mine]
+        # The number guard first: most candidates of a body with numbers are bodies from
+        # the same template with other numbers, and comparing two number sets costs less
+        # than comparing two token sets.
+        found = [j for j in met if not numbers[j] or numbers[j] == mine] if mine else met
         x = tokens[i]
         spare = spares[len(x)]
         for j in found:

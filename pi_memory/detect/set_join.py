@@ -153,44 +153,70 @@ class PrefixIndex:
         return found
 
     def probe_add(self, key: int, ordered: Sequence[int]) -> list[int]:
-        """:meth:`probe` with ``ordered``, then :meth:`add` it as ``key``, in one pass: for a
-        self-join in ascending order of size (then key), where every set already indexed
-        is no larger than ``ordered``.
+        """:meth:`probe` with ``ordered``, then :meth:`add` it as ``key``: one step of
+        :meth:`probes_added`, whose rules it follows."""
+        for _, found in self.probes_added((key,), {key: ordered}):
+            return found
+        return []
 
-        One lookup per prefix token serves both, and no indexed set can be too large,
-        so the range of sizes needs only its lower end; and as probes only grow, the
-        smallest size they can pair with never shrinks, so postings too small for this
-        probe are dropped (an index filled this way is for :meth:`probe_add` alone). The
-        indexed prefix is a part of the probed one (it needs no looser an overlap), and a
-        token's posting gets the set after it was probed: a set never meets itself.
+    def probes_added(
+        self, keys: Iterable[int], orders: Mapping[int, Sequence[int]] | Sequence[Sequence[int]]
+    ) -> Iterator[tuple[int, list[int]]]:
+        """For a self-join: each of ``keys`` (ascending size of ``orders[key]``, then key)
+        probed with its order, then added as ``key``, in one pass; yields each key that
+        meets an indexed set, with the keys met (a key may come more than once).
+
+        Every set already indexed is no larger than the probe, so one lookup per prefix
+        token serves both, and the range of sizes needs only its lower end; and as probes
+        only grow, the smallest size they can pair with never shrinks, so postings too
+        small for this probe are dropped (an index filled this way is for this pass
+        alone). The indexed prefix is a part of the probed one (it needs no looser an
+        overlap), and a token's posting gets the set after it was probed: a set never
+        meets itself. A size's bounds are looked up once for the keys of that size, and
+        the pass runs in one frame: at 100,000 memories a call per set cost a tenth of it.
         """
-        size = len(ordered)
-        if size == 0:
-            return []
-        bounds = self._bounds_by_size.get(size)
-        length, _, smallest, needs = bounds if bounds is not None else self._bounds(size)
-        indexed = self._index_lengths.get(size)
-        if indexed is None:
-            indexed = self._index_lengths[size] = self._prefix_length(size, self._index_share)
-        start = (smallest,)
-        found: list[int] = []
         postings = self._postings
-        for i, token in enumerate(ordered[:length]):
-            posting = postings.get(token)
-            if posting is None:
+        size = -1
+        length = indexed = smallest = 0
+        needs: list[int] = []
+        start = (0,)
+        for key in keys:
+            ordered = orders[key]
+            if len(ordered) != size:
+                size = len(ordered)
+                if size:
+                    bounds = self._bounds_by_size.get(size)
+                    length, _, smallest, needs = (
+                        bounds if bounds is not None else self._bounds(size)
+                    )
+                    indexed = self._index_lengths.get(size, -1)
+                    if indexed < 0:
+                        indexed = self._index_lengths[size] = self._prefix_length(
+                            size, self._index_share
+                        )
+                    start = (smallest,)
+                else:
+                    length = 0
+            found: list[int] = []
+            for i, token in enumerate(ordered[:length]):
+                posting = postings.get(token)
+                if posting is None:
+                    if i < indexed:
+                        postings[token] = [(size, key, i)]
+                    continue
+                if posting and posting[0][0] < smallest:
+                    # Too small for this probe is too small for every later one: gone for good.
+                    del posting[: bisect_left(posting, start)]
+                rest = size - i
+                found += [
+                    other_key
+                    for other, other_key, j in posting
+                    if rest >= needs[other] <= other - j
+                ]
                 if i < indexed:
-                    postings[token] = [(size, key, i)]
-                continue
-            if posting and posting[0][0] < smallest:
-                # Too small for this probe is too small for every later one: gone for good.
-                del posting[: bisect_left(posting, start)]
-            rest = size - i
-            found += [
-                other_key for other, other_key, j in posting if rest >= needs[other] <= other - j
-            ]
-            if i < indexed:
-                posting.append((size, key, i))
-        return found
+                    posting.append((size, key, i))
+            if found:
+                yield key, found
 
     def _bounds(self, size: int) -> tuple[int, int, int, list[int]]:
         """For a probe of ``size``: its prefix length, the largest and smallest indexed
@@ -443,8 +469,8 @@ def self_join(
     # Sorted by index first, then (stable) by size alone: no key tuple per member.
     ordered = sorted(members)
     ordered.sort(key=lambda k: len(orders[k]))
-    for i in ordered:
-        for j in index.probe_add(i, orders[i]):
+    for i, found in index.probes_added(ordered, orders):
+        for j in found:
             out.add((i, j) if i < j else (j, i))
 
 
