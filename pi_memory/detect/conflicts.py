@@ -293,16 +293,24 @@ def _word_join(
     # stable): each pair meets once, when its larger side looks.
     ordered = sorted(members, key=lambda i: len(contents[i]))
     sizes: list[int] = []
+    # Where each word was first met, and the positions of every word met again: most
+    # words begin one body of the group only, and need no list.
+    first: dict[int, int] = {}
     postings: dict[int, list[int]] = {}
+    first_of = first.setdefault
     posting_of = postings.get
     for position, i in enumerate(ordered):
         size = len(contents[i])
         sizes.append(size)
         met: list[int] = []
         for word in _WORD_PREFIX(contents[i]):
+            earliest = first_of(word, position)
+            if earliest == position:
+                continue
             posting = posting_of(word)
             if posting is None:
-                postings[word] = [position]
+                postings[word] = [earliest, position]
+                met.append(earliest)
             else:
                 met += posting
                 posting.append(position)
@@ -352,10 +360,19 @@ _CONTENT: Final = attrgetter("content")
 
 def _lemma_ranks(ranks: dict[str, int]) -> list[int]:
     """By token rank, the rank of the token's lemma as a content word (:data:`_NO_LEMMA`
-    for a function word): made once per layer, for the tokens the layer ranked."""
+    for a function word): made once per store, for the tokens it ranked (every layer's
+    are in one vocabulary, which only grows by the lemmas given ranks here)."""
+    if _kept_lemmas and _kept_lemmas[0][0] is ranks:
+        return _kept_lemmas[0][1]
     spelled_by_rank = sorted(ranks, key=ranks.__getitem__)
     lemmas = [content_word(token) for token in spelled_by_rank]
-    return [ranks[lemma] if lemma else _NO_LEMMA for lemma in lemmas]
+    found = [ranks[lemma] if lemma else _NO_LEMMA for lemma in lemmas]
+    _kept_lemmas[:] = [(ranks, found)]
+    return found
+
+
+#: The last store's vocabulary and :func:`_lemma_ranks` of it.
+_kept_lemmas: list[tuple[dict[str, int], list[int]]] = []
 
 
 def _content_orders(
