@@ -291,19 +291,18 @@ def _word_join(
         return
     # Ascending size, then index (the members come in index order and the sort is
     # stable): each pair meets once, when its larger side looks.
-    ordered = sorted(members, key=lambda i: len(contents[i]))
-    sizes: list[int] = []
+    ordered = sorted(members, key=dict(zip(contents, map(len, contents.values()))).__getitem__)
+    orders = list(map(contents.__getitem__, ordered))
+    sizes = list(map(len, orders))
     # Where each word was first met, and the positions of every word met again: most
     # words begin one body of the group only, and need no list.
     first: dict[int, int] = {}
     postings: dict[int, list[int]] = {}
     first_of = first.setdefault
     posting_of = postings.get
-    for position, i in enumerate(ordered):
-        size = len(contents[i])
-        sizes.append(size)
+    for position, prefix in enumerate(map(_WORD_PREFIX, orders)):
         met: list[int] = []
-        for word in _WORD_PREFIX(contents[i]):
+        for word in prefix:
             earliest = first_of(word, position)
             if earliest == position:
                 continue
@@ -319,21 +318,29 @@ def _word_join(
         # Met through two words: twice in the list, next to each other once sorted.
         met.sort()
         twice = set(compress(met, map(eq, met, islice(met, 1, None))))
-        smallest = _smallest_partner(size)
+        smallest = _SMALLEST_PARTNER[sizes[position]]
+        i = ordered[position]
         out.update((ordered[other], i) for other in twice if sizes[other] >= smallest)
 
 
-def _smallest_partner(size: int) -> int:
-    """The fewest content words a word conflict's smaller side can have when the larger
-    has ``size``.
+class _SmallestPartner(dict[int, int]):
+    """The fewest content words a word conflict's smaller side can have, by the larger
+    side's number of them, worked out on first sight.
 
     It shares all but :data:`MAX_REPLACED_WORDS` of the larger side's words and
     lacks one of them, so it has ``size - MAX_REPLACED_WORDS + 1`` at least; and
     with ``shared <= smaller - 1``, Jaccard ``>= t`` (``shared >= t / (1 + t) *
     (smaller + larger)``) needs ``smaller >= t * size + 1 + t``.
     """
-    gate = MIN_SIMILARITY_WORDS
-    return max(size - MAX_REPLACED_WORDS + 1, math.ceil(gate * size + 1 + gate - EPS))
+
+    def __missing__(self, size: int) -> int:
+        gate = MIN_SIMILARITY_WORDS
+        found = max(size - MAX_REPLACED_WORDS + 1, math.ceil(gate * size + 1 + gate - EPS))
+        self[size] = found
+        return found
+
+
+_SMALLEST_PARTNER: Final = _SmallestPartner()
 
 
 def _meetings(members: list[int], contents: dict[int, list[int]]) -> float:
