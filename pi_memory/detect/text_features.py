@@ -458,11 +458,24 @@ def _ascii_ids(
         ):
             words[index] = own
             numbers[index] = found
-    # Each word's content word by id, "" for a function word (and for a token with a
-    # digit, which is no word): the ids are 0, 1, ... in the vocabulary's order.
-    lemmas = [_CONTENT[word] if word.isalpha() else "" for word in ids]
-    content = map(frozenset, map(filter, repeat(None), map(map, repeat(lemmas.__getitem__), words)))
+    # Each word's content word by id ("" for a function word), looked up for the words
+    # these bodies hold: the ids are 0, 1, ... in the vocabulary's order.
+    lemma = _ContentWords(list(ids)).__getitem__
+    content = map(frozenset, map(filter, repeat(None), map(map, repeat(lemma), words)))
     return norms, tokens, numbers, words, list(content)
+
+
+class _ContentWords(dict[int, str]):
+    """Content words by word id (``""`` for a function word), each looked up on first
+    sight: the words of a store's other bodies (Han shingles, kept facts) never are."""
+
+    def __init__(self, spelling: list[str]) -> None:
+        super().__init__()
+        self._spelling = spelling
+
+    def __missing__(self, number: int) -> str:
+        found = self[number] = _CONTENT[self._spelling[number]]
+        return found
 
 
 #: A word that is not Han: letters and digits up to the next Han character.
