@@ -67,6 +67,8 @@ _PARTITION_VISITS_PER_SET: Final = 50
 
 _NEW: Final = object.__new__
 _NORM: Final = attrgetter("norm")
+_TOKENS: Final = attrgetter("tokens")
+_NUMBERS: Final = attrgetter("numbers")
 
 
 @dataclass(frozen=True)
@@ -168,9 +170,7 @@ def _candidates(group: Sequence[Features]) -> dict[tuple[int, int], int]:
     """
     pairs = _identical_bodies(group)
     _, orders, by_keyword = group_order(group)
-    sets = _Sets(
-        [item.tokens for item in group], [item.numbers for item in group], list(map(len, orders))
-    )
+    sets = _Sets(list(map(_TOKENS, group)), list(map(_NUMBERS, group)), list(map(len, orders)))
     _join(sets, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     # One keyword per entry: a pair shares at most one, so the two-keyword
     # branch of the rule never applies and the token gate is MIN_TOKEN (a pair
@@ -247,7 +247,9 @@ def _join(
     # alike by size and prefix: each probe's are checked as they come, which is
     # much cheaper than collecting them all first, and than judging them.
     tokens, numbers, sizes = sets
-    spares = _Spares(threshold)
+    spares = _SPARES.get(threshold)
+    if spares is None:
+        spares = _SPARES[threshold] = _Spares(threshold)
     index = PrefixIndex(threshold, probes_no_smaller=True)
     # Ascending size, then index: the members come in index order and the sort is stable.
     for i, met in index.probes_added(sorted(members, key=sizes.__getitem__), orders):
@@ -298,6 +300,11 @@ class _Spares(dict[int, list[int]]):
         ]
         self[size] = spares
         return spares
+
+
+#: :class:`_Spares` by threshold: the same few for every join of every run (one per
+#: keyword group would work the same numbers out hundreds of times a run).
+_SPARES: dict[float, _Spares] = {}
 
 
 class _Visits:
