@@ -200,7 +200,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 
     What the joins let through is checked against the counts both rules need
     (:func:`_words_may_conflict`, :func:`_numbers_may_conflict`) for the whole
-    group at once.
+    layer at once.
     """
     ranks, tokens, by_keyword = group_order(group)
     words = list(map(_WORDS, group))
@@ -466,7 +466,7 @@ def _plausible_pairs(
 ) -> None:
     """Pairs of a small group whose set sizes allow the conflict their numbers call for:
     a number conflict into ``by_numbers`` when both carry numbers and they differ, a
-    word conflict into ``by_words`` otherwise.
+    word conflict into ``by_words`` otherwise (see :class:`_SmallestPartner`).
 
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
     pair exactly at a gate despite float rounding.
@@ -482,7 +482,5 @@ def _plausible_pairs(
             small, large = (
                 (content_i, content_j) if content_i <= content_j else (content_j, content_i)
             )
-            if large - small <= MAX_REPLACED_WORDS and size_allows(
-                small, large, MIN_SIMILARITY_WORDS
-            ):
+            if small >= _SMALLEST_PARTNER[large]:
                 by_words.add((i, j))
