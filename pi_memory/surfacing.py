@@ -82,8 +82,11 @@ _FRAME: Final = len("<relevant_memories>\n\n</relevant_memories>")
 def beside(caps: Limits, carried: str, max_chars: int, max_bytes: int) -> Limits:
     """``caps`` with the block cut to what one context still holds besides ``carried`` (the
     injected index the same answer carries, a blank line between), within the host's caps
-    (``max_bytes`` 0: none in bytes): a host replaces a context past its cap by a preview,
-    the index with it. The memories left out may surface with a later prompt."""
+    (``max_bytes`` 0: none in bytes; the block alone never passes it either): a host
+    replaces a context past its cap by a preview, the index with it. The memories left out
+    may surface with a later prompt."""
+    if max_bytes and caps.max_injection_bytes > max_bytes:
+        caps = caps._replace(max_injection_bytes=max_bytes)
     if not carried:
         return caps
     from pi_memory.text import utf8_len

@@ -97,6 +97,33 @@ def setup(tmp_path: Path) -> Setup:
     return Setup(tmp_path)
 
 
+def quick_then_full_twice(setup: Setup, host: str, event: str, prompt: dict[str, str]) -> list[str]:
+    """Sends ``event`` twice in session "b" on the quick path and twice in session "a" on
+    the full hook, alternately; asserts the two sessions were answered alike and returns
+    the answers."""
+    answers: dict[str, list[str]] = {"a": [], "b": []}
+    for _ in range(2):
+        out, quick = setup.hook(host, event, session_id="b", **prompt)
+        assert quick
+        answers["b"].append(out)
+        shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the other
+        out, quick = setup.hook(host, event, session_id="a", **prompt)
+        assert not quick
+        answers["a"].append(out)
+    assert answers["a"] == answers["b"]
+    return answers["b"]
+
+
+def receipts_by_session(setup: Setup) -> dict[str, list[dict[str, object]]]:
+    """Sessions "a" and "b"'s receipts, without what differs between two runs."""
+    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl").read_text()
+    rows = [json.loads(line) for line in log.splitlines()]
+    return {
+        s: [{**r, "at": "", "ms": 0, "session": ""} for r in rows if r["session"] == s]
+        for s in "ab"
+    }
+
+
 @pytest.mark.parametrize("host", sorted(HOSTS))
 def test_a_start_answered_quickly_says_and_keeps_what_the_full_hook_does(
     setup: Setup, host: str
@@ -142,27 +169,14 @@ def test_a_prompt_answered_quickly_says_and_keeps_what_the_full_hook_does(
     for session in ("a", "b"):
         setup.hook(host, "SessionStart", source="startup", session_id=session)
     assert not setup.hook(host, event, session_id="warm", **prompt)[1]  # builds the corpus
-    answers: dict[str, list[str]] = {"a": [], "b": []}
-    for _ in range(2):  # the memory, then nothing: it was surfaced in this session already
-        out, quick = setup.hook(host, event, session_id="b", **prompt)
-        assert quick
-        answers["b"].append(out)
-        shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the other
-        out, quick = setup.hook(host, event, session_id="a", **prompt)
-        assert not quick
-        answers["a"].append(out)
-    assert answers["a"] == answers["b"]
-    context = json.loads(answers["b"][0])["hookSpecificOutput"]["additionalContext"]
+    # the memory, then nothing: it was surfaced in this session already
+    answers = quick_then_full_twice(setup, host, event, prompt)
+    context = json.loads(answers[0])["hookSpecificOutput"]["additionalContext"]
     assert "5433" in context
     assert ("<memory-auto>" in context) == (host == "gemini")
-    assert answers["b"][1] == ""
+    assert answers[1] == ""
     assert setup.state("b") == setup.state("a")
-    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl").read_text()
-    rows = [json.loads(line) for line in log.splitlines()]
-    by = {
-        s: [{**r, "at": "", "ms": 0, "session": ""} for r in rows if r["session"] == s]
-        for s in "ab"
-    }
+    by = receipts_by_session(setup)
     assert [r["event"] for r in by["b"]][-2:] == ["surface", "surface"]
     assert by["b"] == by["a"]
 
@@ -175,26 +189,12 @@ def test_a_first_prompt_that_starts_the_session_quickly_does_what_the_full_hook_
     receipts."""
     host, prompt = "claude-code", {"prompt": "which port does postgres listen on in staging?"}
     assert not setup.hook(host, "UserPromptSubmit", session_id="warm", **prompt)[1]
-    answers: dict[str, list[str]] = {"a": [], "b": []}
-    for _ in range(2):  # the index and the memory, then nothing
-        out, quick = setup.hook(host, "UserPromptSubmit", session_id="b", **prompt)
-        assert quick
-        answers["b"].append(out)
-        shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the other
-        out, quick = setup.hook(host, "UserPromptSubmit", session_id="a", **prompt)
-        assert not quick
-        answers["a"].append(out)
-    assert answers["a"] == answers["b"]
-    context = json.loads(answers["b"][0])["hookSpecificOutput"]["additionalContext"]
+    answers = quick_then_full_twice(setup, host, "UserPromptSubmit", prompt)
+    context = json.loads(answers[0])["hookSpecificOutput"]["additionalContext"]
     assert "#psql" in context and "5433" in context
-    assert answers["b"][1] == ""
+    assert answers[1] == ""
     assert setup.state("b") == setup.state("a")
-    log = Path(setup.env["XDG_STATE_HOME"], "pi_memory/receipts/receipts.jsonl").read_text()
-    rows = [json.loads(line) for line in log.splitlines()]
-    by = {
-        s: [{**r, "at": "", "ms": 0, "session": ""} for r in rows if r["session"] == s]
-        for s in "ab"
-    }
+    by = receipts_by_session(setup)
     assert [(r["event"], r["note"]) for r in by["b"]] == [
         ("inject", "startup"), ("inject", "prompt"), ("surface", "scorer"), ("surface", "scorer")
     ]  # fmt: skip

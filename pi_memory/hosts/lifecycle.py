@@ -660,10 +660,7 @@ def _surface(event: HookEvent, known: Known, skip: tuple[str, ...], index: str) 
     from pi_memory.surfacing import beside, surface
 
     caps = fastpath.limits_of(known.note)
-    max_bytes = known.note.max_bytes
-    if max_bytes and caps.max_injection_bytes > max_bytes:
-        caps = caps._replace(max_injection_bytes=max_bytes)
-    caps = beside(caps, index, known.note.max_context, max_bytes)
+    caps = beside(caps, index, known.note.max_context, known.note.max_bytes)
     asks = known.note.side_query and not backoff.waiting(known.note.surface_model)
     return surface(
         known.corpus(),

@@ -313,7 +313,6 @@ def _start(
     note: dict[str, Any], quick: dict[str, Any], host: str, text: dict[str, str], started: float
 ) -> str:
     """A session start's answer, after its state and receipt are written."""
-
     _startable(note, quick)
     sid = text.get("session_id", "")
     source = text.get("source", text.get("trigger", ""))
@@ -427,10 +426,7 @@ def _surfaced(note: dict[str, Any], cwd: str, prompt: str, skip: list[str], inde
     if corpus is None:
         raise Miss
     caps = Limits(*note["limits"])
-    max_bytes = note["maxBytes"]
-    if max_bytes and caps.max_injection_bytes > max_bytes:
-        caps = caps._replace(max_injection_bytes=max_bytes)
-    caps = beside(caps, index, note["maxContext"], max_bytes)
+    caps = beside(caps, index, note["maxContext"], note["maxBytes"])
     return surface(corpus, prompt, caps, skip=skip, env=os.environ)
 
 
