@@ -536,6 +536,7 @@ def test_a_write_renders_the_note_again_keeping_its_tool_list(setup: Setup) -> N
     setup.hook(host, "SessionStart", source="startup")  # the layer's files all there now
     full = listed()
     note = next((setup.cache / "pi_memory/hooks").rglob("*.json"))
+    block = json.loads(note.read_text("utf-8"))["quick"]
     written = subprocess.run(
         [sys.executable, "-X", "importtime", "-S", str(PACKAGE), "write", "--file", "DECISIONS.md",
          "--keyword", "psql", "Staging's Postgres takes connections on port 5433."],
@@ -544,6 +545,8 @@ def test_a_write_renders_the_note_again_keeping_its_tool_list(setup: Setup) -> N
     assert "pi_memory.hosts.note_render" in written.stderr  # the note was rendered again
     assert "pi_memory.hosts.lifecycle" not in written.stderr  # and nothing else of a hook
     assert "pi_memory.agent_tools.registry" not in written.stderr  # its tool list was kept
+    assert "pi_memory.receipts" not in written.stderr  # and its block's facts, but its guards
+    assert json.loads(note.read_text("utf-8"))["quick"] == block
     assert "#psql (2)" in json.loads(note.read_text("utf-8"))["injection"]
     assert json.loads(note.read_text("utf-8"))["quick"]["tools"] == full.strip()
     out, quick = setup.hook(host, "SessionStart", source="startup", session_id="s2")

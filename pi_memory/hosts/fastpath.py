@@ -191,6 +191,10 @@ class Stale(NamedTuple):
     #: The tools the note's ``quick`` block lists (``""``: none recorded): they follow
     #: from the configuration and the environment, which a stale note has unchanged.
     tools: str = ""
+    #: The note's ``quick`` block as written (``None``: none). All of it but its guards
+    #: follows from the host, the package and the environment, which a stale note has
+    #: unchanged (:func:`quick_block` takes it as ``kept``).
+    quick: Mapping[str, object] | None = None
 
 
 def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
@@ -222,7 +226,8 @@ def stale(cwd: Path, env: Mapping[str, str], day: str) -> Stale | None:
     host = host if isinstance(host, str) else ""
     tools = quick.get("tools", "") if isinstance(quick, dict) else ""
     tools = tools if isinstance(tools, str) else ""
-    return Stale(note, ready, fingerprint, host, fingerprint != recorded, tools)
+    kept = quick if isinstance(quick, dict) else None
+    return Stale(note, ready, fingerprint, host, fingerprint != recorded, tools, kept)
 
 
 def load_corpus(path: Path) -> Corpus | None:
@@ -336,19 +341,27 @@ def limits_of(note: Note) -> Limits:
 # -- what a hook answered without the package reads (quick_hook) ---------------------------
 
 
-def quick_block(host_name: str, note: Note, now: float) -> dict[str, object] | None:
+def quick_block(
+    host_name: str, note: Note, now: float, kept: Mapping[str, object] | None = None
+) -> dict[str, object] | None:
     """The note's ``quick`` block for hooks of ``host_name`` (``None``: the note's hooks are
     not the common case, and always take the full path): written with the note by the full
     hook, from the modules that own each fact, so that :mod:`~pi_memory.hosts.quick_hook`
-    repeats none of them."""
+    repeats none of them. ``kept``: the block of the note this one replaces, whose
+    fingerprint still holds but for what only the injection reads (:func:`stale`): its
+    facts are taken from it, of this version and host, and only its guards looked at
+    again (a write renders the note without loading the receipts, sessions and hosts)."""
     if note.background or note.dream[0] or note.notice not in ("off", "learned"):
         return None
     guards = _anchors_guards(note, now)
     if guards is None:
         return None
-    from pi_memory.hosts import hook_receipts
     from pi_memory.hosts.quick_hook import VERSION as QUICK
     from pi_memory.hosts.quick_hook import stats
+
+    if kept is not None and kept.get("v") == QUICK and kept.get("host") == host_name:
+        return {**kept, "guards": stats(str(p) for p in guards)}
+    from pi_memory.hosts import hook_receipts
     from pi_memory.hosts.registry import host
     from pi_memory.receipts import MAX_BYTES, NAME, directory
     from pi_memory.session.dirs import PRUNED_MARK, sessions_root

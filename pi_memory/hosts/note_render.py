@@ -16,7 +16,7 @@ from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any
 
     from pi_memory.hosts.fastpath import Note, Stale
@@ -59,7 +59,7 @@ def rendered(
         corpus=None,
         fingerprint=now.fingerprint,
         ready=now.ready,
-        quick=quick(host, note, now.tools),
+        quick=quick(host, note, now.tools, now.quick),
     )
     return note
 
@@ -77,16 +77,19 @@ def fitted(injection: Callable[[int], str], max_chars: int, max_bytes: int) -> s
     return text
 
 
-def quick(host: str, note: Note, tools: str = "") -> dict[str, object] | None:
+def quick(
+    host: str, note: Note, tools: str = "", kept: Mapping[str, object] | None = None
+) -> dict[str, object] | None:
     """The note's block for a hook answered without the package (:mod:`.quick_hook`);
     ``tools``: the tool list the note's block already holds, still what ``tool --list``
     prints when only what the injection reads changed since (the configuration and the
-    environment it follows from are in the note's fingerprint), "": worked out here."""
+    environment it follows from are in the note's fingerprint), "": worked out here;
+    ``kept``: that block (:func:`fastpath.quick_block`)."""
     import time
 
     from pi_memory.hosts import fastpath
 
-    block = fastpath.quick_block(host, note, time.time())
+    block = fastpath.quick_block(host, note, time.time(), kept)
     if block is not None:
         block["tools"] = tools or tool_list()
     return block
