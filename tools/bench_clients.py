@@ -13,9 +13,11 @@ round, so a change in the machine's load falls on both alike. Prints, per
 client, the median wall time of each and their difference, with the load
 average at the start and the end (the machine is shared: read the figures
 with it), and the median CPU time (user and system) of the session's whole
-process tree: the client, its hooks, its MCP server. CPU time moves much less
-with the load than wall time; a server the client leaves behind when it exits
-is waited for and counted (this process is its subreaper). Installing and
+process tree: the client, its hooks, its MCP server. The wall time ends when
+the client exits, which is what a person waits for; what it leaves running
+(a server ending on its closed stdin, a hook it does not wait for) is waited
+for after that and its CPU time counted (this process is its subreaper). CPU
+time moves much less with the load than wall time. Installing and
 uninstalling is not timed. ``install`` compiles the package's bytecode, as a
 person's install does, so the hooks read it even where the environment says
 not to write any (``PYTHONDONTWRITEBYTECODE``).
@@ -78,21 +80,24 @@ class Client(NamedTuple):
     host: str
     env: dict[str, str]
     project: Path
-    #: Runs one one-turn session.
-    turn: Callable[[], None]
+    #: Runs one one-turn session: the seconds until the client exited.
+    turn: Callable[[], float]
     #: The fake model that client talks to (its log shows what reached the model).
     fake: Fake
 
 
-def _run(argv: list[str], project: Path, env: dict[str, str]) -> None:
+def _run(argv: list[str], project: Path, env: dict[str, str]) -> float:
+    began = time.perf_counter()
     done = subprocess.run(
         argv, cwd=project, env=env, stdin=subprocess.DEVNULL,
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
+    seconds = time.perf_counter() - began
     if done.returncode != 0:
         print(f"bench_clients: {Path(argv[0]).name} exited {done.returncode}: "
               f"{done.stderr.strip()[-300:]}", flush=True)  # fmt: skip
     _reap_orphans()
+    return seconds
 
 
 #: Processes of ours that outlive every session (the fake model servers).
@@ -254,9 +259,8 @@ def measure(one: Client, runs: int) -> Measured:
                 package(*action, cwd=one.project, env=one.env)
                 installed = wanted
             before = len(one.fake.requests())
-            began, cpu = time.perf_counter(), _cpu()
-            one.turn()
-            (with_it if wanted else without).append(time.perf_counter() - began)
+            cpu = _cpu()
+            (with_it if wanted else without).append(one.turn())
             (cpu_with if wanted else cpu_without).append(_cpu() - cpu)
             reached = reached or (wanted and _reached_model(one.fake, before))
     if installed:

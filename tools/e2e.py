@@ -9,7 +9,8 @@ only) and drives ``claude -p`` against a fake Anthropic server on 127.0.0.1
 (the shared host tools' ``fake_anthropic.py``), with this package's hooks installed for
 SessionStart (resume, clear and compact), UserPromptSubmit, PreCompact and SessionEnd
 (as ``install`` does: a new session's first prompt does its start, the next prompt
-does a turn end's work) and a ``memory.json`` whose model is that same fake server.
+does a turn end's work, SessionEnd runs ``async``) and a ``memory.json`` whose
+model is that same fake server.
 
 Scenario, each step one ``claude -p`` process:
 
@@ -98,11 +99,15 @@ def setup(work: Path, fake_url: str) -> tuple[dict[str, str], Path, Path]:
     home, project = work / "home", work / "proj"
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
+    from pi_memory.hosts.claude_code import HOST
     from pi_memory.hosts.host import AFTER_FIRST_PROMPT
 
     def group(event: str) -> dict[str, Any]:
         command = f"{sys.executable} -m pi_memory hook {event}"
-        made: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": 30}]}
+        handler: dict[str, Any] = {"type": "command", "command": command, "timeout": 30}
+        if event in HOST.background_events:
+            handler["async"] = True  # as install writes it: Claude Code exits without waiting
+        made: dict[str, Any] = {"hooks": [handler]}
         # As install writes it: a new session's first prompt does the start.
         return {"matcher": AFTER_FIRST_PROMPT, **made} if event == "SessionStart" else made
 

@@ -18,6 +18,11 @@ hook does). Both contexts reach the model in the same request, in the
 ``system`` entry after the prompt, and both stay in the session's history: a
 resumed session replays them (2.1.332 leaves an unchanged SessionStart context
 of a resume out), so a resume puts nothing in again.
+
+SessionEnd is hooked ``"async": true``: its answer is never read, and it only
+hands the quit flush to a detached process, so Claude Code need not wait for
+it before it exits (2.1.332 starts it and exits at once; the hook finishes on
+its own, a few tens of milliseconds later).
 """
 
 from __future__ import annotations
@@ -135,4 +140,5 @@ HOST: Final = Host(
     model_cli="claude",
     resume_replays_context=True,
     start_matchers=(AFTER_FIRST_PROMPT,),
+    background_events=("SessionEnd",),
 )

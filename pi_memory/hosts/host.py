@@ -80,7 +80,10 @@ class Host:
       a first prompt only, one group per matcher (the host's own syntax); a new session's
       first prompt does the start's work and carries the index, one process less a
       session (the host keeps that context in the history a resume replays).
-      ``first_prompt_starts`` says whether there are any.
+      ``first_prompt_starts`` says whether there are any;
+    - ``background_events``: the events whose hook the host may leave running and go on
+      without waiting for it (Claude Code's ``"async": true``): a hook whose answer the
+      host does not read, at a moment a person waits for.
     """
 
     def __init__(
@@ -110,6 +113,7 @@ class Host:
         compact_hook_every_request: bool = False,
         no_start_after_compact: bool = False,
         start_matchers: tuple[str, ...] = (),
+        background_events: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         self.title = title
@@ -136,6 +140,7 @@ class Host:
         self.no_start_after_compact = no_start_after_compact
         self.start_matchers = start_matchers
         self.first_prompt_starts = bool(start_matchers)
+        self.background_events = background_events
 
     def __setattr__(self, field: str, value: object) -> None:
         if field in self.__dict__:

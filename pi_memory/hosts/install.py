@@ -99,8 +99,11 @@ def is_ours_tool(command: str) -> bool:
 # -- JSON files ------------------------------------------------------------------------------
 
 
-def _hook_entry(command: str, timeout: int) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
+def _hook_entry(command: str, timeout: int, background: bool = False) -> dict[str, Any]:
+    handler: dict[str, Any] = {"type": "command", "command": command, "timeout": timeout}
+    if background:
+        handler["async"] = True
+    return {"hooks": [handler]}
 
 
 def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
@@ -121,7 +124,8 @@ def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
     for event in host.events.values():
         seconds = min(HOOK_TIMEOUT, host.hook_timeout_caps.get(event, HOOK_TIMEOUT))
         command = launcher.command("hook", "--host", host.name, event)
-        entry = _hook_entry(command, seconds * host.timeout_units)
+        background = event in host.background_events
+        entry = _hook_entry(command, seconds * host.timeout_units, background)
         wanted = [entry]
         if event == host.events.get("start") and host.start_matchers:
             # Only the starts after a first prompt: that prompt starts a new session.
