@@ -503,9 +503,9 @@ def rows_of(tally: Tally, recalls: Mapping[str, int], cap: int = TABLE_CAP) -> l
         bonus = recalled if recalled < RECALL_BONUS_CAP else RECALL_BONUS_CAP
         scored.append((count + bonus, count, recalled, shown))
     if len(scored) > cap > 0:
-        import heapq
-
-        last = heapq.nlargest(cap, [(score, count) for score, count, _, _ in scored])[-1]
+        # The cap-th largest (score, count), by a sort of what is within reach: heapq's
+        # import would cost a write more than the sort does.
+        last = sorted([(score, count) for score, count, _, _ in scored], reverse=True)[cap - 1]
         scored = [row for row in scored if (row[0], row[1]) >= last]
     rows = [
         KeywordRow(_display_form(shown), count, recalled) for _, count, recalled, shown in scored
