@@ -10,13 +10,18 @@ keyword, superseded memories and equal times.
 
 from __future__ import annotations
 
+import ast
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from pi_memory.entry import Entry
 from pi_memory.keyword_tally import facts_of, is_facts, layer_tally, split_tally
-from pi_memory.keywords import Tally, collect_keywords, rows_of, tally_of
+from pi_memory.keywords import TABLE_CAP, Tally, collect_keywords, rows_of, tally_of
 
 SPELLINGS = ("deploy", "Deploy", "de-ploy", "redis", "Redis cache", "redis_cache", "端口", "c#")
 FILES = ("A.md", "B.md", "C.md")
@@ -107,3 +112,38 @@ def test_keywords_out_of_reach_are_left_out_without_changing_the_table() -> None
         )[:cap]
         shown = [(r.keyword, r.count) for r in rows_of(tally, recalls, cap)]
         assert shown == [(g[2], g[1]) for g in every]
+
+
+#: The table of a large layer's keywords that can still reach it (about 220 at 100,000
+#: memories), then of many tied at its floor; in a new interpreter, as a write renders it.
+TABLE_SCRIPT = """
+import sys
+from pi_memory.keywords import Tally, TABLE_CAP, rows_of
+def table(n):
+    sys.modules.pop("heapq", None)  # older versions' collections imports it
+    groups = tuple((f"k{i}", 3 + i % 7, f"K{i}") for i in range(n))
+    rows = rows_of(Tally(n, n, groups), {"k5": 2, "k9": 30})
+    return [(row.keyword, row.count, row.recalls) for row in rows], "heapq" in sys.modules
+print(repr((table(TABLE_CAP + 20), table(5 * TABLE_CAP))))
+"""
+
+
+def test_a_table_is_ordered_without_importing_heapq() -> None:
+    """Importing heapq would cost a write more than sorting the rows within reach does."""
+    done = subprocess.run(
+        [sys.executable, "-c", TABLE_SCRIPT],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    recalls = {"k5": 2, "k9": 30}
+    tables = ast.literal_eval(done.stdout)
+    for (table, imported), n in zip(tables, (TABLE_CAP + 20, 5 * TABLE_CAP)):
+        assert not imported
+        groups = [(f"k{i}", 3 + i % 7, f"K{i}") for i in range(n)]
+        every = sorted(
+            groups,
+            key=lambda g: (-(g[1] + min(recalls.get(g[0], 0), 4)), -g[1], g[2].casefold(), g[2]),
+        )[:TABLE_CAP]
+        assert table == [(g[2], g[1], recalls.get(g[0], 0)) for g in every]
