@@ -856,11 +856,14 @@ class Store:
         found = anchors.find(root, body, directory)
         return lambda memory_id: anchors.keep(directory, memory_id, found, stamp)
 
-    def anchor(self, memory_id: str, now: datetime, *, held: bool = False) -> Found | None:
+    def anchor(
+        self, memory_id: str, now: datetime, *, held: bool = False, entry: Entry | None = None
+    ) -> Found | None:
         """Anchor a project memory (again) to the code as it is now: after the ``files``
         layout's memory tool wrote it, or once a person or an agent confirmed it still
-        holds (``verify``); ``held``: the caller holds the layer's lock. Returns what it
-        is anchored to (``None``: nothing)."""
+        holds (``verify``); ``held``: the caller holds the layer's lock; ``entry``: the
+        memory as the caller just read it (the layer is not read again to find it).
+        Returns what it is anchored to (``None``: nothing)."""
         from contextlib import nullcontext
 
         from pi_memory import anchors
@@ -868,8 +871,9 @@ class Store:
 
         directory = self.directory(PROJECT)
         held_lock = nullcontext() if held else None
-        entries = self.layer(PROJECT).read() if directory.is_dir() else []
-        entry = next((e for e in entries if e.id == memory_id), None)
+        if entry is None or entry.id != memory_id:
+            entries = self.layer(PROJECT).read() if directory.is_dir() else []
+            entry = next((e for e in entries if e.id == memory_id), None)
         if entry is None or self.settings.project_root is None:
             raise UsageError(f"no project memory has the id {memory_id}")
         found = anchors.find(self.settings.project_root, entry.body, directory)

@@ -135,6 +135,20 @@ def test_writing_the_same_memory_again_anchors_it_afresh(project: Path) -> None:
     assert check(project)[memory].state == FRESH
 
 
+def test_a_memory_the_caller_just_read_is_anchored_as_read(project: Path) -> None:
+    memory = write(project, "Releases are tagged by hand on Fridays", keyword="release")
+    store = store_of(project)
+    [entry] = [e for e in store.layer(PROJECT).read() if e.id == memory]
+    # The memory tool and a job's staging pass the memory they read: the layer (every
+    # file of it, in the files layout) is not read again to find it by its id.
+    found = store.anchor(memory, NOW, entry=entry._replace(body="see src/deploy.py"))
+    assert found is not None and [p for p, _ in found.paths] == ["src/deploy.py"]
+    line = record.read(store.directory(PROJECT))[memory]
+    assert [p for p, _ in line.found.paths] == ["src/deploy.py"]
+    # Found by its id: the body as stored, which mentions no code.
+    assert store_of(project).anchor(memory, NOW) is None
+
+
 # -- bad input: each a defined verdict, never an error -------------------------------------
 
 

@@ -275,9 +275,10 @@ def _anchor(store: Store, layer: str, file: str, now: datetime) -> None:
     if layer != PROJECT:
         return
     try:
-        written = next((e.id for e in store.layer(layer).read() if e.file == file), None)
-        if written is not None:
-            store.anchor(written, now)
+        # That one file, read through the layer's catalog: not every memory, twice.
+        written = store.layer(layer).memory_tool().find(file)
+        if written is not None and written.file == file:
+            store.anchor(written.id, now, entry=written)
     except (OSError, PiMemoryError):
         pass
 

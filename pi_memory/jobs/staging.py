@@ -246,9 +246,13 @@ def _anchor_written(store: Store, layer: str, files: Sequence[str], now: datetim
     if layer != PROJECT or not files:
         return
     try:
-        by_file = {e.file: e.id for e in store.layer(layer).read()}
+        entries = store.layer(layer).read()
+        first: dict[str, Entry] = {}
+        for entry in entries:
+            first.setdefault(entry.id, entry)  # what Store.anchor would find by the id
+        by_file = {e.file: e.id for e in entries}
         for memory_id in dict.fromkeys(by_file[f] for f in files if f in by_file):
-            store.anchor(memory_id, now, held=True)
+            store.anchor(memory_id, now, held=True, entry=first[memory_id])
     except (OSError, PiMemoryError):
         return
 

@@ -132,6 +132,10 @@ class MemoryTool(Protocol):
     def remove_by_name(self, ref: str) -> str:
         """Delete the memory ``ref`` (file name or name); returns its file."""
 
+    def find(self, ref: str) -> Entry | None:
+        """The memory whose file name, else whose name, is exactly ``ref`` (that file
+        read alone)."""
+
     #: Days a removed or replaced memory stays recoverable.
     keep_removed_days: int
 
