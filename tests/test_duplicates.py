@@ -283,7 +283,7 @@ def test_word_tokens_are_the_tokens_of_the_body_without_its_numbers(body: str) -
     assert list(content) == content_list(token_list(without_numbers))
     assert list(numbers) == number_list(body)
     assert set(map(spelling.__getitem__, item.words)) == frozenset(words)
-    assert item.content == frozenset(content)
+    assert set(map(spelling.__getitem__, item.content)) == frozenset(content)
     assert item.numbers == frozenset(numbers)
     assert set(map(spelling.__getitem__, item.tokens)) == tokens(body)
     with pytest.raises(TypeError):  # ids without the vocabulary they are in
@@ -319,7 +319,8 @@ def _spelled(vocabulary: Mapping[str, int], facts: StoreFacts) -> BodyFacts:
     assert len(spelling) == len(vocabulary)  # one id per word
     norm, tokens, numbers, words, content = facts
     word_set = frozenset(map(spelling.__getitem__, words))
-    return norm, frozenset(map(spelling.__getitem__, tokens)), numbers, word_set, content
+    content_set = frozenset(map(spelling.__getitem__, content))
+    return norm, frozenset(map(spelling.__getitem__, tokens)), numbers, word_set, content_set
 
 
 def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
@@ -359,6 +360,8 @@ def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
     # Some facts known already (as kept across runs), the rest worked out.
     known = dict(zip(bodies[::3], alone[::3]))
     assert together(bodies, known) == alone
+    # Words only a number's letters spell: a function word, an inflected word.
+    assert together(["Run 2the deploys2"]) == [body_facts("Run 2the deploys2")]
     # A body holding the character the bodies are joined with.
     assert together([*bodies[:50], "a\x00b 7"]) == [*alone[:50], body_facts("a\x00b 7")]
 
@@ -373,8 +376,11 @@ def test_a_stores_tokens_are_numbered_rarest_first() -> None:
     assert vocabulary["cache"] > vocabulary["queue"]
     assert vocabulary["queue"] < vocabulary["80"]  # as many: in the order first seen
     assert vocabulary["the"] in found[1][3]
-    # A word no token spells is numbered when first asked for, after every token.
-    assert vocabulary["elsewhere"] == len(vocabulary) - 1 == 9
+    # A word no token spells is numbered when first asked for, after every token:
+    # a content word's lemma ("rotat", "key"), or a word asked for later.
+    assert min(vocabulary["rotat"], vocabulary["key"], vocabulary["drain"]) >= 9
+    assert vocabulary["elsewhere"] == len(vocabulary) - 1
+    assert vocabulary["key"] in found[4][0] and vocabulary["keys"] not in found[4][0]
 
 
 def test_features_take_the_known_facts_and_work_out_the_rest() -> None:
@@ -395,3 +401,14 @@ def test_features_take_the_known_facts_and_work_out_the_rest() -> None:
             ((e, age_key(e), canonical_key(e.keyword), *body_facts(e.body)) for e in live),
             key=lambda item: item[0].id,
         )
+
+
+def test_content_ids_are_the_lemmas_of_the_words_but_the_function_words() -> None:
+    from pi_memory.detect.text_features import Vocabulary, content_ids
+
+    ids = Vocabulary(zip(["deploys", "the", "deploy", "rsync", "releases", "v2"], range(6)))
+    words = [frozenset({0, 1, 3}), frozenset({2, 3}), frozenset({4, 1}), frozenset({1})]
+    found = content_ids([*words, frozenset()], ids, range(5))
+    # A lemma no word spells is numbered after every word; "v2" is never looked up.
+    assert ids["releas"] == 6 == len(ids) - 1
+    assert found == [{2, 3}, {2, 3}, {6}, set(), set()]

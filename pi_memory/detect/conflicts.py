@@ -39,8 +39,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain, compress, islice, repeat
-from operator import attrgetter, eq, itemgetter, mul, not_
+from itertools import chain, compress, islice
+from operator import attrgetter, eq, itemgetter, mul
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
@@ -51,7 +51,6 @@ from pi_memory.detect.set_join import (
     dense_pays,
     group_order,
     prefix_cost,
-    rank_order,
     self_join,
     size_allows,
 )
@@ -59,7 +58,6 @@ from pi_memory.detect.text_features import (
     BodyFacts,
     Features,
     body_order,
-    content_word,
     jaccard,
     spelled,
 )
@@ -111,8 +109,8 @@ def _judge(x: Features, y: Features, now: str) -> ConflictPair | None:
             return None
         _, old_words, old_content = body_order(old.entry.body)
         _, new_words, new_content = body_order(new.entry.body)
-        gone = _differing(old_content, new.content)
-        came = _differing(new_content, old.content)
+        gone = _differing(old_content, frozenset(new_content))
+        came = _differing(new_content, frozenset(old_content))
         if not (0 < len(gone) <= MAX_REPLACED_WORDS and 0 < len(came) <= MAX_REPLACED_WORDS):
             return None
         if not substituted_in_place(old_content, new_content):
@@ -202,11 +200,10 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
     (:func:`_words_may_conflict`, :func:`_numbers_may_conflict`) for the whole
     layer at once.
     """
-    ranks, tokens, by_keyword = group_order(group)
+    _, _, by_keyword = group_order(group)
     words = list(map(_WORDS, group))
     by_words: set[tuple[int, int]] = set()
     by_numbers: set[tuple[int, int]] = set()
-    large: list[list[int]] = []
     for keyword_members in by_keyword.values():
         if len(keyword_members) < 2:
             continue
@@ -216,11 +213,7 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
         if len(members) <= SMALL_GROUP:
             _plausible_pairs(group, members, by_words, by_numbers)
         elif members:
-            large.append(members)
-    if large:
-        lemmas = _lemma_ranks(ranks)
-        for members in large:
-            _large_group(group, members, tokens, ranks, lemmas, out=(by_words, by_numbers))
+            _large_group(group, members, out=(by_words, by_numbers))
     pairs = _words_may_conflict(group, by_words)
     pairs.update(_numbers_may_conflict(group, by_numbers.difference(pairs)))
     return pairs
@@ -229,9 +222,6 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 def _large_group(
     group: Sequence[Features],
     members: list[int],
-    tokens: list[list[int]],
-    ranks: dict[str, int],
-    lemmas: list[int],
     *,
     out: tuple[set[tuple[int, int]], set[tuple[int, int]]],
 ) -> None:
@@ -240,8 +230,8 @@ def _large_group(
     by_words, by_numbers = out
     numbers = list(map(_NUMBERS, map(group.__getitem__, members)))
     numbered = list(compress(members, numbers))
-    plain = list(compress(members, map(not_, numbers)))
-    contents = _content_orders(group, plain, numbered, tokens, ranks=ranks, lemmas=lemmas)
+    # Content words are ids in the order of the tokens: rarest first.
+    contents = dict(zip(members, map(sorted, map(_CONTENT, map(group.__getitem__, members)))))
     _word_join(group, members, contents, by_words)
     if len(numbered) < 2:
         return
@@ -356,62 +346,9 @@ def _meetings(members: list[int], contents: dict[int, list[int]]) -> float:
     return (squares - sum(held)) / 2 * (len(members) / len(sample)) ** 2
 
 
-#: In :func:`_lemma_ranks`, a function word's: it is no content word, and it sorts
-#: after every rank.
-_NO_LEMMA: Final = 1 << 62
-_NO_LEMMAS: Final = frozenset([_NO_LEMMA])
 _WORDS: Final = attrgetter("words")
 _NUMBERS: Final = attrgetter("numbers")
 _CONTENT: Final = attrgetter("content")
-
-
-def _lemma_ranks(ranks: dict[str, int]) -> list[int]:
-    """By token rank, the rank of the token's lemma as a content word (:data:`_NO_LEMMA`
-    for a function word): made once per store, for the tokens it ranked (every layer's
-    are in one vocabulary, which only grows by the lemmas given ranks here)."""
-    if _kept_lemmas and _kept_lemmas[0][0] is ranks:
-        return _kept_lemmas[0][1]
-    spelled_by_rank = sorted(ranks, key=ranks.__getitem__)
-    lemmas = [content_word(token) for token in spelled_by_rank]
-    found = [ranks[lemma] if lemma else _NO_LEMMA for lemma in lemmas]
-    _kept_lemmas[:] = [(ranks, found)]
-    return found
-
-
-#: The last store's vocabulary and :func:`_lemma_ranks` of it.
-_kept_lemmas: list[tuple[dict[str, int], list[int]]] = []
-
-
-def _content_orders(
-    group: Sequence[Features],
-    plain: list[int],
-    numbered: list[int],
-    tokens: list[list[int]],
-    *,
-    ranks: dict[str, int],
-    lemmas: list[int],
-) -> dict[int, list[int]]:
-    """Content words in rank order (see :func:`rank_order`) of the ``plain`` members (no
-    numbers) and the ``numbered`` ones.
-
-    A body without numbers has as content words its tokens' lemmas, function words
-    left out: they come from its token ranks by :func:`_lemma_ranks`, without looking
-    a word up again (at 100,000 memories the look-ups cost more than the join). A
-    function word's sorts last, so a body's sorted lemmas begin with its content
-    words, as many as it has: the rest is cut off. Only a body holding two spellings
-    of one lemma (``deploy``, ``deploys``) has a repeat among them and goes through a set.
-    """
-    orders = list(map(sorted, map(map, repeat(lemmas.__getitem__), map(tokens.__getitem__, plain))))
-    sizes = map(len, map(_CONTENT, map(group.__getitem__, plain)))
-    for order, size in zip(orders, sizes):
-        if len(order) > size:
-            if order[size] == _NO_LEMMA:
-                del order[size:]
-            else:
-                order[:] = sorted(set(order).difference(_NO_LEMMAS))
-    contents = dict(zip(plain, orders))
-    contents.update((i, rank_order(group[i].content, ranks)) for i in numbered)
-    return contents
 
 
 def _words_may_conflict(

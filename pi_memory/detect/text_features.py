@@ -179,16 +179,16 @@ def keyword_keys(keywords: Iterable[str]) -> dict[str, str]:
 #: body, so it can be kept across runs (see :mod:`pi_memory.detect.feature_cache`).
 BodyFacts = tuple[str, frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
 #: :data:`BodyFacts` as the detectors read them within one store, in
-#: :class:`Features`' order after ``key``: the tokens and the number-free words
-#: as ids in the store's :class:`Vocabulary` (see :func:`store_facts`).
-StoreFacts = tuple[str, frozenset[int], frozenset[str], frozenset[int], frozenset[str]]
+#: :class:`Features`' order after ``key``: the tokens, the number-free words and
+#: the content words as ids in the store's :class:`Vocabulary` (see :func:`store_facts`).
+StoreFacts = tuple[str, frozenset[int], frozenset[str], frozenset[int], frozenset[int]]
 #: :func:`store_facts`' answer: each of the :data:`StoreFacts` of every body, in order.
 StoreColumns = tuple[
     list[str],
     list[frozenset[int]],
     list[frozenset[str]],
     list[frozenset[int]],
-    list[frozenset[str]],
+    list[frozenset[int]],
 ]
 
 
@@ -197,8 +197,9 @@ class Vocabulary(dict[str, int]):
 
     :func:`store_facts` numbers every token of a store rarest first, so that
     the joins compare and order small ints instead of words; a word no token
-    spells (a content word's lemma) is numbered when first asked for, after
-    every token. The joins are exact under any fixed order of the words.
+    spells (a number-free word, a content word's lemma) is numbered when first
+    asked for, after every token. The joins are exact under any fixed order of
+    the words.
     """
 
     def __missing__(self, word: str) -> int:
@@ -231,8 +232,9 @@ class Features(NamedTuple):
     numbers: frozenset[str]
     #: Word tokens of the body with every number removed, as ids like the tokens.
     words: frozenset[int]
-    #: The content words (see the module docstring).
-    content: frozenset[str]
+    #: The content words (see the module docstring), as ids like the tokens: a
+    #: lemma no token spells is numbered after every token.
+    content: frozenset[int]
 
 
 class Group(list[Features]):
@@ -380,10 +382,11 @@ def store_facts(
     spaced = text.translate(_NOT_TOKEN).split(_SEPARATOR) if plain else []
     split = list(map(str.split, spaced))
     counts = Counter(chain.from_iterable(split))
+    spelled_here = list(counts)
     counts.update(chain.from_iterable(map(_TOKENS, others)))
     # Rarest first: a stable sort keeps ties in the order first seen.
     ids = Vocabulary(zip(sorted(counts, key=counts.__getitem__), range(len(counts))))
-    made = _ascii_ids(plain, spaced, split, text, ids)
+    made = _ascii_ids(plain, (spaced, split, spelled_here), text, ids)
     if not others:
         return ids, made
     # The other bodies' words as ids, a column at a time: most have no number, and
@@ -400,7 +403,7 @@ def store_facts(
         token_ids,
         list(map(_NUMBERS, others)),
         word_ids,
-        list(map(_CONTENT_WORDS, others)),
+        list(map(frozenset, map(map, repeat(number), map(_CONTENT_WORDS, others)))),
     )
     if not plain:
         return ids, numbered
@@ -432,13 +435,17 @@ _CONTENT_WORDS: Final = itemgetter(4)
 
 
 def _ascii_ids(
-    bodies: list[str], spaced: list[str], split: list[list[str]], text: str, ids: Vocabulary
+    bodies: list[str],
+    cut: tuple[list[str], list[list[str]], list[str]],
+    text: str,
+    ids: Vocabulary,
 ) -> StoreColumns:
     """:data:`StoreFacts` of ASCII ``bodies`` with ids from ``ids``, given all of them
-    lowercased and joined by :data:`_SEPARATOR` (``text``), each with every character
-    that is no token's a space (``spaced``), and cut into its tokens (``split``)."""
+    lowercased and joined by :data:`_SEPARATOR` (``text``) and ``cut``: each with every
+    character that is no token's a space, each cut into its tokens, and their tokens."""
     if not bodies:
         return [], [], [], [], []
+    spaced, split, spelled = cut
     norms = list(normalize_ascii_lowered_each(text.split(_SEPARATOR)))
     number = repeat(ids.__getitem__)
     tokens = list(map(frozenset, map(map, number, split)))
@@ -449,8 +456,12 @@ def _ascii_ids(
     words = tokens.copy()
     numbers = [_EMPTY] * len(tokens)
     numbered = list(compress(range(len(tokens)), map(not_, map(digital.isdisjoint, tokens))))
+    # The words these bodies hold: their tokens without a digit, and the letter runs of
+    # the others.
+    held = set(compress(spelled, map(str.isalpha, spelled)))
     if numbered:
         without = _SEPARATOR.join(map(spaced.__getitem__, numbered)).translate(_DIGIT_TO_SPACE)
+        held.update(without.replace(_SEPARATOR, " ").split())
         for index, own, found in zip(
             numbered,
             map(frozenset, map(map, number, map(str.split, without.split(_SEPARATOR)))),
@@ -458,24 +469,36 @@ def _ascii_ids(
         ):
             words[index] = own
             numbers[index] = found
-    # Each word's content word by id ("" for a function word), looked up for the words
-    # these bodies hold: the ids are 0, 1, ... in the vocabulary's order.
-    lemma = _ContentWords(list(ids)).__getitem__
-    content = map(frozenset, map(filter, repeat(None), map(map, repeat(lemma), words)))
-    return norms, tokens, numbers, words, list(content)
+    return norms, tokens, numbers, words, content_ids(words, ids, map(ids.__getitem__, held))
 
 
-class _ContentWords(dict[int, str]):
-    """Content words by word id (``""`` for a function word), each looked up on first
-    sight: the words of a store's other bodies (Han shingles, kept facts) never are."""
+def content_ids(
+    words: list[frozenset[int]], ids: Vocabulary, held: Iterable[int]
+) -> list[frozenset[int]]:
+    """The content words of each of ``words`` (number-free words as ids in ``ids``), as
+    ids in ``ids``: a lemma no word spells is numbered there in the order of its words.
 
-    def __init__(self, spelling: list[str]) -> None:
-        super().__init__()
-        self._spelling = spelling
-
-    def __missing__(self, number: int) -> str:
-        found = self[number] = _CONTENT[self._spelling[number]]
-        return found
+    ``held`` holds every word of ``words`` (it may hold more): only those are looked
+    up, the words of a store's other bodies (Han shingles, kept facts) never are. Most
+    words are their own lemma: a set loses its function words, and only a set holding
+    an inflected word is mapped word by word.
+    """
+    spelling = list(ids)
+    lemmas = list(range(len(spelling)))
+    function: set[int] = set()
+    inflected: set[int] = set()
+    for number in sorted(held):
+        found = _CONTENT[spelling[number]]
+        if not found:
+            function.add(number)
+        elif found != spelling[number]:
+            lemmas[number] = ids[found]
+            inflected.add(number)
+    content = list(map(frozenset.difference, words, repeat(function)))
+    lemma = lemmas.__getitem__
+    for index in compress(range(len(content)), map(not_, map(inflected.isdisjoint, content))):
+        content[index] = frozenset(map(lemma, content[index]))
+    return content
 
 
 #: A word that is not Han: letters and digits up to the next Han character.
