@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from pi_memory.agent_tools.arguments import strings, text
 from pi_memory.entry import ALL_CATEGORY_FILES
 
 TYPE_CHECKING = False
@@ -59,6 +58,7 @@ SPEC: Final[dict[str, Any]] = {
 
 
 def run(args: Mapping[str, Any]) -> tuple[bool, str]:
+    from pi_memory.agent_tools.arguments import strings, text
     from pi_memory.open_store import open_store
     from pi_memory.store import parse_layer
 

@@ -74,13 +74,19 @@ class Note(NamedTuple):
 
 
 def _files(cwd: Path) -> tuple[Path, Path]:
-    from pi_memory.fs.cache_home import cache_home
+    """The note of ``cwd`` and the corpus kept beside it."""
     from pi_memory.hosts.corpus_cache import SUFFIX
+
+    note_file = _note_file(cwd)
+    return note_file, note_file.with_suffix(SUFFIX)
+
+
+def _note_file(cwd: Path) -> Path:
+    """The note of ``cwd`` (its corpus is :func:`_files`'s: a write renders the note alone)."""
+    from pi_memory.fs.cache_home import cache_home
     from pi_memory.hosts.quick_hook import note_stem
 
-    stem = note_stem(str(cwd))
-    base = Path(cache_home()) / DIRECTORY
-    return base / f"{stem}.json", base / f"{stem}{SUFFIX}"
+    return Path(cache_home()) / DIRECTORY / f"{note_stem(str(cwd))}.json"
 
 
 def environment(env: Mapping[str, str], key_names: Iterable[str]) -> list[str]:
@@ -117,7 +123,7 @@ def _read(cwd: Path, env: Mapping[str, str], day: str) -> tuple[Note, dict[str, 
     """The note for ``cwd`` and its raw record, if written on ``day`` under ``env``."""
     import json
 
-    note_file, _ = _files(cwd)
+    note_file = _note_file(cwd)
     try:
         data = json.loads(note_file.read_text("utf-8"))
         if data["v"] != VERSION or data["cwd"] != str(cwd) or data["day"] != day:
@@ -253,10 +259,9 @@ def save(
     A failure here only costs speed."""
     import json
 
-    from pi_memory.fs.atomic import atomic_write_bytes, atomic_write_text
-    from pi_memory.hosts.corpus_cache import pack
+    from pi_memory.fs.atomic import atomic_write_text
 
-    note_file, corpus_file = _files(cwd)
+    note_file = _note_file(cwd)
     data = {
         "v": VERSION,
         "cwd": str(cwd),
@@ -288,7 +293,10 @@ def save(
     try:
         note_file.parent.mkdir(parents=True, exist_ok=True)
         if corpus is not None:
-            atomic_write_bytes(corpus_file, pack(corpus), durable=False)
+            from pi_memory.fs.atomic import atomic_write_bytes
+            from pi_memory.hosts.corpus_cache import pack
+
+            atomic_write_bytes(_files(cwd)[1], pack(corpus), durable=False)
         atomic_write_text(note_file, json.dumps(data), durable=False)
     except (OSError, ValueError):
         return
@@ -315,7 +323,7 @@ def add_corpus(cwd: Path, corpus: Corpus) -> None:
 def prune(max_age_days: int, now: float) -> int:
     """Delete notes (and corpora) of working directories no hook visited for
     ``max_age_days``: each corpus is as large as the store. Returns how many."""
-    note_file, _ = _files(Path("."))
+    note_file = _note_file(Path("."))
     removed = 0
     try:
         children = list(os.scandir(note_file.parent))
