@@ -179,3 +179,23 @@ def test_constructing_and_failing_read_as_namedtuple_reads() -> None:
             theirs(*args, **kwargs)
         assert str(ours_error.value).split("()", 1)[1] == str(their_error.value).split("()", 1)[1]
     assert [Other(1), Other(1, 2)] == [theirs(1), theirs(1, 2)]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 9, 17, 32, 33, 40])
+def test_a_record_of_any_size_is_built_as_namedtuple_builds_it(size: int) -> None:
+    """Up to 32 fields ``__new__``'s code comes compiled with the package; past that it is
+    compiled when first needed: either way the record is namedtuple's."""
+    import collections
+
+    fields = [f"f{n}" for n in range(size)]
+    ns: dict[str, object] = {"__annotations__": dict.fromkeys(fields, "int")}
+    ns["__module__"] = __name__
+    ours = type(NamedTuple)("Sized", (NamedTuple,), ns)
+    theirs = collections.namedtuple("Sized", fields)  # the reference
+    values = list(range(100, 100 + size))
+    assert ours(*values) == theirs(*values) == tuple(values)
+    assert ours(**dict(zip(fields, values))) == tuple(values)
+    assert ours.__new__.__code__.co_varnames[: size + 1] == ("_cls", *fields)
+    if size:
+        with pytest.raises(TypeError, match=f"'{fields[-1]}'"):
+            ours(*values[:-1])
