@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from typing import Any
 
 import pytest
 
@@ -95,6 +96,31 @@ def test_each_path_is_taken_where_it_pays() -> None:
     prose = [frozenset(f"{word}{i}" for word in ("a", "b", "c", "d")) for i in range(500)]
     prose_orders = [sorted(words) for words in prose]
     assert not duplicates._partitioned(list(range(500)), 0.8, prose_orders)
+
+
+def test_a_glance_rules_out_the_dense_join_for_prose_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Prose: no two bodies share a word, so a glance at a few of them is enough.
+    prose_orders = [[4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3] for i in range(500)]
+    members = list(range(500))
+    samples: list[int] = []
+    estimate = duplicates.prefix_cost
+
+    def counted(orders: Any, members: Any, threshold: float, sample: int = 250) -> float:
+        samples.append(sample)
+        return estimate(orders, members, threshold, sample)
+
+    monkeypatch.setattr(duplicates, "prefix_cost", counted)
+    assert not duplicates._dense(members, 0.45, prose_orders)
+    assert samples == [duplicates._GLANCE]
+    # Notes from one template: the glance sees enough visits, and the full estimate decides.
+    group = features(narrow_store(0, 1000))["project"]
+    ranks = rarity_ranks(item.tokens for item in group)
+    orders = [rank_order(item.tokens, ranks) for item in group]
+    samples.clear()
+    assert duplicates._dense(list(range(300)), 0.45, orders)
+    assert samples == [duplicates._GLANCE, set_join._COST_SAMPLE]
 
 
 @pytest.mark.parametrize("path", sorted(PATHS))

@@ -366,34 +366,37 @@ def prefix_cost(
     orders: Mapping[int, Sequence[int]] | Sequence[Sequence[int]],
     members: Sequence[int],
     threshold: float,
+    sample: int = _COST_SAMPLE,
 ) -> float:
     """Roughly how many posting entries a prefix self-join of ``members`` would visit.
 
     A set's probe prefix meets, through each of its tokens, the indexed
     (shorter) prefixes holding that token; about half of them are indexed
     before the probe runs. Counted on an evenly spaced sample of at most
-    :data:`_COST_SAMPLE` sets and scaled up (visits grow with the square of
-    the sets), so the estimate costs little next to either join.
+    ``sample`` sets and scaled up (visits grow with the square of the sets),
+    so the estimate costs little next to either join.
     """
-    step = max(1, -(-len(members) // _COST_SAMPLE))
-    sample = [orders[i] for i in members[::step]]
-    if not sample:
+    step = max(1, -(-len(members) // sample))
+    sampled = [orders[i] for i in members[::step]]
+    if not sampled:
         return 0.0
     index_share = 2 * threshold / (1 + threshold)
     # Prefix lengths by set size, worked out once per size: few sizes, many sets.
     lengths: dict[int, tuple[int, int]] = {}
-    for size in {len(ordered) for ordered in sample}:
+    for size in {len(ordered) for ordered in sampled}:
         lengths[size] = (
             size - max(1, math.ceil(threshold * size - EPS)) + 1,
             size - max(1, math.ceil(index_share * size - EPS)) + 1,
         )
-    probed = Counter(chain.from_iterable(ordered[: lengths[len(ordered)][0]] for ordered in sample))
-    index_prefixes = [ordered[: lengths[len(ordered)][1]] for ordered in sample]
+    probed = Counter(
+        chain.from_iterable(ordered[: lengths[len(ordered)][0]] for ordered in sampled)
+    )
+    index_prefixes = [ordered[: lengths[len(ordered)][1]] for ordered in sampled]
     indexed = Counter(chain.from_iterable(index_prefixes))
     # A set meets itself through its indexed prefix (a part of its probe prefix).
     own = sum(map(len, index_prefixes))
     visits = (sum(count * indexed[token] for token, count in probed.items()) - own) / 2
-    return visits * (len(members) / len(sample)) ** 2
+    return visits * (len(members) / len(sampled)) ** 2
 
 
 #: Group orders kept at most: a store has a group per layer.
