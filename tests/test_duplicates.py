@@ -243,6 +243,24 @@ def test_probe_add_keeps_a_pair_at_the_threshold_and_drops_one_below(
     assert set(index.probe_add(3, rank_order(x, ranks))) == {0, 1}
 
 
+@pytest.mark.parametrize("crowded", [False, True])
+@pytest.mark.parametrize(("first_shared", "kept"), [(2, True), (3, False)])
+def test_probe_add_drops_a_set_whose_shared_tokens_begin_too_late_in_it(
+    crowded: bool, first_shared: int, kept: bool
+) -> None:
+    # x (14 tokens) and y (10) need 8 tokens in common for J >= 0.45 (8 of 16 is 0.5,
+    # 7 of 17 is below). In rank order, the first token y shares with x sits at y's
+    # position 2 (8 of y's tokens left to share: kept) or 3 (7 left: dropped), first in x.
+    index = PrefixIndex(0.45, probes_no_smaller=True)
+    if crowded:
+        # The shared token is in another set's prefix already: y joins its posting.
+        index.probe_add(9, [3, *range(20, 28)])
+    y = list(range(3 - first_shared, 13 - first_shared))
+    x = list(range(3, 17))
+    index.probe_add(1, y)
+    assert (1 in index.probe_add(2, x)) is kept
+
+
 def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:
     import gc
 

@@ -106,7 +106,9 @@ class PrefixIndex:
         #: Per probe size, what :meth:`_bounds` computes: shared by every index of
         #: the same parameters (a detector run makes hundreds, one per group).
         self._bounds_by_size = _BOUNDS.setdefault((threshold, max_missing, probes_no_smaller), {})
-        #: token → (size, key, position) of every set whose prefix holds it, sorted.
+        #: token → (size, key, room) of every set whose prefix holds it, sorted; the room is
+        #: how many of the set's tokens sit at the token or after it (the size less its
+        #: 0-based position), the most that set can share with a set that meets it there.
         self._postings: dict[int, list[tuple[int, int, int]]] = {}
 
     def _prefix_length(self, size: int, share: float) -> int:
@@ -145,10 +147,10 @@ class PrefixIndex:
             rest = size - i
             found += [
                 key
-                for other, key, j in posting[
+                for other, key, room in posting[
                     bisect_left(posting, start) : bisect_left(posting, stop)
                 ]
-                if rest >= needs[other] <= other - j
+                if rest >= needs[other] <= room
             ]
         return found
 
@@ -176,6 +178,7 @@ class PrefixIndex:
         the pass runs in one frame: at 100,000 memories a call per set cost a tenth of it.
         """
         postings = self._postings
+        get = postings.get
         size = -1
         length = indexed = smallest = 0
         needs: list[int] = []
@@ -196,25 +199,31 @@ class PrefixIndex:
                         )
                     start = (smallest,)
                 else:
-                    length = 0
+                    length = indexed = 0
             found: list[int] = []
-            for i, token in enumerate(ordered[:length]):
-                posting = postings.get(token)
+            # The tokens left from each prefix token on, counted down: the most a pair
+            # that first meets there can share, on this side.
+            rest = size
+            # The indexed prefix first (a part of the probed one): looked up, then added.
+            for token in ordered[:indexed]:
+                posting = get(token)
                 if posting is None:
-                    if i < indexed:
-                        postings[token] = [(size, key, i)]
-                    continue
-                if posting and posting[0][0] < smallest:
-                    # Too small for this probe is too small for every later one: gone for good.
-                    del posting[: bisect_left(posting, start)]
-                rest = size - i
-                found += [
-                    other_key
-                    for other, other_key, j in posting
-                    if rest >= needs[other] <= other - j
-                ]
-                if i < indexed:
-                    posting.append((size, key, i))
+                    postings[token] = [(size, key, rest)]
+                else:
+                    if posting and posting[0][0] < smallest:
+                        # Too small for this probe is too small for every later one: gone.
+                        del posting[: bisect_left(posting, start)]
+                    found += [k for other, k, room in posting if rest >= needs[other] <= room]
+                    posting.append((size, key, rest))
+                rest -= 1
+            # The rest of the probed prefix: looked up only.
+            for token in ordered[indexed:length]:
+                posting = get(token)
+                if posting:
+                    if posting[0][0] < smallest:
+                        del posting[: bisect_left(posting, start)]
+                    found += [k for other, k, room in posting if rest >= needs[other] <= room]
+                rest -= 1
             if found:
                 yield key, found
 
@@ -251,9 +260,9 @@ class PrefixIndex:
         for j, token in enumerate(ordered[:length]):
             posting = postings.get(token)
             if posting is None:
-                postings[token] = [(size, key, j)]
+                postings[token] = [(size, key, size - j)]
             else:
-                posting.append((size, key, j))
+                posting.append((size, key, size - j))
 
 
 def _count_ones(value: int) -> int:
