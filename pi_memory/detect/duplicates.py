@@ -183,10 +183,10 @@ def _candidates(group: Sequence[Features]) -> dict[tuple[int, int], int]:
     # branch of the rule never applies and the token gate is MIN_TOKEN (a pair
     # sharing the keyword that reaches it also reaches MIN_SCORE).
     for members in by_keyword.values():
-        if len(members) <= SMALL_GROUP:
-            _small_group(sets, members, pairs)
-        else:
+        if len(members) > SMALL_GROUP:
             _join(sets, members, MIN_TOKEN, orders, pairs)
+        elif len(members) > 1:  # most keywords are one body's: no pair to compare
+            _small_group(sets, members, pairs)
     return pairs
 
 
@@ -258,6 +258,7 @@ def _join(
     if spares is None:
         spares = _SPARES[threshold] = _Spares(threshold)
     index = PrefixIndex(threshold, probes_no_smaller=True)
+    low = threshold < _PARTITION_THRESHOLD
     # Ascending size, then index: the members come in index order and the sort is stable.
     for i, met in index.probes_added(sorted(members, key=sizes.__getitem__), orders):
         mine = numbers[i]
@@ -267,6 +268,15 @@ def _join(
         found = [j for j in met if not numbers[j] or numbers[j] == mine] if mine else met
         x = tokens[i]
         spare = spares[len(x)]
+        if low:
+            # At a low threshold most candidates share a token or two with the probe: an
+            # intersection builds a set of those few, a difference one of nearly every token.
+            for j in found:
+                other = sizes[j]
+                common = len(x & tokens[j])
+                if other - common <= spare[other]:
+                    out[(i, j) if i < j else (j, i)] = common
+            continue
         for j in found:
             other = sizes[j]
             allowed = spare[other]
