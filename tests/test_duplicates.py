@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from pi_memory.detect import duplicates
 from pi_memory.detect.duplicates import DuplicatePair, find_duplicates, find_duplicates_bruteforce
 from pi_memory.detect.pairs import features
 from pi_memory.detect.set_join import PrefixIndex, group_order, rank_order
@@ -259,6 +260,32 @@ def test_probe_add_drops_a_set_whose_shared_tokens_begin_too_late_in_it(
     x = list(range(3, 17))
     index.probe_add(1, y)
     assert (1 in index.probe_add(2, x)) is kept
+
+
+@pytest.mark.parametrize("larger_first", [False, True])
+def test_a_small_keyword_group_keeps_pairs_at_the_threshold_and_drops_them_below(
+    larger_first: bool,
+) -> None:
+    x = frozenset(range(15))
+    sets = {
+        "at": frozenset(range(6, 20)),  # 9 shared of 20: J = 0.45 exactly
+        "below": frozenset([*range(7, 20), 99]),  # 8 shared of 21
+        "inside": frozenset(range(7)),  # 7 of 15: J = 0.467, no token missing
+        "too small": frozenset(range(6)),  # 6 of 15: J = 0.4 whatever is shared
+    }
+    for name, y in sets.items():
+        tokens = [x, y] if larger_first else [y, x]
+        group = duplicates._Sets(tokens, [frozenset(), frozenset()], [len(t) for t in tokens])
+        out: dict[tuple[int, int], int] = {}
+        duplicates._small_group(group, [0, 1], out)
+        wanted = {(0, 1): len(x & y)} if jaccard(x, y) >= duplicates.MIN_TOKEN else {}
+        assert out == wanted, name
+    assert [name for name, y in sets.items() if jaccard(x, y) >= 0.45] == ["at", "inside"]
+    # Two bodies without tokens share nothing: no pair, whatever the threshold.
+    empty = duplicates._Sets([frozenset(), frozenset()], [frozenset(), frozenset()], [0, 0])
+    out = {}
+    duplicates._small_group(empty, [0, 1], out)
+    assert out == {}
 
 
 def test_the_detectors_leave_the_cycle_collector_as_they_found_it() -> None:

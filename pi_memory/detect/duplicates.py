@@ -194,29 +194,32 @@ def _small_group(sets: _Sets, members: list[int], out: dict[tuple[int, int], int
     """Add every pair of a small keyword group (ascending) that the number guard allows and
     whose token Jaccard reaches MIN_TOKEN, with the tokens it shares, comparing pair by pair.
 
-    Sizes first, as ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)`` (see
-    :func:`~pi_memory.detect.set_join.size_allows`). Identical bodies are found
-    separately, so they need not pass here.
+    Sizes first, by the table the joins check their candidates with (see
+    :class:`_Spares`: a negative spare is a pair of sizes that cannot reach the
+    threshold). Identical bodies are found separately, so they need not pass here.
     """
     tokens, numbers, sizes = sets
-    gate = MIN_TOKEN - EPS
+    spares = _spares(MIN_TOKEN)
     for n, i in enumerate(members):
         x, size, mine = tokens[i], sizes[i], numbers[i]
+        spare = spares[size]
         for j in members[n + 1 :]:
             theirs = numbers[j]
             if mine and theirs and mine != theirs:
                 continue
             other = sizes[j]
-            # The smaller set's tokens the other lacks: a difference keeps only those.
-            if size <= other:
-                if not (other and size >= MIN_TOKEN * other - EPS):
-                    continue
-                common = size - len(x - tokens[j])
+            if other <= size:
+                allowed = spare[other]
+                smaller = other
             else:
-                if not other >= MIN_TOKEN * size - EPS:
-                    continue
-                common = other - len(tokens[j] - x)
-            if common >= gate * (size + other - common):
+                allowed = spares[other][size]
+                smaller = size
+            if allowed < 0:
+                continue
+            # Two bodies of one keyword mostly share a word or two: an intersection
+            # builds a set of those few.
+            common = len(x & tokens[j])
+            if smaller - common <= allowed:
                 out[(i, j)] = common
 
 
@@ -254,9 +257,7 @@ def _join(
     # alike by size and prefix: each probe's are checked as they come, which is
     # much cheaper than collecting them all first, and than judging them.
     tokens, numbers, sizes = sets
-    spares = _SPARES.get(threshold)
-    if spares is None:
-        spares = _SPARES[threshold] = _Spares(threshold)
+    spares = _spares(threshold)
     index = PrefixIndex(threshold, probes_no_smaller=True)
     low = threshold < _PARTITION_THRESHOLD
     # Ascending size, then index: the members come in index order and the sort is stable.
@@ -310,7 +311,12 @@ class _Spares(dict[int, list[int]]):
         spares = [
             other
             - next(
-                (common for common in range(other + 1) if common >= gate * (size + other - common)),
+                (
+                    common
+                    for common in range(other + 1)
+                    # Two empty sets share nothing: a Jaccard of 0.
+                    if size and common >= gate * (size + other - common)
+                ),
                 other + 1,
             )
             for other in range(size + 1)
@@ -322,6 +328,14 @@ class _Spares(dict[int, list[int]]):
 #: :class:`_Spares` by threshold: the same few for every join of every run (one per
 #: keyword group would work the same numbers out hundreds of times a run).
 _SPARES: dict[float, _Spares] = {}
+
+
+def _spares(threshold: float) -> _Spares:
+    """The :class:`_Spares` of ``threshold``, made on first use."""
+    spares = _SPARES.get(threshold)
+    if spares is None:
+        spares = _SPARES[threshold] = _Spares(threshold)
+    return spares
 
 
 class _Visits:
