@@ -10,9 +10,7 @@ an entry left with nothing gets a keyword derived from its body.
 
 from __future__ import annotations
 
-import functools
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS, is_han
@@ -20,6 +18,7 @@ from pi_memory.text import HAN_CLASS, is_han
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Callable, Iterable, Mapping, Sequence
     from typing import Final
 
     from pi_memory.entry import Entry
@@ -56,37 +55,48 @@ _SEPARATOR_CATEGORIES: Final = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "P
 _KEPT_PUNCTUATION: Final = frozenset("#")
 
 
-@functools.lru_cache(maxsize=1)
+#: Each pattern below once compiled (a list each: ``functools`` costs a prompt's hook).
+_SPLITTERS: list[tuple[re.Pattern[str], re.Pattern[str]]] = []
+_DERIVING: list[tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]] = []
+_HAN_RUN: list[re.Pattern[str]] = []
+
+
 def _splitters() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """What splits a legacy ``#a #b`` blob, and a comma list; compiled when a keyword first
     needs splitting (``re`` itself costs a prompt's hook, which never does)."""
-    import re
+    if not _SPLITTERS:
+        import re
 
-    return re.compile(r"\s+(?=#)"), re.compile("[,，]")
+        _SPLITTERS.append((re.compile(r"\s+(?=#)"), re.compile("[,，]")))
+    return _SPLITTERS[0]
 
 
-@functools.lru_cache(maxsize=1)
 def _deriving() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """What :func:`derive_keyword` reads a body with: a sentence's end, a code span, an
     identifier, a word. Compiled when a body first needs its keyword derived (about a
     millisecond that every command importing this module paid, and few need)."""
-    import re
+    if not _DERIVING:
+        import re
 
-    return (
-        re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]"),
-        re.compile(r"`([^`\n]+)`"),
-        re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+"),
-        re.compile(r"[^\W\d_][\w'-]*"),
-    )
+        _DERIVING.append(
+            (
+                re.compile(r"[.!?;:](?:\s|$)|[。！？；：\n]"),
+                re.compile(r"`([^`\n]+)`"),
+                re.compile(r"[A-Za-z_][\w]*(?:[./-][\w]+)+|[a-z]+[A-Z]\w*|[A-Za-z]+_\w+"),
+                re.compile(r"[^\W\d_][\w'-]*"),
+            )
+        )
+    return _DERIVING[0]
 
 
-@functools.lru_cache(maxsize=1)
 def _han_run_re() -> re.Pattern[str]:
     """A run of Han characters; compiled when first needed (the class takes
     milliseconds to compile, and most processes never ask)."""
-    import re
+    if not _HAN_RUN:
+        import re
 
-    return re.compile(f"[{HAN_CLASS}]+")
+        _HAN_RUN.append(re.compile(f"[{HAN_CLASS}]+"))
+    return _HAN_RUN[0]
 
 
 def stem(token: str) -> str:
@@ -120,14 +130,12 @@ def _strip_hash(keyword: str) -> str:
     return keyword.strip().lstrip("#").strip()
 
 
-@functools.lru_cache(maxsize=16384)
-def canonical_key(keyword: str) -> str:
+def _canonical_key(keyword: str) -> str:
     """The identity of a keyword: lowercase with whitespace and separators removed.
 
     ``Serialize Conversation``, ``serialize-conversation`` and
     ``#serialize_conversation`` are one keyword. Han characters, letters,
     digits, symbols and ``#`` inside the keyword are kept (``c#`` is not ``c``).
-    Cached: search calls it once per entry, and a layer has few distinct keywords.
     """
     text = _strip_hash(keyword).lower()
     if text.isascii():  # the common case, in C
@@ -143,15 +151,36 @@ def canonical_key(keyword: str) -> str:
     return "".join(kept)
 
 
-@functools.lru_cache(maxsize=1)
+class _CanonicalKeys(dict[str, str]):
+    """Each keyword's :func:`_canonical_key`, filled on first sight: search asks once per
+    entry, a layer has few distinct keywords, and one seen before is looked up in C."""
+
+    def __missing__(self, keyword: str) -> str:
+        key = _canonical_key(keyword)
+        if len(self) < 16384:
+            self[keyword] = key
+        return key
+
+
+#: The identity of a keyword (:func:`_canonical_key`), cached.
+canonical_key: Final = _CanonicalKeys().__getitem__
+#: The ASCII characters :func:`_canonical_key` removes, as a ``str.translate`` table.
+_ASCII_SEPARATORS: list[dict[int, None]] = []
+
+
 def _ascii_separators() -> dict[int, None]:
-    """The ASCII characters :func:`canonical_key` removes, as a ``str.translate`` table."""
-    return {
-        code: None
-        for code in range(128)
-        if chr(code) not in _KEPT_PUNCTUATION
-        and (chr(code).isspace() or unicodedata.category(chr(code)) in _SEPARATOR_CATEGORIES)
-    }
+    if not _ASCII_SEPARATORS:
+        _ASCII_SEPARATORS.append(
+            {
+                code: None
+                for code in range(128)
+                if chr(code) not in _KEPT_PUNCTUATION
+                and (
+                    chr(code).isspace() or unicodedata.category(chr(code)) in _SEPARATOR_CATEGORIES
+                )
+            }
+        )
+    return _ASCII_SEPARATORS[0]
 
 
 def _display_form(keyword: str) -> str:
@@ -284,16 +313,28 @@ def coerce_keywords(tags_field: str, body: str) -> tuple[str, int]:
     return (keyword if keyword is not None else derive_keyword(body)), others
 
 
-@functools.lru_cache(maxsize=16384)
-def _stored_keyword(tags_field: str) -> tuple[str | None, int]:
-    """The first valid stored keyword and the count of the others (cached: a layer
-    repeats few distinct ``tags`` values, and every read of every row asks)."""
+def _first_valid_keyword(tags_field: str) -> tuple[str | None, int]:
+    """The first valid stored keyword and the count of the others."""
     candidates = split_stored_tags(tags_field)
     others = max(0, len(candidates) - 1)
     for candidate in candidates:
         if keyword_issue(candidate) is None:
             return _display_form(candidate), others
     return None, others
+
+
+class _StoredKeywords(dict[str, "tuple[str | None, int]"]):
+    """Each ``tags`` value's :func:`_first_valid_keyword`, filled on first sight: a layer
+    repeats few distinct values, and every read of every row asks."""
+
+    def __missing__(self, tags_field: str) -> tuple[str | None, int]:
+        found = _first_valid_keyword(tags_field)
+        if len(self) < 16384:
+            self[tags_field] = found
+        return found
+
+
+_stored_keyword: Final = _StoredKeywords().__getitem__
 
 
 def _first_sentence(body: str) -> str:

@@ -22,13 +22,13 @@ sanitised like every injected text.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from pi_memory.named_tuple import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Final
 
     from pi_memory.config.schema import Config

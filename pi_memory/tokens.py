@@ -7,8 +7,6 @@ ranking, paging and rendering of a search are not this event's to import.
 
 from __future__ import annotations
 
-import functools
-
 from pi_memory.keywords import STOPWORDS
 from pi_memory.text import HAN_CLASS
 
@@ -21,13 +19,18 @@ if TYPE_CHECKING:
 _TOKEN_PATTERN: Final = f"([{HAN_CLASS}]+)|-{{0,2}}[^\\W{HAN_CLASS}]+(?:[./-][^\\W{HAN_CLASS}]+)*"
 
 
-@functools.lru_cache(maxsize=1)
+#: :data:`_TOKEN_PATTERN` once compiled (a list: ``functools`` costs a prompt's hook).
+_TOKEN_RE: list[re.Pattern[str]] = []
+
+
 def _token_re() -> re.Pattern[str]:
     """:data:`_TOKEN_PATTERN`, compiled when a text needs it: its Han classes take
     milliseconds to compile, and most queries and prompts are ASCII."""
-    import re
+    if not _TOKEN_RE:
+        import re
 
-    return re.compile(_TOKEN_PATTERN)
+        _TOKEN_RE.append(re.compile(_TOKEN_PATTERN))
+    return _TOKEN_RE[0]
 
 
 #: Each ASCII character as :func:`_ascii_words` reads it: ``w`` a word character (``\\w``),

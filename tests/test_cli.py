@@ -397,8 +397,8 @@ import sys
 from pi_memory.cli import main
 code = main(["write", "--keyword", "deploy", "Deploy to staging with rsync."])
 print(code, sorted(m for m in ("argparse", "typing") if m in sys.modules))
-from pi_memory.keywords import _han_run_re
-print("Han pattern compiled:", _han_run_re.cache_info().currsize)
+from pi_memory.keywords import _HAN_RUN
+print("Han pattern compiled:", len(_HAN_RUN))
 """
 
 

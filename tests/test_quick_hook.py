@@ -207,8 +207,14 @@ def test_a_first_prompt_that_starts_the_session_quickly_does_what_the_full_hook_
 
 #: Modules that cost a hook's start-up milliseconds each and that a prompt the quick path
 #: answers has no use for (the corpus is read with ``_json``; annotations need no ``typing``;
-#: an ASCII prompt is tokenised with ``str.translate``, and no keyword needs splitting).
-QUICK_PROMPT_SPARES = ("typing", "pathlib", "json", "argparse", "subprocess", "datetime", "re")
+#: an ASCII prompt is tokenised with ``str.translate``, and no keyword needs splitting;
+#: caches are dicts and lists rather than ``functools``'s, annotations' ``collections.abc``
+#: is the type checker's alone, and the corpus's offsets are read without ``array``, each of
+#: which imports ``collections``).
+QUICK_PROMPT_SPARES = (
+    *("typing", "pathlib", "json", "argparse", "subprocess", "datetime", "re"),
+    *("collections", "collections.abc", "functools", "array"),
+)
 
 
 def test_a_prompt_answered_quickly_imports_none_of_the_costly_modules(setup: Setup) -> None:

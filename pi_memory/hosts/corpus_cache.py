@@ -10,7 +10,7 @@ cannot be read is a miss: the full hook builds it again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from _collections_abc import Sequence  # what collections.abc names, without collections
 
 TYPE_CHECKING = False  # typing costs every prompt's hook milliseconds
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ class _Items(Sequence["Item"]):
 def load(path: str) -> Corpus | None:
     """The scorer's corpus: the text to search now, each memory only when picked."""
     import marshal
-    from array import array
 
     from pi_memory.surfacing import Corpus
 
@@ -57,9 +56,9 @@ def load(path: str) -> Corpus | None:
             data = handle.read()
         size = int.from_bytes(data[:4], "little")
         blob, starts, keys, offsets = marshal.loads(data[4 : 4 + size])  # noqa: S302 - ours
-        where, at = array("q"), array("q")
-        where.frombytes(starts)
-        at.frombytes(offsets)
+        # read as pack wrote them (array("q")), without importing array: it imports
+        # collections, which costs every prompt's hook a few milliseconds
+        where, at = memoryview(starts).cast("q"), memoryview(offsets).cast("q")
         return Corpus(blob, where, keys, _Items(data, at, 4 + size))
     except Exception:  # any unreadable cache is a miss
         return None

@@ -18,8 +18,6 @@ few bytes past the soft budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-
 from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.naming.layer_files import INDEX_FILE
@@ -27,6 +25,7 @@ from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
     from pathlib import Path
     from typing import Final, Protocol
 else:
