@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from pi_memory.memo import Memo
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS, is_han
 
@@ -151,19 +152,9 @@ def _canonical_key(keyword: str) -> str:
     return "".join(kept)
 
 
-class _CanonicalKeys(dict[str, str]):
-    """Each keyword's :func:`_canonical_key`, filled on first sight: search asks once per
-    entry, a layer has few distinct keywords, and one seen before is looked up in C."""
-
-    def __missing__(self, keyword: str) -> str:
-        key = _canonical_key(keyword)
-        if len(self) < 16384:
-            self[keyword] = key
-        return key
-
-
-#: The identity of a keyword (:func:`_canonical_key`), cached.
-canonical_key: Final = _CanonicalKeys().__getitem__
+#: The identity of a keyword (:func:`_canonical_key`), kept: search asks once per
+#: entry, and a layer has few distinct keywords.
+canonical_key: Final = Memo(_canonical_key, 16384).__getitem__
 #: The ASCII characters :func:`_canonical_key` removes, as a ``str.translate`` table.
 _ASCII_SEPARATORS: list[dict[int, None]] = []
 
@@ -323,18 +314,9 @@ def _first_valid_keyword(tags_field: str) -> tuple[str | None, int]:
     return None, others
 
 
-class _StoredKeywords(dict[str, "tuple[str | None, int]"]):
-    """Each ``tags`` value's :func:`_first_valid_keyword`, filled on first sight: a layer
-    repeats few distinct values, and every read of every row asks."""
-
-    def __missing__(self, tags_field: str) -> tuple[str | None, int]:
-        found = _first_valid_keyword(tags_field)
-        if len(self) < 16384:
-            self[tags_field] = found
-        return found
-
-
-_stored_keyword: Final = _StoredKeywords().__getitem__
+#: Each ``tags`` value's :func:`_first_valid_keyword`: a layer repeats few distinct
+#: values, and every read of every row asks.
+_stored_keyword: Final = Memo(_first_valid_keyword, 16384).__getitem__
 
 
 def _first_sentence(body: str) -> str:

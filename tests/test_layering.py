@@ -100,7 +100,16 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("fs", ("fs",)),
     (
         "base",
-        ("errors", "text", "env_names", "config.defaults", "naming.layer_files", "named_tuple", ""),
+        (
+            "errors",
+            "text",
+            "env_names",
+            "config.defaults",
+            "naming.layer_files",
+            "named_tuple",
+            "memo",
+            "",
+        ),
     ),
 )
 #: What a floor may never import, whatever the floors above say.
@@ -117,7 +126,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 STILL_FORBIDDEN: frozenset[tuple[str, str]] = frozenset()
 #: Leaves: they import nothing of pi_memory, so every floor may read them
 #: (the text rules, the environment variables' names, the configuration defaults, the index
-#: file's name, the records' base class).
+#: file's name, the records' base class, the kept answers of a function).
 LEAVES: tuple[str, ...] = (
     "errors",
     "text",
@@ -125,6 +134,7 @@ LEAVES: tuple[str, ...] = (
     "config.defaults",
     "naming.layer_files",
     "named_tuple",
+    "memo",
 )
 #: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the leaves.
 FS_MAY_IMPORT: tuple[str, ...] = ("fs", *LEAVES)

@@ -30,6 +30,7 @@ from pi_memory.entry import (
     parse_time,
 )
 from pi_memory.keywords import canonical_key, stem
+from pi_memory.memo import Memo
 from pi_memory.named_tuple import NamedTuple
 from pi_memory.text import HAN_CLASS
 
@@ -56,21 +57,13 @@ _FUNCTION_WORD_TEXT: Final = """
 FUNCTION_WORDS: Final = frozenset(_FUNCTION_WORD_TEXT.split())
 
 
-class _Lemmas(dict[str, str]):
-    """Lemmas by word, ``""`` for a function word, filled on first sight.
-
-    A store repeats its vocabulary: most words are seen many times, and a
-    lookup through ``__getitem__`` stays in C for every word seen before.
-    """
-
-    def __missing__(self, word: str) -> str:
-        found = "" if word in FUNCTION_WORDS else _lemma(word)
-        if len(self) < 100_000:
-            self[word] = found
-        return found
+def _content_of(word: str) -> str:
+    return "" if word in FUNCTION_WORDS else _lemma(word)
 
 
-_CONTENT: Final = _Lemmas()
+#: Lemmas by word, ``""`` for a function word, kept on first sight: a store repeats
+#: its vocabulary, and a word seen before is looked up in C.
+_CONTENT: Final = Memo(_content_of, 100_000)
 
 
 def shingles(run: str, size: int = 2) -> list[str]:
@@ -110,12 +103,6 @@ def _lemma(word: str) -> str:
     if len(found) >= 3 and found.endswith("e") and found.isascii() and found.isalpha():
         found = found[:-1]
     return found
-
-
-def content_word(word: str) -> str:
-    """What ``word`` (a token without numbers) is as a content word: its lemma, ``""``
-    for a function word."""
-    return _CONTENT[word]
 
 
 def content_list(words: Iterable[str]) -> list[str]:
