@@ -35,6 +35,7 @@ similarity. The older entry (by time, then id) is the one to supersede.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -248,13 +249,13 @@ def _large_group(
         self_join(numbered, orders, prefixes, by_numbers)
 
 
-#: How many of a word conflict's shared content words its join looks for: the
-#: first two a pair shares sit among each side's first ``MAX_REPLACED_WORDS + 2``.
-_SHARED_FIRST: Final = 2
-#: Those first content words of a body (in rank order).
-_WORD_PREFIX: Final = itemgetter(slice(0, MAX_REPLACED_WORDS + _SHARED_FIRST))
+#: The fewest content words a side of a word conflict has: it shares two words at least
+#: and lacks one of the other side's (see :func:`_word_join`).
+_FEWEST_WORDS: Final = 3
 #: Bodies whose prefixes :func:`_meetings` counts, at most.
 _MEETINGS_SAMPLE: Final = 250
+#: The first content words of a body that :func:`_meetings` counts.
+_WORD_PREFIX: Final = itemgetter(slice(0, MAX_REPLACED_WORDS + 2))
 
 
 def _word_join(
@@ -266,51 +267,103 @@ def _word_join(
     """Pairs of ``members`` that may be a word conflict, into ``out`` (either way round):
     by a prefix filter, or by comparing every pair where that pays.
 
-    A word conflict's sides each lack at most :data:`MAX_REPLACED_WORDS` of the
-    other's content words, so in any fixed order (rarest first here) at most that
-    many of a side's words come before the second word the two share: both sit
-    among each side's first ``MAX_REPLACED_WORDS + 2``. And they share two words
-    at least: each side lacks one, so ``shared <= smaller - 1``, and Jaccard >= 0.5
-    needs ``3 * shared >= smaller + larger >= 2 * shared + 2``. So a pair is a
-    candidate when the first words of both hold two shared ones and its sizes
-    allow the rule; on prose most pairs that share a rare word share only that one.
+    A word conflict's sides ``x`` and ``y`` share ``c`` content words, and each
+    lacks ``g`` of the other's, ``1 <= g <= MAX_REPLACED_WORDS``; Jaccard >= 0.5
+    is ``c >= g_x + g_y``. In any fixed order (rarest first here) the words of a
+    side that come before the second word the two share are words the other
+    lacks, so both shared words sit among a side's first ``g + 2`` words. The
+    bodies are taken in ascending size, so the one met earlier (``x``, no larger)
+    has ``g_x <= g_y`` and so ``3 * g_x <= |x|``; the later one has
+    ``2 * g_y + 1 <= |y|`` (see :func:`_prefix_lengths`). A pair is a candidate
+    when its two sides' prefixes hold two shared words and the earlier one's size
+    is one a word conflict allows (:class:`_SmallestPartner`); the postings drop
+    what no later body can pair with as the sizes grow.
     """
     pairs = len(members) * (len(members) - 1) // 2
     if dense_pays(len(members), pairs, lambda: _meetings(members, contents)):
         out.update(dense_join(list(map(_CONTENT, group)), members, MIN_SIMILARITY_WORDS))
         return
     # Ascending size, then index (the members come in index order and the sort is
-    # stable): each pair meets once, when its larger side looks.
+    # stable): each pair meets once, when its later side looks.
     ordered = sorted(members, key=dict(zip(contents, map(len, contents.values()))).__getitem__)
-    orders = list(map(contents.__getitem__, ordered))
+    _size_ordered_join(ordered, list(map(contents.__getitem__, ordered)), out)
+
+
+def _size_ordered_join(
+    ordered: list[int], orders: list[list[int]], out: set[tuple[int, int]]
+) -> None:
+    """:func:`_word_join`'s prefix filter over ``ordered`` (ascending size), whose content
+    words are ``orders``: its pairs into ``out``."""
     sizes = list(map(len, orders))
     # Where each word was first met, and the positions of every word met again: most
     # words begin one body of the group only, and need no list.
     first: dict[int, int] = {}
     postings: dict[int, list[int]] = {}
     first_of = first.setdefault
+    first_get = first.get
     posting_of = postings.get
-    for position, prefix in enumerate(map(_WORD_PREFIX, orders)):
-        met: list[int] = []
-        for word in prefix:
-            earliest = first_of(word, position)
-            if earliest == position:
-                continue
-            posting = posting_of(word)
-            if posting is None:
-                postings[word] = [earliest, position]
-                met.append(earliest)
-            else:
-                met += posting
-                posting.append(position)
-        if len(met) < _SHARED_FIRST:
-            continue
-        # Met through two words: twice in the list, next to each other once sorted.
-        met.sort()
-        twice = set(compress(met, map(eq, met, islice(met, 1, None))))
-        smallest = _SMALLEST_PARTNER[sizes[position]]
-        i = ordered[position]
-        out.update((ordered[other], i) for other in twice if sizes[other] >= smallest)
+    end = len(sizes)
+    here = bisect_left(sizes, _FEWEST_WORDS)
+    while here < end:
+        # The bodies of one size: the same prefixes, and the same earliest partner.
+        size = sizes[here]
+        stop = bisect_right(sizes, size, here)
+        fewest = bisect_left(sizes, _SMALLEST_PARTNER[size], 0, here)
+        indexed, probed = _prefix_lengths(size)
+        for order in orders[here:stop]:
+            met: list[int] = []
+            for word in order[:indexed]:
+                earliest = first_of(word, here)
+                if earliest == here:
+                    continue
+                posting = posting_of(word)
+                if posting is None:
+                    if earliest >= fewest:
+                        postings[word] = [earliest, here]
+                        met.append(earliest)
+                    else:
+                        postings[word] = [here]
+                else:
+                    if posting and posting[0] < fewest:
+                        del posting[: bisect_left(posting, fewest)]
+                    met += posting
+                    posting.append(here)
+            for word in order[indexed:probed]:
+                posting = posting_of(word)
+                if posting is None:
+                    once = first_get(word)
+                    if once is not None and once >= fewest:
+                        met.append(once)
+                else:
+                    if posting and posting[0] < fewest:
+                        del posting[: bisect_left(posting, fewest)]
+                    met += posting
+            if len(met) > 1:
+                # Met through two words: twice in the list, next to each other once sorted.
+                met.sort()
+                twice = set(compress(met, map(eq, met, islice(met, 1, None))))
+                if twice:
+                    i = ordered[here]
+                    out.update((ordered[other], i) for other in twice)
+            here += 1
+
+
+def _prefix_lengths(size: int) -> tuple[int, int]:
+    """How many of a body's first content words the word join indexes, and how many it
+    looks up, for a body of ``size`` of them (at least :data:`_FEWEST_WORDS`).
+
+    Two shared words and the ``g`` words a side lacks: ``g <= MAX_REPLACED_WORDS``,
+    and ``g <= size // 3`` for the earlier (indexed) side, ``g <= (size - 1) // 2``
+    for the later one (see :func:`_word_join`).
+    """
+    return (
+        _SHARED_FIRST + min(MAX_REPLACED_WORDS, size // 3),
+        _SHARED_FIRST + min(MAX_REPLACED_WORDS, (size - 1) // 2),
+    )
+
+
+#: How many of a word conflict's shared content words its join looks for.
+_SHARED_FIRST: Final = 2
 
 
 class _SmallestPartner(dict[int, int]):
