@@ -338,9 +338,10 @@ def test_broken_config_reads_as_defaults_in_a_hook(
 def test_hook_help_lists_every_hosts_events(tmp_path: Path, hook: Hook) -> None:
     code, out, err = hook("hook", "--help", stdin="", cwd=tmp_path)
     assert (code, err) == (0, "")
-    for event in ("UserPromptSubmit", "PostCompact", "BeforeAgent", "PreCompress", "Stop"):
+    for event in ("UserPromptSubmit", "PostCompact", "BeforeAgent", "PreCompact", "Stop"):
         assert event in out
     assert "AfterAgent" not in out  # the next BeforeAgent does its work
+    assert "PreCompress" not in out  # each BeforeAgent marks the chat instead
 
 
 def test_a_real_hook_process_exits_zero_with_json_on_stdout(tmp_path: Path) -> None:
@@ -354,8 +355,9 @@ def test_a_real_hook_process_exits_zero_with_json_on_stdout(tmp_path: Path) -> N
 
 
 def gemini_turn(hook: Hook, root: Path, chat: Path, *records: dict[str, object]) -> str:
-    """One recorded Gemini CLI turn: BeforeAgent, PreCompress (auto), the CLI appending
-    ``records`` to its chat file, AfterAgent. BeforeAgent's context is returned."""
+    """One recorded Gemini CLI turn: BeforeAgent, PreCompress (auto: an earlier install
+    hooked it; now it does nothing), the CLI appending ``records`` to its chat file,
+    AfterAgent. BeforeAgent's context is returned."""
     changes = {"transcript_path": str(chat)}
     ask = hook(
         "hook", "BeforeAgent", stdin=payload("gemini", "BeforeAgent", root, **changes), cwd=root
@@ -369,13 +371,14 @@ def gemini_turn(hook: Hook, root: Path, chat: Path, *records: dict[str, object])
     return context_of(ask[1], "BeforeAgent") if ask[1] else ""
 
 
-def test_gemini_precompress_before_every_request_is_not_a_compression(
+def test_gemini_counts_a_compression_only_when_its_chat_restarts(
     tmp_path: Path, hook: Hook
 ) -> None:
     # Gemini CLI 0.61 fires PreCompress (trigger "auto") before every request of a
-    # turn and compresses only past its threshold; a compression starts a new chat on
-    # the same recording ({"$set": {"sessionId"}}). Only then is the index injected
-    # again and what was surfaced forgotten (the handoff follows the same decision).
+    # turn and compresses only past its threshold, so it is not hooked; a compression
+    # starts a new chat on the same recording ({"$set": {"sessionId"}}) after the mark
+    # BeforeAgent left. Only then is the index injected again and what was surfaced
+    # forgotten (the handoff follows the same decision).
     root = make_project(tmp_path)
     write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
     chat = tmp_path / "session.jsonl"
@@ -398,7 +401,7 @@ def test_gemini_a_compression_in_the_last_turn_is_settled_at_the_sessions_end(
     tmp_path: Path, hook: Hook
 ) -> None:
     # AfterAgent is not hooked, and the next process's SessionStart drops an unsettled
-    # watch: a compression in a `gemini -p` process's one turn is settled by SessionEnd.
+    # mark: a compression in a `gemini -p` process's one turn is settled by SessionEnd.
     from pi_memory.session import state
 
     root = make_project(tmp_path)
@@ -413,8 +416,7 @@ def test_gemini_a_compression_in_the_last_turn_is_settled_at_the_sessions_end(
     assert "port 5433" in context_of(
         hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent"
     )
-    hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root, **changes), cwd=root)
-    assert state.load(sid).watch is not None
+    assert state.load(sid).watch == chat.stat().st_size
     with chat.open("a", encoding="utf-8") as out:
         out.write(json.dumps({"$set": {"sessionId": sid}}) + "\n")
         out.write(json.dumps({"id": "r1", "type": "gemini", "content": "Port 5433."}) + "\n")
@@ -427,8 +429,8 @@ def test_gemini_a_compression_in_the_last_turn_is_settled_at_the_sessions_end(
 def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
     tmp_path: Path, hook: Hook
 ) -> None:
-    # The CLI was stopped between PreCompress and AfterAgent; `gemini --resume` then
-    # starts a new chat on the recording too, and the resumed index comes as it is.
+    # The CLI was stopped before SessionEnd; `gemini --resume` then starts a new chat
+    # on the recording too, and the resumed index comes as it is.
     root = make_project(tmp_path)
     write(hook, root, "staging-db", "The staging database listens on port 5433, not 5432.")
     chat = tmp_path / "session.jsonl"
@@ -440,7 +442,6 @@ def test_gemini_a_resume_after_a_lost_turn_end_is_not_a_compression(
     index, _ = context_of(hook("hook", "BeforeAgent", stdin=ask, cwd=root)[1], "BeforeAgent").split(
         "\n\n<relevant_memories>"
     )
-    hook("hook", "PreCompress", stdin=payload("gemini", "PreCompress", root, **changes), cwd=root)
     with chat.open("a", encoding="utf-8") as out:
         out.write(json.dumps({"$set": {"sessionId": json.loads(start)["session_id"]}}) + "\n")
     resume = payload("gemini", "SessionStart.resume", root, **changes)

@@ -37,7 +37,7 @@ def test_every_context_event_is_one_of_the_hosts_events() -> None:
     [
         ("BeforeAgent", {}, "gemini"),
         ("before-agent", {}, "gemini"),
-        ("PreCompress", {"timestamp": "x", "permission_mode": "default"}, "gemini"),
+        ("PreCompress", {"timestamp": "x"}, "gemini"),  # no host's hooked event: the payload
         ("PostCompact", {}, "codex"),
         ("Stop", {"turn_id": "1"}, "codex"),
         ("SessionStart", {"transcript_path": "/s/2026/12/01/rollout-2026-x.jsonl"}, "codex"),

@@ -229,50 +229,63 @@ def test_a_prompt_answered_quickly_imports_none_of_the_costly_modules(setup: Set
 
 
 def test_a_prompt_the_quick_path_cannot_answer_takes_the_full_hook(setup: Setup) -> None:
-    """Context in front of the prompt, a compression mark waiting, no corpus yet."""
+    """Context in front of the prompt, a new chat begun since the last prompt's mark (maybe
+    a compression), no corpus yet."""
+    chat = setup.root.parent / "t.jsonl"
+    chat.write_text('{"type": "user"}\n', "utf-8")
     setup.hook("gemini", "SessionStart", source="startup", session_id="a")
     ask = {"prompt": "which port does postgres listen on in staging?"}
     assert not setup.hook("gemini", "BeforeAgent", session_id="a", **ask)[1]  # no corpus yet
     marked = {"prompt": "<hook_context>x</hook_context> which port does postgres listen on?"}
     assert not setup.hook("gemini", "BeforeAgent", session_id="b", **marked)[1]
-    (setup.root.parent / "t.jsonl").write_text('{"type": "user"}\n', "utf-8")
-    assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="a")[1]
+    assert setup.hook("gemini", "BeforeAgent", session_id="a", **ask)[1]
+    with open(chat, "a", encoding="utf-8") as more:
+        more.write('{"$set": {"sessionId": "s2"}}\n')
     assert not setup.hook("gemini", "BeforeAgent", session_id="a", **ask)[1]
     assert setup.hook("gemini", "BeforeAgent", session_id="c", **ask)[1]
 
 
-def test_gemini_marks_where_its_chat_ends_before_each_request_as_the_full_hook_does(
+def test_gemini_marks_where_its_chat_ends_at_each_prompt_as_the_full_hook_does(
     setup: Setup,
 ) -> None:
+    # PreCompress fires before every request and is not hooked: each BeforeAgent marks the
+    # chat recording's end, and the next prompt or the session's end settles the mark.
     chat = setup.root.parent / "t.jsonl"
     chat.write_text('{"type": "user"}\n', "utf-8")
-    for session in ("full", "quick"):
-        setup.hook("gemini", "SessionStart", source="startup", session_id=session)
-    shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the first
-    out, quick = setup.hook("gemini", "PreCompress", trigger="auto", session_id="full")
-    assert (out, quick) == ("", False)
-    setup.hook("gemini", "SessionStart", source="startup", session_id="other")
-    assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick") == ("", True)
-    assert setup.state("quick") == setup.state("full")
+    ask = {"prompt": "which port does postgres listen on in staging?"}
+    assert not setup.hook("gemini", "BeforeAgent", session_id="warm", **ask)[1]  # the corpus
+
+    def both(event: str, **fields: str) -> str:
+        out, quick = setup.hook("gemini", event, session_id="quick", **fields)
+        assert quick
+        shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the other
+        assert setup.hook("gemini", event, session_id="full", **fields) == (out, False)
+        assert setup.state("quick") == setup.state("full")
+        return out
+
+    assert "5433" in both("BeforeAgent", **ask)
     assert setup.state("quick")["watch"] == chat.stat().st_size  # type: ignore[index]
     with open(chat, "a", encoding="utf-8") as more:
         more.write('{"type": "gemini"}\n')
-    assert setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick")[1]
-    assert setup.state("quick") == setup.state("full")  # a mark already waits
-    # The end settles the waiting mark: the chat went on, nothing was compressed.
-    assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="quick") == ("", True)
-    shutil.rmtree(setup.cache / "pi_memory" / "hooks")  # the full hook for the first
-    assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="full") == ("", False)
-    assert setup.state("quick") == setup.state("full")
-    assert setup.state("quick")["watch"] is None  # type: ignore[index]
-    # A new chat begun since the mark (a compression): the full hook's work.
-    setup.hook("gemini", "PreCompress", trigger="auto", session_id="quick")
+    # The chat went on, nothing was compressed: settled, and marked again.
+    assert both("BeforeAgent", prompt="thanks") == ""
     assert setup.state("quick")["watch"] == chat.stat().st_size  # type: ignore[index]
+    with open(chat, "a", encoding="utf-8") as more:
+        more.write('{"type": "gemini"}\n')
+    assert both("SessionEnd", reason="exit") == ""
+    assert setup.state("quick")["watch"] is None  # type: ignore[index]
+    assert not setup.hook("gemini", "BeforeAgent", session_id="warm", **ask)[1]  # the note
+    # A new chat begun since the mark (a compression): the full hook's work.
+    assert both("BeforeAgent", prompt="thanks") == ""
     with open(chat, "a", encoding="utf-8") as more:
         more.write('{"$set": {"sessionId": "s2"}}\n')
     assert setup.hook("gemini", "SessionEnd", reason="exit", session_id="quick") == ("", False)
-    assert setup.state("quick")["watch"] is None  # type: ignore[index]
-    assert setup.hook("gemini", "PreCompress", trigger="manual", session_id="quick")[1] is False
+    after = setup.state("quick")
+    assert (after["watch"], after["reinject"], after["surfaced"]) == (None, "fresh", [])  # type: ignore[index]
+    # An earlier install's PreCompress: not this host's event any more, nothing changes.
+    for trigger in ("auto", "manual"):
+        assert setup.hook("gemini", "PreCompress", trigger=trigger, session_id="quick")[0] == ""
+    assert setup.state("quick") == after
 
 
 def edit_in_place(path: Path, old: str, new: str, *, keep_time: bool) -> None:

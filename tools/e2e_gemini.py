@@ -22,7 +22,8 @@ Scenario, each step one ``gemini -p`` process:
    the resumed session's history still holds the earlier prompt;
 4. within session 2 the injected index is byte-identical in every request,
    and an uneventful turn neither re-injects it nor starts a handoff (Gemini
-   fires PreCompress before every request, compressing or not);
+   fires PreCompress before every request, compressing or not, so install
+   does not hook it: each BeforeAgent marks the chat recording instead);
 5. a compression (``/compress`` is not reachable in ``-p``: the fake reports
    990,000 prompt tokens on a tool call, so the CLI compresses before the next
    request) is followed by the handoff, and the next request has the index;
@@ -385,9 +386,8 @@ def main() -> int:
         out = package("install", "gemini", cwd=project, env=env)
         written = json.loads(settings.read_text("utf-8"))
         checks.check(
-            "install gemini adds the four hooks and keeps the settings",
-            set(written.get("hooks", {}))
-            == {"SessionStart", "BeforeAgent", "PreCompress", "SessionEnd"}
+            "install gemini adds the three hooks and keeps the settings",
+            set(written.get("hooks", {})) == {"SessionStart", "BeforeAgent", "SessionEnd"}
             and written.get("security") == SETTINGS["security"],
             out,
         )
@@ -482,7 +482,7 @@ def main() -> int:
         wait_for(lambda: not workers_alive(), 30)
         handed = handoffs(model_fake)
         checks.check(
-            "PreCompress before each request started no handoff while nothing was compressed",
+            "no handoff started while nothing was compressed",
             handed == handoffs_before,
             f"{handed - handoffs_before} handoff requests",
         )

@@ -8,10 +8,12 @@ turn ended), ``PreCompress`` and ``SessionEnd``; stdin carries
 added to the turn (``-p``: SessionStart's is put in front of the prompt),
 each wrapped in ``<hook_context>`` with ``<`` and ``>`` escaped. Hook
 timeouts are in milliseconds (default 60,000). PreCompress (``auto``) comes
-before every model request, compressing or not (0.61.0), so the lifecycle
-only counts the compressions the chat recording shows. Gemini sends no
-SessionStart after a compression, so the index goes back in with the next
-prompt instead.
+before every model request, compressing or not (0.61.0), and the CLI waits
+for its hooks before it sends the request, so it is not hooked: each
+BeforeAgent marks where the chat recording ends, and the next one (or
+SessionEnd) counts a compression when the CLI began a new chat on it since
+(``/compress`` does the same). Gemini sends no SessionStart after a
+compression, so the index goes back in with the next prompt instead.
 
 SessionStart itself injects nothing: in ``-p`` its context is put in front of
 the prompt, and on ``--resume`` 0.61.0 leaves out of the history every user
@@ -97,7 +99,6 @@ HOST: Final = Host(
     events={
         "start": "SessionStart",
         "prompt": "BeforeAgent",
-        "pre_compact": "PreCompress",
         "end": "SessionEnd",
     },
     context_events=("SessionStart", "BeforeAgent"),
@@ -118,8 +119,9 @@ HOST: Final = Host(
     injected_index_at_prompt=True,
     # Its matcher compares the source whole: one group for each start after a first prompt.
     start_matchers=("resume", "clear"),
-    # PreCompress (``auto``) fires before every model request; a compression shows only in
-    # the chat recording (a new chat begun on it), read at the next prompt or the session's end.
+    # PreCompress (``auto``) fires before every model request: not hooked. A compression shows
+    # only in the chat recording (a new chat begun on it) after a prompt's mark, read at the
+    # next prompt or the session's end.
     compact_hook_every_request=True,
     no_start_after_compact=True,
 )

@@ -73,7 +73,8 @@ class Host:
     - ``resume_replays_context``: a resumed session's replayed history already holds what
       session start injected;
     - ``compact_hook_every_request``: the pre-compaction hook fires before every model
-      request; a compaction shows only in the transcript;
+      request, so it is not hooked (a process less a request): a compaction shows only in
+      the transcript, after the mark each prompt leaves there;
     - ``no_start_after_compact``: no session start follows a compaction, so the index
       goes back in with the next prompt;
     - ``start_matchers``: the session-start hook is installed for the starts that follow

@@ -14,9 +14,10 @@
 ``pre_compact``
     The handoff extraction of what is about to be summarised, in the background.
     Gemini CLI fires it before every request (``trigger: auto``) and compresses
-    only past a threshold, so there it is a watch: the next prompt (or the
-    session's end) reads what the CLI appended to its chat recording since, and
-    only a new chat begun on it (what a compression does) counts as a compaction.
+    only past a threshold, so there it is not hooked: each prompt marks where the
+    chat recording ends, the next prompt (or the session's end) reads what the
+    CLI appended since, and only a new chat begun on it (what a compression, its
+    ``/compress`` too, does) counts as a compaction.
 ``post_compact``
     Forget what was surfaced (the summary dropped it). The frozen injected index stays:
     a session start may come before the one for the compaction (Codex sends
@@ -566,6 +567,8 @@ def _on_prompt(event: HookEvent) -> Answer:
     now = loaded
     if sid and _host(event).compact_hook_every_request:
         now = _settle_compression(event, now)
+        if event.transcript:  # a compression during this turn shows after this mark
+            now = moments.watch(now, _size(event.transcript))
     if not event.prompt.strip() and not now.reinject:
         if sid:
             state.save(sid, loaded, now)
@@ -705,17 +708,13 @@ def on_turn_end(event: HookEvent) -> Answer:
 
 
 def on_pre_compact(event: HookEvent) -> Answer:
-    from pi_memory.session import moments, state
+    from pi_memory.session import state
 
     sid = event.session_id
     if not sid:
         _compacting(event, _size(event.transcript) if event.transcript else 0)
         return Answer()
     loaded = state.load(sid)
-    if _host(event).compact_hook_every_request and event.source != "manual":
-        if event.transcript:  # maybe a compression: the turn's end will tell
-            state.save(sid, loaded, moments.watch(loaded, _size(event.transcript)))
-        return Answer()
     end = _size(event.transcript) if event.transcript else 0
     state.save(sid, loaded, _compacting(event, end, loaded))
     return Answer()
@@ -737,7 +736,8 @@ def _compacting(event: HookEvent, end: int, now: SessionState | None = None) -> 
 
 
 def _settle_compression(event: HookEvent, now: SessionState) -> SessionState:
-    """Gemini: whether the CLI compressed since PreCompress fired; if so, what it does."""
+    """Gemini: whether the CLI compressed since the last prompt marked its chat recording;
+    if so, what it does."""
     from pi_memory.session import moments
 
     now, mark = moments.settle(now)

@@ -38,7 +38,8 @@ _ENV_NAMES = ("HOME", "USERPROFILE")
 #: A session id that is its own directory name (:func:`pi_memory.session.dirs.session_key`).
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 _DAY_SECONDS = 86_400
-_MOMENTS = ("start", "prompt", "end", "turn_end", "pre_compact")
+#: A compaction's moment is never this module's: its handoff is the full hook's.
+_MOMENTS = ("start", "prompt", "end", "turn_end")
 #: The fields of a session's state a start changes (:class:`pi_memory.session.state.SessionState`).
 _STATE_FIELDS = ("frozen", "reinject", "watch", "surfaced")
 #: The ids a receipt names at most (:data:`pi_memory.receipts.MAX_IDS`).
@@ -194,14 +195,11 @@ def _answer(moment: str, host: str, raw: str) -> str:
     note, quick = _note(cwd, host, moment)  # a host of the registry: the note names it
     if moment == "prompt":
         return _prompt(note, quick, cwd, text, started)
-    manual = text.get("source", text.get("trigger", "")) == "manual"
-    if moment == "pre_compact" and (manual or not quick["everyRequest"]):
-        raise Miss  # a compaction under way: its handoff, the surfaced set forgotten
     if moment != "start" and (not sid or not transcript):
         return ""  # nothing to hand on
-    if quick["everyRequest"] and moment in ("end", "pre_compact"):
-        return _compression_watch(moment, quick, sid, transcript)
     if moment == "end":
+        if quick["everyRequest"]:
+            _settle_at_end(quick, sid, transcript)
         return ""
     if moment == "turn_end":
         if quick["everyRequest"]:
@@ -217,31 +215,38 @@ def _answer(moment: str, host: str, raw: str) -> str:
     return _start(note, quick, host, text, started)
 
 
-def _compression_watch(moment: str, quick: dict[str, Any], sid: str, transcript: str) -> str:
-    """Gemini CLI, which fires its pre-compression hook before every model request: that
-    hook only marks where the chat recording ends (:func:`pi_memory.session.moments.watch`),
-    and a session's end settles a waiting mark here when the chat went on without a
-    compression since (the full hook reads a compression's records)."""
+def _settle_at_end(quick: dict[str, Any], sid: str, transcript: str) -> None:
+    """Gemini CLI, whose pre-compression hook fires before every model request and is not
+    hooked: each prompt marks where the chat recording ends
+    (:func:`pi_memory.session.moments.watch`), and a session's end settles a waiting mark
+    here when the chat went on without a compression since (the full hook reads a
+    compression's records)."""
     directory = os.path.join(quick["sessions"], sid)
     if not safe_session(sid):
         raise Miss
-    data = _state_on_disk(directory, quick["stateFiles"][0])
-    watch = data.get("watch")
-    waiting = isinstance(watch, int) and not isinstance(watch, bool) and watch >= 0
-    if moment == "end":
-        if isinstance(watch, int) and waiting:
-            if _maybe_restarted(transcript, watch):
-                raise Miss  # maybe a compression to settle
-            _save_state(directory, quick["stateFiles"], {"watch": None})  # settled: none
-        return ""
-    if waiting:
-        return ""
+    watch = _fields(_state_on_disk(directory, quick["stateFiles"][0]))["watch"]
+    if watch is not None:
+        if _maybe_restarted(transcript, watch):
+            raise Miss  # maybe a compression to settle
+        _save_state(directory, quick["stateFiles"], {"watch": None})  # settled: none
+
+
+def _marked(quick: dict[str, Any], before: Mapping[str, Any], transcript: str) -> dict[str, Any]:
+    """Gemini CLI (:func:`_settle_at_end`): a prompt settles the last prompt's mark when the
+    chat went on without a compression since, and marks where the recording ends now; the
+    state's change (``{}``: none). A compression to settle is a miss."""
+    if not quick["everyRequest"]:
+        return {}
+    watch = before["watch"]
+    if watch is not None and _maybe_restarted(transcript, watch):
+        raise Miss  # maybe a compression: the full hook settles it
+    if not transcript:
+        return {} if watch is None else {"watch": None}
     try:
         size = os.stat(transcript).st_size
     except OSError:
         size = 0
-    _save_state(directory, quick["stateFiles"], {"watch": size})
-    return ""
+    return {} if size == watch else {"watch": size}
 
 
 def noted_tools() -> str | None:
@@ -259,10 +264,14 @@ def _maybe_restarted(transcript: str, mark: int) -> bool:
     """Whether what Gemini CLI appended to its chat recording since ``mark`` may begin a new
     chat (:func:`pi_memory.transcripts.gemini.restarted`: a ``$set`` of the ``sessionId``):
     a turn's records never name that key, so without the word (nor an escape that might
-    spell it) nothing was compressed."""
-    with open(transcript, "rb") as chat:
-        chat.seek(mark)
-        appended = chat.read()
+    spell it) nothing was compressed; nor when the recording cannot be read (as the full
+    hook has it)."""
+    try:
+        with open(transcript, "rb") as chat:
+            chat.seek(mark)
+            appended = chat.read()
+    except OSError:
+        return False
     return b"sessionId" in appended or b"\\u" in appended
 
 
@@ -374,13 +383,14 @@ def _prompt(
         _startable(note, quick)
         begun, _ = start_state(data, "startup", note["injection"], True, quick["replays"])
         before = _fields({**data, **begun})
-    if quick["everyRequest"] and before["watch"] is not None:
-        raise Miss  # a compression to settle first
+    marked = _marked(quick, before, text.get("transcript_path", ""))
     if not prompt.strip() and not before["reinject"]:
+        if marked:
+            _save_state(directory, quick["stateFiles"], {**begun, **marked})
         return ""
     log = quick["log"]
     told = _nothing_to_tell(note, quick, log)
-    after = dict(before)
+    after = dict(before, **marked)
     index = ""
     if before["reinject"]:  # :func:`pi_memory.session.moments.prompt_index`
         frozen = before["frozen"] if before["reinject"] == "frozen" else None

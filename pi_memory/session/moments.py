@@ -60,7 +60,8 @@ def compacting(state: SessionState, *, no_start_after: bool) -> SessionState:
 
 
 def watch(state: SessionState, offset: int) -> SessionState:
-    """Gemini: remember where the chat recording ends, unless this turn's mark waits."""
+    """Gemini: remember where the chat recording ends, unless a mark waits (the prompt
+    settles the last one first)."""
     return state if state.watch is not None else state._replace(watch=offset)
 
 

@@ -52,8 +52,8 @@ class SessionState(NamedTuple):
     #: ``""`` | :data:`FRESH` | :data:`FROZEN`: the next prompt carries the injected index
     #: (no session start follows, or the host takes it with the first prompt).
     reinject: str = ""
-    #: Gemini CLI: the chat recording's size when PreCompress said a compression might
-    #: follow; the turn's end looks at what was appended since and decides.
+    #: Gemini CLI: the chat recording's size at the last prompt; the next prompt or the
+    #: session's end looks at what was appended since for a compression.
     watch: int | None = None
     #: Ids of the memories surfaced this session (a compaction clears them).
     surfaced: tuple[str, ...] = ()
