@@ -210,10 +210,11 @@ def test_a_first_prompt_that_starts_the_session_quickly_does_what_the_full_hook_
 #: an ASCII prompt is tokenised with ``str.translate``, and no keyword needs splitting;
 #: caches are dicts and lists rather than ``functools``'s, annotations' ``collections.abc``
 #: is the type checker's alone, and the corpus's offsets are read without ``array``, each of
-#: which imports ``collections``).
+#: which imports ``collections``; how far the notices looked is read as bytes, not with the
+#: ASCII codec's module).
 QUICK_PROMPT_SPARES = (
     *("typing", "pathlib", "json", "argparse", "subprocess", "datetime", "re"),
-    *("collections", "collections.abc", "functools", "array"),
+    *("collections", "collections.abc", "functools", "array", "encodings.ascii"),
 )
 
 
@@ -572,3 +573,22 @@ def test_a_write_renders_the_note_again_keeping_its_tool_list(setup: Setup) -> N
     assert quick
     assert out == setup.fresh(host, source="startup")
     assert listed() == full
+
+
+def test_how_far_the_notices_looked_is_read_as_the_full_hook_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_memory.hosts import hook_receipts, quick_hook
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    told = hook_receipts.told_file()
+    told.parent.mkdir(parents=True, exist_ok=True)
+    contents = (
+        b"00000000000000001234 00000000000000000567\n", b"12 34", b" 7\t8 \n", b"-1 5",
+        b"1 2 3", b"12", b"", "１２ ３４".encode(), b"\xff\xfe 1", b"0x1 2", b"1_0 2",
+    )  # fmt: skip
+    for content in contents:
+        told.write_bytes(content)
+        assert quick_hook._told(str(told)) == hook_receipts._told(), content
+    told.unlink()
+    assert quick_hook._told(str(told)) == hook_receipts._told() == (0, 0)

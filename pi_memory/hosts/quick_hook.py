@@ -618,9 +618,11 @@ def _nothing_to_tell(
 
 
 def _told(path: str) -> tuple[int, int]:
-    """How far the last notice looked (:func:`pi_memory.hosts.hook_receipts._told`)."""
+    """How far the last notice looked (:func:`pi_memory.hosts.hook_receipts._told`). Read as
+    bytes, which ``int`` takes as the ASCII text they are: a text file's ASCII codec is a
+    module of its own, loaded for these 42 bytes alone."""
     try:
-        with open(path, encoding="ascii") as handle:
+        with open(path, "rb") as handle:
             inode, offset = (int(n) for n in handle.read().split())
     except (OSError, ValueError):
         return (0, 0)
