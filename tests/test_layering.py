@@ -845,3 +845,17 @@ def test_the_mcp_server_answers_its_first_requests_from_the_note(tmp_path: Path)
     )  # fmt: skip
     assert listed == json.loads(direct.stdout)
     assert {"memory_search", "memory_write"} <= {tool["name"] for tool in listed}
+    # The note's list goes into the answer as the note holds it, not read and written again.
+    note = next((tmp_path / "home" / ".cache" / "pi_memory" / "hooks").glob("*.json"))
+    held = json.loads(note.read_text("utf-8"))
+    compact = json.dumps(listed, separators=(",", ":"))
+    held["quick"]["tools"] = compact
+    note.write_text(json.dumps(held), "utf-8")
+    served = subprocess.run(
+        [sys.executable, "-S", str(PACKAGE), "mcp"],
+        input=stdin, cwd=root, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert (
+        served.stdout.splitlines()[1]
+        == '{"jsonrpc": "2.0", "id": 2, "result": {"tools": ' + compact + "}}"
+    )

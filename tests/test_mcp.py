@@ -293,3 +293,13 @@ def test_a_client_start_is_answered_without_the_worker_pool(project: Path) -> No
     assert replies[1]["result"]["serverInfo"]["name"] == "pi_memory"
     assert {t["name"] for t in replies[2]["result"]["tools"]} >= {"memory_search"}
     assert "concurrent.futures" not in done.stderr
+
+
+def test_an_answer_json_cannot_write_alone_holds_encoded_text_as_its_value() -> None:
+    from pi_memory.hosts.mcp import _dumps
+    from pi_memory.hosts.quick_hook import Encoded
+
+    answer = {"tools": Encoded('[{"name": "é"}]'), "n": float("nan")}
+    assert _dumps(answer) == json.dumps({"tools": [{"name": "é"}], "n": float("nan")})
+    with pytest.raises(TypeError, match="not JSON"):
+        _dumps({"odd": {1, 2}})

@@ -394,7 +394,7 @@ def test_a_locked_layer_a_pending_pruning_and_a_job_to_tell_take_the_full_hook(
 
 
 def test_its_json_reads_and_writes_as_the_json_package_does() -> None:
-    from pi_memory.hosts.quick_hook import ascii_string, dumps, loads
+    from pi_memory.hosts.quick_hook import Encoded, ascii_string, dumps, loads
 
     texts = [
         '{"a": "\\u00e9\\ud83d\\ude00", "b": [1, 2.5, -3e2, true, null], "c": {"d": "x\\ny"}}',
@@ -418,6 +418,11 @@ def test_its_json_reads_and_writes_as_the_json_package_does() -> None:
         with pytest.raises(ValueError, match=r"not a"):
             dumps(odd, ascii_only=True)
     assert ascii_string('é\x7f"\\') == json.dumps('é\x7f"\\')
+    listed = '[{"name":"a"},  {"b": [1,2]}]'  # as written, spacing and all
+    assert dumps({"tools": Encoded(listed)}, ascii_only=True) == '{"tools": ' + listed + "}"
+    assert dumps([Encoded('"é"')]) == '["é"]'
+    with pytest.raises(ValueError, match=r"not ASCII"):
+        dumps([Encoded('"é"')], ascii_only=True)
 
 
 def test_its_receipt_is_the_receipts_modules_line() -> None:

@@ -69,14 +69,13 @@ def negotiate(requested: object) -> str:
 
 def list_tools() -> dict[str, Any]:
     """The tools this directory's layout offers: as the last hook here noted them while
-    nothing they depend on changed (no configuration, store or layout is loaded then)."""
-    from pi_memory.hosts.quick_hook import noted_tools
+    nothing they depend on changed (no configuration, store or layout is loaded then),
+    the note's JSON text put in the answer as it is, neither read nor written again."""
+    from pi_memory.hosts.quick_hook import Encoded, noted_tools
 
     noted = noted_tools()
     if noted is not None:
-        from pi_memory.json_input import parse
-
-        return {"tools": parse(noted)}
+        return {"tools": Encoded(noted)}
     from pi_memory.agent_tools.registry import offered_tools
 
     return {"tools": offered_tools()}
@@ -256,7 +255,18 @@ def _dumps(payload: object) -> str:
     except ValueError:
         import json
 
-        return json.dumps(payload)
+        return json.dumps(payload, default=_decoded)
+
+
+def _decoded(value: object) -> object:
+    """What ``json`` writes for an :class:`~pi_memory.hosts.quick_hook.Encoded` value: the
+    value its text holds."""
+    from pi_memory.hosts.quick_hook import Encoded
+    from pi_memory.json_input import parse
+
+    if isinstance(value, Encoded):
+        return parse(value.text)
+    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 def protocol_stdout() -> IO[bytes]:

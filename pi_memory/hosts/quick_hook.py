@@ -529,12 +529,27 @@ def _save_state(directory: str, files: list[str], changes: Mapping[str, object])
         os.unlink(lock)
 
 
+class Encoded:
+    """A value already written as JSON (as ``json.dumps`` writes it), which :func:`dumps`
+    puts in as it is: what was encoded once need not be read and encoded again."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def dumps(value: object, *, ascii_only: bool = False) -> str:
     """``json.dumps(value, ensure_ascii=ascii_only)`` of plain values (strings, numbers,
-    ``None``, lists, tuples, dicts with string keys); ``ValueError`` for anything else,
-    a float that is not finite included."""
+    ``None``, lists, tuples, dicts with string keys, :class:`Encoded` text); ``ValueError``
+    for anything else, a float that is not finite and non-ASCII ``Encoded`` text where
+    ``ascii_only`` included."""
     if isinstance(value, str):
         return ascii_string(value) if ascii_only else _utf8_string(value)
+    if isinstance(value, Encoded):
+        if ascii_only and not value.text.isascii():
+            raise ValueError("encoded text that is not ASCII")
+        return value.text
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, int):
