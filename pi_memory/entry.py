@@ -138,10 +138,11 @@ def normalize_ascii_lowered(lowered: str) -> str:
     return _trimmed(" ".join(lowered.split()))
 
 
-def normalize_ascii_lowered_each(lowered: Iterable[str]) -> Iterator[str]:
-    """:func:`normalize_ascii_lowered` of each of ``lowered``, in the interpreter's C loops."""
-    spaced = map(" ".join, map(str.split, lowered))
-    return map(str.rstrip, map(str.rstrip, spaced, repeat(_TRAILING_PUNCT)))
+def normalize_evenly_spaced_each(lowered: Iterable[str]) -> Iterator[str]:
+    """:func:`normalize_ascii_lowered` of each of ``lowered``, in the interpreter's C loops,
+    for texts whose only whitespace is single spaces between other characters: cutting
+    and joining them at their whitespace would give them back unchanged."""
+    return map(str.rstrip, map(str.rstrip, lowered, repeat(_TRAILING_PUNCT)))
 
 
 def _trimmed(text: str) -> str:

@@ -411,6 +411,22 @@ def test_a_stores_facts_made_together_are_each_bodys_own() -> None:
     assert together([*bodies[:50], "a\x00b 7"]) == [*alone[:50], body_facts("a\x00b 7")]
 
 
+def test_a_stores_uneven_spaces_and_digits_are_found_in_their_own_body() -> None:
+    # What a body holds is looked for in all the bodies joined: a space at either end
+    # of a body, or a digit, must count for that body alone, wherever it stands.
+    from pi_memory.detect.text_features import body_facts, store_facts
+
+    odd = [" lead", "trail ", "two  spaces", "tab\there", "x\x1fy", "v2 x", "9", "end. "]
+    plain = ["", "plain words", "a", "end.", *odd]
+    for body in odd:
+        for before in plain:
+            for after in plain:
+                for bodies in ([body], [before, body], [body, after], [before, body, after]):
+                    vocabulary, found = store_facts(bodies)
+                    spelled = [_spelled(vocabulary, facts) for facts in zip(*found)]
+                    assert spelled == list(map(body_facts, bodies)), bodies
+
+
 def test_a_stores_tokens_are_numbered_rarest_first() -> None:
     # The joins' prefixes hold each body's rarest tokens: the ids put them first.
     from pi_memory.detect.text_features import body_facts, store_facts

@@ -15,17 +15,18 @@ are not function words: changing one changes a requirement.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from functools import lru_cache
-from itertools import chain, compress, repeat
-from operator import and_, attrgetter, eq, is_not, itemgetter, not_
+from itertools import accumulate, chain, compress, repeat
+from operator import add, and_, attrgetter, eq, is_not, itemgetter, not_
 
 from pi_memory.entry import (
     Entry,
     format_time,
     normalize_ascii_lowered,
-    normalize_ascii_lowered_each,
+    normalize_evenly_spaced_each,
     normalize_memory_text,
     parse_time,
 )
@@ -192,6 +193,16 @@ class Vocabulary(dict[str, int]):
     def __missing__(self, word: str) -> int:
         found = self[word] = len(self)
         return found
+
+    if TYPE_CHECKING:
+
+        def numbered(self, word: str) -> int:
+            """The id of ``word``, which must have one already."""
+
+    else:
+        # A plain dictionary's ``get``: called from C, it is looked up faster than
+        # the subscript of a dictionary's subclass.
+        numbered = dict.get
 
 
 class Features(NamedTuple):
@@ -381,7 +392,7 @@ def store_facts(
     number = ids.__getitem__
     token_sets = list(map(_TOKENS, others))
     word_sets = list(map(_WORDS, others))
-    token_ids = list(map(frozenset, map(map, repeat(number), token_sets)))
+    token_ids = list(map(frozenset, map(map, repeat(ids.numbered), token_sets)))
     word_ids = token_ids.copy()
     for index in compress(range(len(others)), map(is_not, word_sets, token_sets)):
         word_ids[index] = frozenset(map(number, word_sets[index]))
@@ -433,16 +444,22 @@ def _ascii_ids(
     if not bodies:
         return [], [], [], [], []
     spaced, split, spelled = cut
-    norms = list(normalize_ascii_lowered_each(text.split(_SEPARATOR)))
+    lowered = text.split(_SEPARATOR)
+    # Where each body starts in ``text``: what the text holds is found there by
+    # ``str.find`` (at C speed) and told to its body.
+    starts = list(accumulate(map(add, map(len, lowered[:-1]), repeat(1)), initial=0))
+    # A body whose only whitespace is single spaces between words is its own
+    # text with the spaces normalised: only the others are cut and joined again.
+    norms = list(normalize_evenly_spaced_each(lowered))
+    for index in _holding(text, starts, _UNEVEN_SPACE):
+        norms[index] = normalize_ascii_lowered(lowered[index])
+    tokens = list(map(frozenset, map(map, repeat(ids.numbered), split)))  # each has its id
     number = repeat(ids.__getitem__)
-    tokens = list(map(frozenset, map(map, number, split)))
-    # A token with a digit: its number-free words are its letter runs.
-    digital = frozenset(compress(ids.values(), map(not_, map(str.isalpha, ids))))
     # Most bodies carry no number: their words are their tokens. The others' words
     # are their tokens once their digits are spaces too.
     words = tokens.copy()
     numbers = [_EMPTY] * len(tokens)
-    numbered = list(compress(range(len(tokens)), map(not_, map(digital.isdisjoint, tokens))))
+    numbered = sorted(_holding(text, starts, _DIGITS))
     # The words these bodies hold: their tokens without a digit, and the letter runs of
     # the others.
     held = set(compress(spelled, map(str.isalpha, spelled)))
@@ -457,6 +474,44 @@ def _ascii_ids(
             words[index] = own
             numbers[index] = found
     return norms, tokens, numbers, words, content_ids(words, ids, map(ids.__getitem__, held))
+
+
+#: What makes an ASCII body's normalised text other than its own with trailing
+#: punctuation cut: whitespace that is not a single space between two words.
+_UNEVEN_SPACE: Final = (
+    *(chr(code) for code in range(128) if chr(code).isspace() and chr(code) != " "),
+    "  ",
+    " " + _SEPARATOR,
+    _SEPARATOR + " ",
+)
+_DIGITS: Final = tuple("0123456789")
+
+
+def _holding(text: str, starts: list[int], needles: Iterable[str]) -> set[int]:
+    """The bodies of ``text`` (bodies joined by :data:`_SEPARATOR`, the ``i``-th at
+    ``starts[i]``) that hold one of ``needles`` (a needle may take in a separator: it
+    counts for the body it starts in; a leading or trailing space counts for its body).
+
+    Each needle is looked for by ``str.find``, and past a body it is found in, the
+    search goes on at the next body: a step per body that holds it, none for the others.
+    """
+    found: set[int] = set()
+    last = len(starts) - 1
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            # A needle that starts on a separator (a leading space) is its next body's.
+            index = bisect_right(starts, at if text[at] != _SEPARATOR else at + 1) - 1
+            found.add(index)
+            if index == last:
+                break
+            # From the separator on: a needle may start there (a leading space).
+            at = text.find(needle, max(at + 1, starts[index + 1] - 1))
+    if text.startswith(" "):
+        found.add(0)
+    if text.endswith(" "):
+        found.add(last)
+    return found
 
 
 def content_ids(
