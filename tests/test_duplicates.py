@@ -141,6 +141,41 @@ def test_identical_bodies_score_one_even_without_tokens() -> None:
     ]
 
 
+def test_the_same_text_has_the_same_tokens_and_numbers() -> None:
+    # Identical bodies with tokens are left to the joins (a Jaccard of 1), which find
+    # them only if case, whitespace and trailing punctuation never change a token or a
+    # number; bodies without tokens are paired by their text alone.
+    import random
+    import sys
+
+    from pi_memory.detect.text_features import body_facts
+
+    spaces = "".join(filter(str.isspace, map(chr, range(sys.maxunicode + 1))))
+    rng = random.Random(11)
+    letters = "aAbZe09.Σσς部署K\u212aİı_'-"
+    by_norm: dict[str, set[tuple[frozenset[str], frozenset[str]]]] = {}
+    bodies: dict[str, set[str]] = {}
+    for _ in range(6000):
+        words = [
+            "".join(rng.choices(letters, k=rng.randint(1, 5))) for _ in range(rng.randint(0, 4))
+        ]
+        gaps = ["".join(rng.choices(spaces, k=rng.randint(1, 3))) for _ in range(len(words) + 1)]
+        body = gaps[0] + "".join(map(str.__add__, words, gaps[1:]))
+        if rng.random() < 0.5:
+            body += "".join(rng.choices(".,;:!?。，；：！？、…" + spaces, k=rng.randint(1, 4)))
+        if rng.random() < 0.5:
+            body = body.upper() if rng.random() < 0.5 else body.lower()
+        norm, found, numbers, _, _ = body_facts(body)
+        by_norm.setdefault(norm, set()).add((found, numbers))
+        bodies.setdefault(norm, set()).add(body)
+    assert sum(1 for same in bodies.values() if len(same) > 1) > 50  # not vacuous
+    assert all(len(facts) == 1 for facts in by_norm.values())
+    # And the join finds such a pair without help: the same text, other spacing and case.
+    a = entry("20261001-aaaa", "Use  PNPM for\u3000installs", "alpha")
+    b = entry("20261002-bbbb", "use pnpm FOR installs!", "beta")
+    assert [(p.score, p.token) for p in find_duplicates([a, b])] == [(1.0, 1.0)]
+
+
 def test_superseded_rows_and_other_layers_are_not_compared() -> None:
     body = "Deploy goes through rsync to the staging host."
     live = entry("20261001-aaaa", body)

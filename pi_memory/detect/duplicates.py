@@ -23,12 +23,11 @@ filtering within each group of bodies that carry the same numbers).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, not_
 
 from pi_memory.detect.pairs import UNCOUNTED, judge_counted, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
@@ -73,7 +72,6 @@ _GLANCE: Final = 32
 _GLANCE_MARGIN: Final = 4
 
 _NEW: Final = object.__new__
-_NORM: Final = attrgetter("norm")
 _TOKENS: Final = attrgetter("tokens")
 _NUMBERS: Final = attrgetter("numbers")
 
@@ -175,9 +173,9 @@ def _candidates(group: Sequence[Features]) -> dict[tuple[int, int], int]:
     prefixes short. Pairs sharing a keyword are joined within their keyword's
     group at the acceptance threshold.
     """
-    pairs = _identical_bodies(group)
     _, orders, by_keyword = group_order(group)
     sets = _Sets(list(map(_TOKENS, group)), list(map(_NUMBERS, group)), list(map(len, orders)))
+    pairs = _identical_bodies(group, sets.sizes)
     _join(sets, list(range(len(group))), MIN_SCORE / TOKEN_WEIGHT, orders, pairs)
     # One keyword per entry: a pair shares at most one, so the two-keyword
     # branch of the rule never applies and the token gate is MIN_TOKEN (a pair
@@ -429,14 +427,22 @@ def _verified(
             out[(i, j)] = common
 
 
-def _identical_bodies(group: Sequence[Features]) -> dict[tuple[int, int], int]:
-    """Pairs of bodies that are the same text (a score of 1 whatever their tokens)."""
-    norms = list(map(_NORM, group))
-    # Counted in C: most bodies are written once, and only the repeated are looked at again.
-    repeated = {norm for norm, count in Counter(norms).items() if count > 1}
+def _identical_bodies(
+    group: Sequence[Features], sizes: Sequence[int]
+) -> dict[tuple[int, int], int]:
+    """Pairs of bodies without tokens that are the same text (a score of 1 whatever their
+    tokens).
+
+    Bodies that are the same text with tokens are left to the store-wide join: the text
+    is the body up to case, whitespace and trailing punctuation, none of which makes or
+    splits a token, so the same text has the same tokens (and numbers), a Jaccard of 1
+    that every join finds. Only two bodies with no token at all (``"..."``, ``"!!"``)
+    share nothing a join can see.
+    """
+    empty = list(compress(range(len(sizes)), map(not_, sizes)))
     by_norm: dict[str, list[int]] = {}
-    for index in compress(range(len(norms)), map(repeated.__contains__, norms)):
-        by_norm.setdefault(norms[index], []).append(index)
+    for index in empty:
+        by_norm.setdefault(group[index].norm, []).append(index)
     return dict.fromkeys(
         (pair for same in by_norm.values() for pair in _all_pairs(same)), UNCOUNTED
     )
