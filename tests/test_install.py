@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -147,6 +148,56 @@ def test_the_installed_hook_runs_from_any_directory(tmp_path: Path, hermetic_hom
     ]
     assert server["command"] == str(Path(sys.executable).resolve())
     assert server["args"] == ["-S", str(REPO / "pi_memory"), "mcp"]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Gemini CLI runs hooks with PowerShell there")
+def test_gemini_does_not_wait_for_the_session_end_hook(tmp_path: Path, hermetic_home: Path) -> None:
+    """Gemini CLI waits for a hook until its output closes (``bash -c COMMAND``) and reads no
+    answer from SessionEnd: its command runs in the shell's background, the event on its
+    stdin. Here the event's stdin stays open: the shell is done while the hook still reads."""
+    import select
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert call("install", "gemini", cwd=repo).code == 0
+    assert call("write", "--keyword", "deploy", "Deploy with rsync.", cwd=repo).code == 0
+    hooks = json.loads((hermetic_home / ".gemini" / "settings.json").read_text("utf-8"))["hooks"]
+    chat = tmp_path / "chat.jsonl"
+    chat.write_text('{"type": "user"}\n', "utf-8")
+    event = {"session_id": "s1", "transcript_path": str(chat), "cwd": str(repo)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def run(name: str, **fields: str) -> subprocess.Popen[bytes]:
+        command = hooks[name][0]["hooks"][0]["command"]
+        proc = subprocess.Popen(
+            ["bash", "-c", command], cwd=repo, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({**event, "hook_event_name": name, **fields}).encode())
+        proc.stdin.flush()
+        return proc
+
+    ask = run("BeforeAgent", prompt="how do we deploy?")
+    assert b"#deploy" in ask.communicate(timeout=60)[0]
+    state = hermetic_home / ".cache" / "pi_memory" / "sessions" / "s1" / "state.json"
+    assert json.loads(state.read_text("utf-8"))["watch"] == chat.stat().st_size
+    with chat.open("a", encoding="utf-8") as more:
+        more.write('{"type": "gemini"}\n')
+    end = run("SessionEnd", reason="exit")
+    assert end.stdout is not None and end.stderr is not None
+    closed, _, _ = select.select([end.stdout], [], [], 60)
+    with end.stdout, end.stderr:
+        assert closed and end.stdout.read() == b"" and end.stderr.read() == b""
+    assert end.wait(timeout=60) == 0
+    assert json.loads(state.read_text("utf-8"))["watch"] is not None  # the hook still reads
+    assert end.stdin is not None
+    end.stdin.close()  # the event ends: the hook settles the mark (nothing was compressed)
+    deadline = time.monotonic() + 60
+    while json.loads(state.read_text("utf-8"))["watch"] is not None:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
 
 
 def test_codex_install_replaces_the_deprecated_flag_and_uninstall_removes_both(

@@ -124,4 +124,8 @@ HOST: Final = Host(
     # next prompt or the session's end.
     compact_hook_every_request=True,
     no_start_after_compact=True,
+    # It waits for SessionEnd's hook before it exits and reads no answer from it; the hook
+    # only settles the state and hands the flush to a detached process.
+    background_events=("SessionEnd",),
+    shell_background=True,
 )

@@ -84,7 +84,10 @@ class Host:
       ``first_prompt_starts`` says whether there are any;
     - ``background_events``: the events whose hook the host may leave running and go on
       without waiting for it (Claude Code's ``"async": true``): a hook whose answer the
-      host does not read, at a moment a person waits for.
+      host does not read, at a moment a person waits for;
+    - ``shell_background``: the host has no such flag and waits for a hook until its
+      output closes, so a background event's command puts itself in the background of
+      the shell the host runs it with (POSIX), keeping the event on its stdin.
     """
 
     def __init__(
@@ -115,6 +118,7 @@ class Host:
         no_start_after_compact: bool = False,
         start_matchers: tuple[str, ...] = (),
         background_events: tuple[str, ...] = (),
+        shell_background: bool = False,
     ) -> None:
         self.name = name
         self.title = title
@@ -142,6 +146,7 @@ class Host:
         self.start_matchers = start_matchers
         self.first_prompt_starts = bool(start_matchers)
         self.background_events = background_events
+        self.shell_background = shell_background
 
     def __setattr__(self, field: str, value: object) -> None:
         if field in self.__dict__:

@@ -42,6 +42,10 @@ SCOPES: Final = ("user", "project")
 SERVER: Final = "pi_memory"
 #: Seconds a hook may take (a host's record may cap it per event, and say its unit).
 HOOK_TIMEOUT: Final = 30
+#: A hook command run in the background of a POSIX shell: the shell exits at once, the
+#: command keeps the event on its stdin (a background command's stdin is otherwise
+#: /dev/null) and writes nowhere the host waits on.
+SHELL_BACKGROUND: Final = " <&0 >/dev/null 2>&1 &"
 TOML_BEGIN: Final = "# >>> pi_memory (python -m pi_memory uninstall codex removes this block)"
 TOML_END: Final = "# <<< pi_memory"
 TOML_MARK: Final = "  # pi_memory"
@@ -125,6 +129,9 @@ def set_hooks(data: dict[str, Any], host: Host, launcher: Launcher) -> None:
         seconds = min(HOOK_TIMEOUT, host.hook_timeout_caps.get(event, HOOK_TIMEOUT))
         command = launcher.command("hook", "--host", host.name, event)
         background = event in host.background_events
+        if background and host.shell_background:
+            # Windows: the host runs PowerShell, which has no such form; the host waits.
+            command, background = command + ("" if os.name == "nt" else SHELL_BACKGROUND), False
         entry = _hook_entry(command, seconds * host.timeout_units, background)
         wanted = [entry]
         if event == host.events.get("start") and host.start_matchers:
