@@ -211,10 +211,10 @@ def test_a_first_prompt_that_starts_the_session_quickly_does_what_the_full_hook_
 #: caches are dicts and lists rather than ``functools``'s, annotations' ``collections.abc``
 #: is the type checker's alone, and the corpus's offsets are read without ``array``, each of
 #: which imports ``collections``; how far the notices looked is read as bytes, not with the
-#: ASCII codec's module).
+#: ASCII codec's module; the note's name is hashed without ``zlib``'s shared library).
 QUICK_PROMPT_SPARES = (
     *("typing", "pathlib", "json", "argparse", "subprocess", "datetime", "re"),
-    *("collections", "collections.abc", "functools", "array", "encodings.ascii"),
+    *("collections", "collections.abc", "functools", "array", "encodings.ascii", "zlib"),
 )
 
 
@@ -597,3 +597,16 @@ def test_how_far_the_notices_looked_is_read_as_the_full_hook_reads_it(
         assert quick_hook._told(str(told)) == hook_receipts._told(), content
     told.unlink()
     assert quick_hook._told(str(told)) == hook_receipts._told() == (0, 0)
+
+
+def test_a_notes_name_is_the_64_bit_fnv_1a_hash_of_its_directory() -> None:
+    from pi_memory.hosts.quick_hook import note_stem
+
+    # The published test vectors of FNV-1a 64 (the empty string, "a", "foobar").
+    assert note_stem("") == "cbf29ce484222325"
+    assert note_stem("a") == "af63dc4c8601ec8c"
+    assert note_stem("foobar") == "85944171f73967e8"
+    named = {note_stem(f"/home/me/project-{n}") for n in range(1000)}
+    assert len(named) == 1000
+    assert note_stem("/srv/caf\xe9") != note_stem("/srv/cafe")
+    assert len(note_stem("/srv/\udcff")) == 16  # undecodable bytes as the OS gave them

@@ -44,6 +44,10 @@ _MOMENTS = ("start", "prompt", "end", "turn_end")
 _STATE_FIELDS = ("frozen", "reinject", "watch", "surfaced")
 #: The ids a receipt names at most (:data:`pi_memory.receipts.MAX_IDS`).
 _MAX_IDS = 64
+#: 64-bit FNV-1a (:func:`note_stem`).
+_FNV_OFFSET = 0xCBF29CE484222325
+_FNV_PRIME = 0x100000001B3
+_FNV_MASK = 0xFFFFFFFFFFFFFFFF
 
 
 class Miss(Exception):
@@ -51,11 +55,14 @@ class Miss(Exception):
 
 
 def note_stem(cwd: str) -> str:
-    """The file name (without suffix) of the note of the working directory ``cwd``."""
-    import zlib
-
-    raw = cwd.encode("utf-8", "surrogateescape")
-    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+    """The file name (without suffix) of the note of the working directory ``cwd``: its
+    64-bit FNV-1a hash, in hex. Every hook and MCP server start works it out, and a hash
+    from ``zlib`` would load that module's shared library for a few dozen bytes (a note
+    names its own directory: two directories whose names hash alike share no note)."""
+    stem = _FNV_OFFSET
+    for byte in cwd.encode("utf-8", "surrogateescape"):
+        stem = ((stem ^ byte) * _FNV_PRIME) & _FNV_MASK
+    return f"{stem:016x}"
 
 
 def launcher_argv() -> tuple[str, str, str]:
