@@ -821,7 +821,6 @@ def test_the_mcp_server_answers_its_first_requests_from_the_note(tmp_path: Path)
         "pi_memory.env_names",
         "pi_memory.fs",
         "pi_memory.fs.cache_home",
-        "pi_memory.fs.termination",
         "pi_memory.hosts",
         "pi_memory.hosts.mcp",
         "pi_memory.hosts.quick_hook",

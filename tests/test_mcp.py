@@ -303,3 +303,31 @@ def test_an_answer_json_cannot_write_alone_holds_encoded_text_as_its_value() -> 
     assert _dumps(answer) == json.dumps({"tools": [{"name": "é"}], "n": float("nan")})
     with pytest.raises(TypeError, match="not JSON"):
         _dumps({"odd": {1, 2}})
+
+
+@pytest.mark.skipif(os.name != "posix", reason="SIGTERM and SIGINT as a host sends them")
+def test_a_signal_ends_the_server_as_a_host_expects_before_and_after_its_first_tool_call(
+    project: Path,
+) -> None:
+    """Before any tool call nothing is held: SIGTERM has its default action, and the client's
+    start did not wait for the handlers. After one it ends the server as ^C does (128 plus
+    its number, every request read answered), and SIGINT, which Claude Code sends, is 130
+    either way."""
+    import signal
+    import time
+
+    for signum, call, code in (
+        (signal.SIGTERM, False, -signal.SIGTERM),
+        (signal.SIGINT, False, 130),
+        (signal.SIGTERM, True, 128 + signal.SIGTERM),
+        (signal.SIGINT, True, 130),
+    ):
+        c = McpClient(project)
+        c.initialize()
+        if call:
+            assert c.call("memory_search", query="anything")[0]
+        assert c.request("ping")["result"] == {}
+        time.sleep(0.2)  # back in its read, as a server is when its client quits
+        c.proc.send_signal(signum)
+        assert c.proc.wait(timeout=30) == code, (signum, call)
+        c.close()

@@ -19,7 +19,7 @@ from pi_memory import __version__
 
 TYPE_CHECKING = False  # typing is not needed to answer a client's first requests
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from concurrent.futures import ThreadPoolExecutor
     from typing import IO, Any, Final
 
@@ -166,12 +166,20 @@ def answer(message: object) -> dict[str, Any] | None:
 class Server:
     """Reads messages, answers each on a worker thread, writes one line per answer."""
 
-    def __init__(self, out: IO[bytes], workers: int = WORKERS) -> None:
+    def __init__(
+        self,
+        out: IO[bytes],
+        workers: int = WORKERS,
+        *,
+        before_work: Callable[[], None] | None = None,
+    ) -> None:
         self._out = out
         self._write_lock = allocate_lock()  # threading's Lock, without importing threading
         self._cancelled: set[object] = set()
         self._workers = workers
         self._pool: ThreadPoolExecutor | None = None
+        #: Called on the reading thread before the first request goes to a worker.
+        self._before_work = before_work
 
     def serve(self, lines: Iterable[bytes]) -> None:
         try:
@@ -187,6 +195,8 @@ class Server:
         (``concurrent.futures`` imports ``logging``: a client's start waits for the
         answers to ``initialize`` and ``tools/list``, which need no worker)."""
         if self._pool is None:
+            if self._before_work is not None:
+                self._before_work()
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="mcp")
@@ -292,23 +302,29 @@ def run_mcp(args: list[str]) -> int:
     return serve()
 
 
+def _end_by_exception() -> None:
+    """SIGTERM and SIGHUP raise :class:`~pi_memory.fs.termination.Terminated` from now on."""
+    from pi_memory.fs.termination import end_by_exception
+
+    end_by_exception()
+
+
 def serve() -> int:
     """Serve stdin and stdout until the client closes its input: ``mcp`` as a client starts
     it, straight from ``pi_memory/__main__.py`` (the command table and a person's error
     handling are not loaded before the client's first answers). A signal ends it with 128
-    plus its number, anything unexpected is logged and ends it with 1."""
-    from pi_memory.fs.termination import Terminated, end_by_exception
+    plus its number, anything unexpected is logged and ends it with 1.
 
-    # Requests run on worker threads; a signal ends the reading, and every
-    # request read is finished (its lock released) before the server exits.
-    end_by_exception()
+    Requests run on worker threads; from the first tool call on (the first request that
+    may take a lock) SIGTERM and SIGHUP end the reading as ^C does, and every request read
+    is finished (its lock released) before the server exits. Before it they keep their
+    default action: the process holds nothing, and a client's start does not wait for
+    the handlers' module."""
     out = protocol_stdout()
     try:
-        Server(out).serve(sys.stdin.buffer)
-    except Terminated as exc:
-        return exc.exit_code
-    except KeyboardInterrupt:
-        return 130
+        Server(out, before_work=_end_by_exception).serve(sys.stdin.buffer)
+    except KeyboardInterrupt as exc:  # ^C, or a Terminated once the handlers are set
+        return int(getattr(exc, "exit_code", 130))
     except Exception as exc:
         from pi_memory.error_handler import log_exception
 
