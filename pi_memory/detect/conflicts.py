@@ -40,8 +40,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import chain, compress, islice
-from operator import attrgetter, eq, itemgetter, mul
+from itertools import chain, compress, islice, repeat
+from operator import attrgetter, eq, gt, itemgetter, mul
 
 from pi_memory.detect.pairs import judge_candidates, judge_every_pair, oldest_first, ranked
 from pi_memory.detect.set_join import (
@@ -199,25 +199,28 @@ def _candidates(group: Sequence[Features]) -> set[tuple[int, int]]:
 
     What the joins let through is checked against the counts both rules need
     (:func:`_words_may_conflict`, :func:`_numbers_may_conflict`) for the whole
-    layer at once.
+    layer at once; a small group's pairs are checked as they are met
+    (:func:`_small_group`).
     """
     _, _, by_keyword = group_order(group)
-    words = list(map(_WORDS, group))
+    keywords = list(by_keyword.values())
+    # A body of numbers alone has nothing to compare (a body without words has no
+    # content words either); most stores have none.
+    every_one_worded = all(map(_WORDS, group))
+    found: set[tuple[int, int]] = set()
     by_words: set[tuple[int, int]] = set()
     by_numbers: set[tuple[int, int]] = set()
-    for keyword_members in by_keyword.values():
-        if len(keyword_members) < 2:
-            continue
-        # A body of numbers alone has nothing to compare (a body without words has
-        # no content words either).
-        members = list(compress(keyword_members, map(words.__getitem__, keyword_members)))
+    for keyword_members in compress(keywords, map(gt, map(len, keywords), repeat(1))):
+        members = (
+            keyword_members if every_one_worded else [i for i in keyword_members if group[i].words]
+        )
         if len(members) <= SMALL_GROUP:
-            _plausible_pairs(group, members, by_words, by_numbers)
-        elif members:
+            _small_group(group, members, found)
+        else:
             _large_group(group, members, out=(by_words, by_numbers))
-    pairs = _words_may_conflict(group, by_words)
-    pairs.update(_numbers_may_conflict(group, by_numbers.difference(pairs)))
-    return pairs
+    found.update(_words_may_conflict(group, by_words))
+    found.update(_numbers_may_conflict(group, by_numbers.difference(found)))
+    return found
 
 
 def _large_group(
@@ -242,8 +245,9 @@ def _large_group(
     if dense_pays(
         len(numbered), pairs, lambda: prefix_cost(orders, numbered, MIN_SIMILARITY_NUMBERS)
     ):
-        words = list(map(_WORDS, group))
-        by_numbers.update(dense_join(words, numbered, MIN_SIMILARITY_NUMBERS))
+        words = list(map(_WORDS, map(group.__getitem__, numbered)))
+        found = dense_join(words, range(len(numbered)), MIN_SIMILARITY_NUMBERS)
+        by_numbers.update((numbered[i], numbered[j]) for i, j in found)
     else:
         prefixes = PrefixIndex(MIN_SIMILARITY_NUMBERS, probes_no_smaller=True)
         self_join(numbered, orders, prefixes, by_numbers)
@@ -281,7 +285,11 @@ def _word_join(
     """
     pairs = len(members) * (len(members) - 1) // 2
     if dense_pays(len(members), pairs, lambda: _meetings(members, contents)):
-        out.update(dense_join(list(map(_CONTENT, group)), members, MIN_SIMILARITY_WORDS))
+        # The members' own sets, by position: the members are in index order, so a
+        # pair's positions are in the order of its indexes.
+        sets = list(map(_CONTENT, map(group.__getitem__, members)))
+        found = dense_join(sets, range(len(members)), MIN_SIMILARITY_WORDS)
+        out.update((members[i], members[j]) for i, j in found)
         return
     # Ascending size, then index (the members come in index order and the sort is
     # stable): each pair meets once, when its later side looks.
@@ -413,22 +421,24 @@ def _words_may_conflict(
     On templated notes the joins let through many pairs that share most words yet
     replace none, or too many: checking the counts here is much cheaper than judging.
     """
-    content = list(map(_CONTENT, group))
     found: set[tuple[int, int]] = set()
-    gate = MIN_SIMILARITY_WORDS
     for i, j in pairs:
-        x, y = content[i], content[j]
-        common = len(x & y)
-        a, b = len(x), len(y)
-        if (
-            common < a
-            and common < b
-            and a <= common + MAX_REPLACED_WORDS
-            and b <= common + MAX_REPLACED_WORDS
-            and common >= gate * (a + b - common) - EPS
-        ):
+        x, y = group[i].content, group[j].content
+        if _words_fit(len(x & y), len(x), len(y)):
             found.add((i, j) if i < j else (j, i))
     return found
+
+
+def _words_fit(common: int, a: int, b: int) -> bool:
+    """Whether sets of ``a`` and ``b`` content words that share ``common`` pass the counts
+    a word conflict needs (see :func:`_words_may_conflict`)."""
+    return (
+        common < a
+        and common < b
+        and a <= common + MAX_REPLACED_WORDS
+        and b <= common + MAX_REPLACED_WORDS
+        and common >= MIN_SIMILARITY_WORDS * (a + b - common) - EPS
+    )
 
 
 def _numbers_may_conflict(
@@ -448,29 +458,34 @@ def _numbers_may_conflict(
     return found
 
 
-def _plausible_pairs(
-    group: Sequence[Features],
-    members: list[int],
-    by_words: set[tuple[int, int]],
-    by_numbers: set[tuple[int, int]],
+def _small_group(
+    group: Sequence[Features], members: list[int], found: set[tuple[int, int]]
 ) -> None:
-    """Pairs of a small group whose set sizes allow the conflict their numbers call for:
-    a number conflict into ``by_numbers`` when both carry numbers and they differ, a
-    word conflict into ``by_words`` otherwise (see :class:`_SmallestPartner`).
+    """Pairs of a small group that pass the counts the conflict their numbers call for
+    needs, into ``found``: a number conflict's when both carry numbers and they differ
+    (:func:`_numbers_may_conflict`), a word conflict's otherwise
+    (:func:`_words_may_conflict`); sizes that cannot reach them are passed over before
+    the sets are intersected (see :class:`_SmallestPartner`).
 
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
     pair exactly at a gate despite float rounding.
     """
-    sized = [(i, len(group[i].words), len(group[i].content), group[i].numbers) for i in members]
-    for n, (i, words_i, content_i, numbers_i) in enumerate(sized):
-        for j, words_j, content_j, numbers_j in sized[n + 1 :]:
+    gate = MIN_SIMILARITY_NUMBERS
+    sized = [
+        (i, x.words, len(x.words), x.content, len(x.content), x.numbers)
+        for i, x in zip(members, map(group.__getitem__, members))
+    ]
+    for n, (i, words_i, many_i, content_i, size_i, numbers_i) in enumerate(sized):
+        for j, words_j, many_j, content_j, size_j, numbers_j in sized[n + 1 :]:
             if numbers_i and numbers_j and numbers_i != numbers_j:
-                small, large = (words_i, words_j) if words_i <= words_j else (words_j, words_i)
-                if size_allows(small, large, MIN_SIMILARITY_NUMBERS):
-                    by_numbers.add((i, j))
+                small, large = (many_i, many_j) if many_i <= many_j else (many_j, many_i)
+                if size_allows(small, large, gate):
+                    common = len(words_i & words_j)
+                    if common >= gate * (many_i + many_j - common) - EPS:
+                        found.add((i, j))
                 continue
-            small, large = (
-                (content_i, content_j) if content_i <= content_j else (content_j, content_i)
-            )
-            if small >= _SMALLEST_PARTNER[large]:
-                by_words.add((i, j))
+            small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
+            if small >= _SMALLEST_PARTNER[large] and _words_fit(
+                len(content_i & content_j), size_i, size_j
+            ):
+                found.add((i, j))
