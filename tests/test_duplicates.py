@@ -499,6 +499,20 @@ def test_features_take_the_known_facts_and_work_out_the_rest() -> None:
         )
 
 
+def test_a_word_that_ends_in_no_inflected_end_is_its_own_lemma() -> None:
+    # The store's content words look up only the words that end in one of these.
+    from pi_memory.detect.text_features import INFLECTED_ENDS, lemma
+    from tests.similarity_stores import realistic_store
+
+    stems = ["walk", "stud", "run", "box", "quick", "releas", "kat", "go", "a", "mix"]
+    ends = ["", "s", "es", "ies", "ed", "ing", "ly", "e", "er", "ment", "ful", "ion", "ish"]
+    words = [stem + end for stem in stems for end in ends]
+    words += [w.lower() for e in realistic_store(300, 2) for w in e.body.split() if w.isalpha()]
+    changed = [word for word in words if lemma(word) != word]
+    assert {word[-1] for word in changed} == set(INFLECTED_ENDS)
+    assert all(word.endswith(INFLECTED_ENDS) for word in changed)
+
+
 def test_content_ids_are_the_lemmas_of_the_words_but_the_function_words() -> None:
     from pi_memory.detect.text_features import Vocabulary, content_ids
 

@@ -90,6 +90,11 @@ def token_list(text: str) -> list[str]:
     return list(seen)
 
 
+#: The last letters of every word :func:`lemma` changes: each suffix :func:`stem` cuts
+#: ends in one of them, and so does a final ``e``.
+INFLECTED_ENDS: Final = ("s", "g", "d", "y", "e")
+
+
 def lemma(word: str) -> str:
     """``word`` without its inflection: :func:`~pi_memory.keywords.stem`, then a final ``e``.
 
@@ -527,9 +532,13 @@ def content_ids(
     """
     spelling = list(ids)
     lemmas = list(range(len(spelling)))
-    function: set[int] = set()
+    ordered = sorted(held)
+    spelled = list(map(spelling.__getitem__, ordered))
+    function = set(compress(ordered, map(FUNCTION_WORDS.__contains__, spelled)))
     inflected: set[int] = set()
-    for number in sorted(held):
+    # A word that ends in none of :data:`INFLECTED_ENDS` is its own lemma: only the
+    # others are looked up.
+    for number in compress(ordered, map(str.endswith, spelled, repeat(INFLECTED_ENDS))):
         found = _CONTENT[spelling[number]]
         if not found:
             function.add(number)
