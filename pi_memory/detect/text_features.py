@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
-from operator import add, and_, attrgetter, eq, is_not, itemgetter, not_
+from operator import add, and_, attrgetter, contains, eq, is_not, itemgetter, not_, or_
 
 from pi_memory.entry import (
     Entry,
@@ -389,7 +389,7 @@ def store_facts(
     counts.update(chain.from_iterable(map(_TOKENS, others)))
     # Rarest first: a stable sort keeps ties in the order first seen.
     ids = Vocabulary(zip(sorted(counts, key=counts.__getitem__), range(len(counts))))
-    made = _ascii_ids(plain, (spaced, split, spelled_here), text, ids)
+    made = _ascii_ids(plain, (split, spelled_here), text, ids)
     if not others:
         return ids, made
     # The other bodies' words as ids, a column at a time: most have no number, and
@@ -439,16 +439,16 @@ _CONTENT_WORDS: Final = itemgetter(4)
 
 def _ascii_ids(
     bodies: list[str],
-    cut: tuple[list[str], list[list[str]], list[str]],
+    cut: tuple[list[list[str]], list[str]],
     text: str,
     ids: Vocabulary,
 ) -> StoreColumns:
     """:data:`StoreFacts` of ASCII ``bodies`` with ids from ``ids``, given all of them
-    lowercased and joined by :data:`_SEPARATOR` (``text``) and ``cut``: each with every
-    character that is no token's a space, each cut into its tokens, and their tokens."""
+    lowercased and joined by :data:`_SEPARATOR` (``text``) and ``cut``: each cut into
+    its tokens, and their tokens."""
     if not bodies:
         return [], [], [], [], []
-    spaced, split, spelled = cut
+    split, spelled = cut
     lowered = text.split(_SEPARATOR)
     # Where each body starts in ``text``: what the text holds is found there by
     # ``str.find`` (at C speed) and told to its body.
@@ -456,46 +456,69 @@ def _ascii_ids(
     # A body whose only whitespace is single spaces between words is its own
     # text with the spaces normalised: only the others are cut and joined again.
     norms = list(normalize_evenly_spaced_each(lowered))
-    for index in _holding(text, starts, _UNEVEN_SPACE):
+    # Two spaces or a space at either end are looked for body by body: ``str.find``
+    # over the whole text is slow for a needle that starts with a space.
+    uneven = _holding(text, starts, _OTHER_SPACE)
+    uneven.update(
+        compress(
+            range(len(lowered)),
+            map(
+                or_,
+                map(contains, lowered, repeat("  ")),
+                map(
+                    or_,
+                    map(str.startswith, lowered, repeat(" ")),
+                    map(str.endswith, lowered, repeat(" ")),
+                ),
+            ),
+        )
+    )
+    for index in uneven:
         norms[index] = normalize_ascii_lowered(lowered[index])
     tokens = list(map(frozenset, map(map, repeat(ids.numbered), split)))  # each has its id
-    number = repeat(ids.__getitem__)
     # Most bodies carry no number: their words are their tokens. The others' words
-    # are their tokens once their digits are spaces too.
+    # are their tokens without a digit, and the letter runs of those with one.
     words = tokens.copy()
     numbers = [_EMPTY] * len(tokens)
     numbered = sorted(_holding(text, starts, _DIGITS))
-    # The words these bodies hold: their tokens without a digit, and the letter runs of
-    # the others.
-    held = set(compress(spelled, map(str.isalpha, spelled)))
+    lettered = list(map(str.isalpha, spelled))
+    held = set(compress(spelled, lettered))
     if numbered:
-        without = _SEPARATOR.join(map(spaced.__getitem__, numbered)).translate(_DIGIT_TO_SPACE)
-        held.update(without.replace(_SEPARATOR, " ").split())
-        for index, own, found in zip(
-            numbered,
-            map(frozenset, map(map, number, map(str.split, without.split(_SEPARATOR)))),
-            map(frozenset, map(_NUMBER_RE.findall, map(bodies.__getitem__, numbered))),
+        digital = list(compress(spelled, map(not_, lettered)))
+        runs = list(map(str.split, map(str.translate, digital, repeat(_DIGIT_TO_SPACE))))
+        held.update(chain.from_iterable(runs))
+        gone = frozenset(map(ids.numbered, digital))
+        # The tokens with both: most tokens with a digit are numbers, with no letter.
+        spelling = {
+            ids.numbered(token): frozenset(map(ids.__getitem__, letters))
+            for token, letters in zip(digital, runs)
+            if letters
+        }
+        mixed = spelling.keys()
+        for index, found in zip(
+            numbered, map(frozenset, map(_NUMBER_RE.findall, map(bodies.__getitem__, numbered)))
         ):
-            words[index] = own
+            own = tokens[index]
+            words[index] = (
+                own.difference(gone)
+                if mixed.isdisjoint(own)
+                else own.difference(gone).union(*map(spelling.__getitem__, mixed & own))
+            )
             numbers[index] = found
     return norms, tokens, numbers, words, content_ids(words, ids, map(ids.__getitem__, held))
 
 
-#: What makes an ASCII body's normalised text other than its own with trailing
-#: punctuation cut: whitespace that is not a single space between two words.
-_UNEVEN_SPACE: Final = (
-    *(chr(code) for code in range(128) if chr(code).isspace() and chr(code) != " "),
-    "  ",
-    " " + _SEPARATOR,
-    _SEPARATOR + " ",
+#: Whitespace other than a space: an ASCII body that holds one, two spaces in a row
+#: or a space at either end is not its own normalised text with trailing punctuation cut.
+_OTHER_SPACE: Final = tuple(
+    chr(code) for code in range(128) if chr(code).isspace() and chr(code) != " "
 )
 _DIGITS: Final = tuple("0123456789")
 
 
 def _holding(text: str, starts: list[int], needles: Iterable[str]) -> set[int]:
     """The bodies of ``text`` (bodies joined by :data:`_SEPARATOR`, the ``i``-th at
-    ``starts[i]``) that hold one of ``needles`` (a needle may take in a separator: it
-    counts for the body it starts in; a leading or trailing space counts for its body).
+    ``starts[i]``) that hold one of ``needles`` (characters other than the separator).
 
     Each needle is looked for by ``str.find``, and past a body it is found in, the
     search goes on at the next body: a step per body that holds it, none for the others.
@@ -505,17 +528,11 @@ def _holding(text: str, starts: list[int], needles: Iterable[str]) -> set[int]:
     for needle in needles:
         at = text.find(needle)
         while at >= 0:
-            # A needle that starts on a separator (a leading space) is its next body's.
-            index = bisect_right(starts, at if text[at] != _SEPARATOR else at + 1) - 1
+            index = bisect_right(starts, at) - 1
             found.add(index)
             if index == last:
                 break
-            # From the separator on: a needle may start there (a leading space).
-            at = text.find(needle, max(at + 1, starts[index + 1] - 1))
-    if text.startswith(" "):
-        found.add(0)
-    if text.endswith(" "):
-        found.add(last)
+            at = text.find(needle, starts[index + 1])
     return found
 
 
