@@ -211,10 +211,12 @@ def test_a_first_prompt_that_starts_the_session_quickly_does_what_the_full_hook_
 #: caches are dicts and lists rather than ``functools``'s, annotations' ``collections.abc``
 #: is the type checker's alone, and the corpus's offsets are read without ``array``, each of
 #: which imports ``collections``; how far the notices looked is read as bytes, not with the
-#: ASCII codec's module; the note's name is hashed without ``zlib``'s shared library).
+#: ASCII codec's module; the note's name is hashed without ``zlib``'s shared library; the
+#: surfaced block is cut to size without the layer's file names, which name ``MEMORY.md``).
 QUICK_PROMPT_SPARES = (
     *("typing", "pathlib", "json", "argparse", "subprocess", "datetime", "re"),
     *("collections", "collections.abc", "functools", "array", "encodings.ascii", "zlib"),
+    *("pi_memory.naming", "pi_memory.naming.layer_files"),
 )
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from pi_memory.inject.sanitize import sanitize_for_injection
 from pi_memory.named_tuple import NamedTuple
-from pi_memory.naming.layer_files import INDEX_FILE
 from pi_memory.text import cut_utf8, is_blank, split_lines, utf8_len
 
 TYPE_CHECKING = False
@@ -254,6 +253,8 @@ def read_index(directory: Path) -> str | None:
 
     Undecodable bytes become U+FFFD instead of failing a hook.
     """
+    from pi_memory.naming.layer_files import INDEX_FILE  # a prompt's surfacing has no use for it
+
     try:
         data = (directory / INDEX_FILE).read_bytes()
     except (FileNotFoundError, NotADirectoryError):
