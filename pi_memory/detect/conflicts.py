@@ -232,11 +232,9 @@ def _large_group(
     """The joins of one keyword's ``members`` (more than :data:`SMALL_GROUP`), their pairs
     into ``out`` (for word and for number conflicts)."""
     by_words, by_numbers = out
-    numbers = list(map(_NUMBERS, map(group.__getitem__, members)))
-    numbered = list(compress(members, numbers))
-    # Content words are ids in the order of the tokens: rarest first.
-    contents = dict(zip(members, map(sorted, map(_CONTENT, map(group.__getitem__, members)))))
-    _word_join(group, members, contents, by_words)
+    items = list(map(group.__getitem__, members))
+    numbered = list(compress(members, map(_NUMBERS, items)))
+    _word_join(members, list(map(_CONTENT, items)), by_words)
     if len(numbered) < 2:
         return
     # Words are ids in the order of the tokens.
@@ -263,13 +261,11 @@ _WORD_PREFIX: Final = itemgetter(slice(0, MAX_REPLACED_WORDS + 2))
 
 
 def _word_join(
-    group: Sequence[Features],
-    members: list[int],
-    contents: dict[int, list[int]],
-    out: set[tuple[int, int]],
+    members: list[int], contents: list[frozenset[int]], out: set[tuple[int, int]]
 ) -> None:
-    """Pairs of ``members`` that may be a word conflict, into ``out`` (either way round):
-    by a prefix filter, or by comparing every pair where that pays.
+    """Pairs of ``members`` (in index order) that may be a word conflict, into ``out``
+    (either way round), from their ``contents`` (by position): by a prefix filter, or by
+    comparing every pair where that pays.
 
     A word conflict's sides ``x`` and ``y`` share ``c`` content words, and each
     lacks ``g`` of the other's, ``1 <= g <= MAX_REPLACED_WORDS``; Jaccard >= 0.5
@@ -284,25 +280,27 @@ def _word_join(
     what no later body can pair with as the sizes grow.
     """
     pairs = len(members) * (len(members) - 1) // 2
-    if dense_pays(len(members), pairs, lambda: _meetings(members, contents)):
-        # The members' own sets, by position: the members are in index order, so a
-        # pair's positions are in the order of its indexes.
-        sets = list(map(_CONTENT, map(group.__getitem__, members)))
-        found = dense_join(sets, range(len(members)), MIN_SIMILARITY_WORDS)
+    if dense_pays(len(members), pairs, lambda: _meetings(contents)):
+        # The members are in index order, so a pair's positions are in the order of
+        # its indexes.
+        found = dense_join(contents, range(len(members)), MIN_SIMILARITY_WORDS)
         out.update((members[i], members[j]) for i, j in found)
         return
-    # Ascending size, then index (the members come in index order and the sort is
-    # stable): each pair meets once, when its later side looks.
-    ordered = sorted(members, key=dict(zip(contents, map(len, contents.values()))).__getitem__)
-    _size_ordered_join(ordered, list(map(contents.__getitem__, ordered)), out)
+    # Ascending size, then index (the sort is stable): each pair meets once, when its
+    # later side looks.
+    sizes = list(map(len, contents))
+    by_size = sorted(range(len(members)), key=sizes.__getitem__)
+    sizes.sort()
+    # Content words are ids in the order of the tokens: rarest first.
+    orders = list(map(sorted, map(contents.__getitem__, by_size)))
+    _size_ordered_join(list(map(members.__getitem__, by_size)), orders, sizes, out)
 
 
 def _size_ordered_join(
-    ordered: list[int], orders: list[list[int]], out: set[tuple[int, int]]
+    ordered: list[int], orders: list[list[int]], sizes: list[int], out: set[tuple[int, int]]
 ) -> None:
-    """:func:`_word_join`'s prefix filter over ``ordered`` (ascending size), whose content
-    words are ``orders``: its pairs into ``out``."""
-    sizes = list(map(len, orders))
+    """:func:`_word_join`'s prefix filter over ``ordered`` (ascending ``sizes``), whose
+    content words are ``orders``: its pairs into ``out``."""
     # Where each word was first met, and the positions of every word met again: most
     # words begin one body of the group only, and need no list.
     first: dict[int, int] = {}
@@ -318,6 +316,7 @@ def _size_ordered_join(
         stop = bisect_right(sizes, size, here)
         fewest = bisect_left(sizes, _SMALLEST_PARTNER[size], 0, here)
         indexed, probed = _prefix_lengths(size)
+        looks_further = probed > indexed
         for order in orders[here:stop]:
             met: list[int] = []
             for word in order[:indexed]:
@@ -336,7 +335,7 @@ def _size_ordered_join(
                         del posting[: bisect_left(posting, fewest)]
                     met += posting
                     posting.append(here)
-            for word in order[indexed:probed]:
+            for word in order[indexed:probed] if looks_further else ():
                 posting = posting_of(word)
                 if posting is None:
                     once = first_get(word)
@@ -394,17 +393,17 @@ class _SmallestPartner(dict[int, int]):
 _SMALLEST_PARTNER: Final = _SmallestPartner()
 
 
-def _meetings(members: list[int], contents: dict[int, list[int]]) -> float:
+def _meetings(contents: list[frozenset[int]]) -> float:
     """About how many posting entries :func:`_word_join`'s prefix filter would visit: it
     meets a pair through each word their first words share, counted on an evenly spaced
     sample of :data:`_MEETINGS_SAMPLE` bodies and scaled up, as
     :func:`~pi_memory.detect.set_join.prefix_cost` counts."""
-    step = max(1, -(-len(members) // _MEETINGS_SAMPLE))
-    sample = members[::step]
-    counts = Counter(chain.from_iterable(map(_WORD_PREFIX, map(contents.__getitem__, sample))))
+    step = max(1, -(-len(contents) // _MEETINGS_SAMPLE))
+    sample = contents[::step]
+    counts = Counter(chain.from_iterable(map(_WORD_PREFIX, map(sorted, sample))))
     held = list(counts.values())
     squares: int = sum(map(mul, held, held))
-    return (squares - sum(held)) / 2 * (len(members) / len(sample)) ** 2
+    return (squares - sum(held)) / 2 * (len(contents) / len(sample)) ** 2
 
 
 _WORDS: Final = attrgetter("words")
