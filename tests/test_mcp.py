@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -331,3 +333,28 @@ def test_a_signal_ends_the_server_as_a_host_expects_before_and_after_its_first_t
         c.proc.send_signal(signum)
         assert c.proc.wait(timeout=30) == code, (signum, call)
         c.close()
+
+
+class _InterruptedPipe(io.BytesIO):
+    """The server's stdout as it is when ^C, or a host's SIGINT, comes while an answer is
+    written: the signal's KeyboardInterrupt is raised inside the write."""
+
+    def write(self, data: object) -> int:
+        raise KeyboardInterrupt
+
+
+def test_an_interrupt_while_the_reading_thread_answers_ends_the_server() -> None:
+    """The reading thread answers every request but a tool call itself, and a signal is
+    raised there: the interrupt ends ``serve`` (130), it is not taken for a failed answer
+    and logged while the server reads on and waits for a client that has gone."""
+    from pi_memory.hosts.mcp import Server
+
+    read_on: list[str] = []
+
+    def lines() -> Iterator[bytes]:
+        yield b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n'
+        read_on.append("the next line")
+
+    with pytest.raises(KeyboardInterrupt):
+        Server(_InterruptedPipe()).serve(lines())
+    assert read_on == []

@@ -240,6 +240,10 @@ class Server:
             reply = answer(message)
             if reply is not None and reply.get("id") not in self._cancelled:
                 self._send(reply)
+        except KeyboardInterrupt:
+            # A signal reaches only the reading thread, which answers every request but a
+            # tool call itself: it ends the server (serve), not just this answer.
+            raise
         except BaseException as exc:  # a worker must never die silently with a request unanswered
             from pi_memory.error_handler import log_exception
 
