@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -12,6 +13,15 @@ from queue import Empty, Queue
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def _default_signals() -> None:
+    """In the server's process before it starts: SIGINT and SIGQUIT back to their default,
+    as a host's spawn leaves them (Node resets every signal in its children). A test run
+    started in a shell's background inherits them ignored, and Python sets no ^C handler
+    where SIGINT is ignored, so the server would outlive the SIGINT a host sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 class McpClient:
@@ -26,6 +36,8 @@ class McpClient:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            # Runs nothing that takes a lock: signal is imported already, here.
+            preexec_fn=_default_signals if os.name == "posix" else None,  # noqa: PLW1509
         )
         self.lines: Queue[bytes] = Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
