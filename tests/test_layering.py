@@ -31,6 +31,18 @@ HOST_RECORDS: tuple[str, ...] = (
     "hosts.gemini",
     "hosts.pi_agent",
 )
+#: Leaves: they import nothing of pi_memory, so every floor may read them
+#: (the text rules, the environment variables' names, the configuration defaults, the index
+#: file's name, the records' base class, the kept answers of a function).
+LEAVES: tuple[str, ...] = (
+    "errors",
+    "text",
+    "env_names",
+    "config.defaults",
+    "naming.layer_files",
+    "named_tuple",
+    "memo",
+)
 #: Floors from the top down. A module may import modules on its own floor or any
 #: floor below it, never above. Each entry is a module or package prefix; a
 #: package that does not exist yet keeps its floor for when it lands.
@@ -98,19 +110,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("fs", ("fs",)),
-    (
-        "base",
-        (
-            "errors",
-            "text",
-            "env_names",
-            "config.defaults",
-            "naming.layer_files",
-            "named_tuple",
-            "memo",
-            "",
-        ),
-    ),
+    ("base", (*LEAVES, "")),
 )
 #: What a floor may never import, whatever the floors above say.
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -124,18 +124,6 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
 #: Forbidden imports still there, each until the change that removes it lands (none now:
 #: the MCP server calls the agent tools in their own layer, not a command).
 STILL_FORBIDDEN: frozenset[tuple[str, str]] = frozenset()
-#: Leaves: they import nothing of pi_memory, so every floor may read them
-#: (the text rules, the environment variables' names, the configuration defaults, the index
-#: file's name, the records' base class, the kept answers of a function).
-LEAVES: tuple[str, ...] = (
-    "errors",
-    "text",
-    "env_names",
-    "config.defaults",
-    "naming.layer_files",
-    "named_tuple",
-    "memo",
-)
 #: ``fs`` is the bottom: it imports nothing of pi_memory but itself and the leaves.
 FS_MAY_IMPORT: tuple[str, ...] = ("fs", *LEAVES)
 #: Where a layout's name may be written as a string: the layouts, and config reading it.

@@ -251,6 +251,8 @@ def _large_group(
         self_join(numbered, orders, prefixes, by_numbers)
 
 
+#: How many of a word conflict's shared content words its join looks for.
+_SHARED_FIRST: Final = 2
 #: The fewest content words a side of a word conflict has: it shares two words at least
 #: and lacks one of the other side's (see :func:`_word_join`).
 _FEWEST_WORDS: Final = 3
@@ -369,10 +371,6 @@ def _prefix_lengths(size: int) -> tuple[int, int]:
     )
 
 
-#: How many of a word conflict's shared content words its join looks for.
-_SHARED_FIRST: Final = 2
-
-
 class _SmallestPartner(dict[int, int]):
     """The fewest content words a word conflict's smaller side can have, by the larger
     side's number of them, worked out on first sight.
@@ -446,15 +444,19 @@ def _numbers_may_conflict(
     """Of ``pairs`` (each ``(low, high)``, both sides with numbers), those that pass what a
     number conflict needs: the number sets differ, word Jaccard >= 0.3."""
     found: set[tuple[int, int]] = set()
-    gate = MIN_SIMILARITY_NUMBERS
     for i, j in pairs:
         x, y = group[i], group[j]
-        if x.numbers == y.numbers:
-            continue
-        common = len(x.words & y.words)
-        if common >= gate * (len(x.words) + len(y.words) - common) - EPS:
+        if x.numbers != y.numbers and _numbers_fit(
+            len(x.words & y.words), len(x.words), len(y.words)
+        ):
             found.add((i, j))
     return found
+
+
+def _numbers_fit(common: int, a: int, b: int) -> bool:
+    """Whether word sets of ``a`` and ``b`` that share ``common`` pass the word Jaccard a
+    number conflict needs (see :func:`_numbers_may_conflict`)."""
+    return common >= MIN_SIMILARITY_NUMBERS * (a + b - common) - EPS
 
 
 def _small_group(
@@ -469,7 +471,6 @@ def _small_group(
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
     pair exactly at a gate despite float rounding.
     """
-    gate = MIN_SIMILARITY_NUMBERS
     sized = [
         (i, x.words, len(x.words), x.content, len(x.content), x.numbers)
         for i, x in zip(members, map(group.__getitem__, members))
@@ -478,10 +479,10 @@ def _small_group(
         for j, words_j, many_j, content_j, size_j, numbers_j in sized[n + 1 :]:
             if numbers_i and numbers_j and numbers_i != numbers_j:
                 small, large = (many_i, many_j) if many_i <= many_j else (many_j, many_i)
-                if size_allows(small, large, gate):
-                    common = len(words_i & words_j)
-                    if common >= gate * (many_i + many_j - common) - EPS:
-                        found.add((i, j))
+                if size_allows(small, large, MIN_SIMILARITY_NUMBERS) and _numbers_fit(
+                    len(words_i & words_j), many_i, many_j
+                ):
+                    found.add((i, j))
                 continue
             small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
             if small >= _SMALLEST_PARTNER[large] and _words_fit(

@@ -60,9 +60,9 @@ def compacting(state: SessionState, *, no_start_after: bool) -> SessionState:
 
 
 def watch(state: SessionState, offset: int) -> SessionState:
-    """Gemini: remember where the chat recording ends, unless a mark waits (the prompt
-    settles the last one first)."""
-    return state if state.watch is not None else state._replace(watch=offset)
+    """Gemini: remember where the chat recording ends (a prompt, once it has settled the
+    last mark)."""
+    return state._replace(watch=offset)
 
 
 def settle(state: SessionState) -> tuple[SessionState, int | None]:
