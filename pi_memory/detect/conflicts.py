@@ -281,20 +281,21 @@ def _word_join(
     is one a word conflict allows (:class:`_SmallestPartner`); the postings drop
     what no later body can pair with as the sizes grow.
     """
-    pairs = len(members) * (len(members) - 1) // 2
-    if dense_pays(len(members), pairs, lambda: _meetings(contents)):
-        # The members are in index order, so a pair's positions are in the order of
-        # its indexes.
-        found = dense_join(contents, range(len(members)), MIN_SIMILARITY_WORDS)
-        out.update((members[i], members[j]) for i, j in found)
-        return
     # Ascending size, then index (the sort is stable): each pair meets once, when its
     # later side looks.
     sizes = list(map(len, contents))
     by_size = sorted(range(len(members)), key=sizes.__getitem__)
     sizes.sort()
-    # Content words are ids in the order of the tokens: rarest first.
+    # Content words are ids in the order of the tokens: rarest first. Sorted once, for
+    # the estimate and the join alike.
     orders = list(map(sorted, map(contents.__getitem__, by_size)))
+    pairs = len(members) * (len(members) - 1) // 2
+    if dense_pays(len(members), pairs, lambda: _meetings(orders)):
+        # The members are in index order, so a pair's positions are in the order of
+        # its indexes.
+        found = dense_join(contents, range(len(members)), MIN_SIMILARITY_WORDS)
+        out.update((members[i], members[j]) for i, j in found)
+        return
     _size_ordered_join(list(map(members.__getitem__, by_size)), orders, sizes, out)
 
 
@@ -391,17 +392,17 @@ class _SmallestPartner(dict[int, int]):
 _SMALLEST_PARTNER: Final = _SmallestPartner()
 
 
-def _meetings(contents: list[frozenset[int]]) -> float:
-    """About how many posting entries :func:`_word_join`'s prefix filter would visit: it
-    meets a pair through each word their first words share, counted on an evenly spaced
-    sample of :data:`_MEETINGS_SAMPLE` bodies and scaled up, as
-    :func:`~pi_memory.detect.set_join.prefix_cost` counts."""
-    step = max(1, -(-len(contents) // _MEETINGS_SAMPLE))
-    sample = contents[::step]
-    counts = Counter(chain.from_iterable(map(_WORD_PREFIX, map(sorted, sample))))
+def _meetings(orders: list[list[int]]) -> float:
+    """About how many posting entries :func:`_word_join`'s prefix filter would visit, from
+    the bodies' content words in order: it meets a pair through each word their first
+    words share, counted on an evenly spaced sample of :data:`_MEETINGS_SAMPLE` bodies
+    and scaled up, as :func:`~pi_memory.detect.set_join.prefix_cost` counts."""
+    step = max(1, -(-len(orders) // _MEETINGS_SAMPLE))
+    sample = orders[::step]
+    counts = Counter(chain.from_iterable(map(_WORD_PREFIX, sample)))
     held = list(counts.values())
     squares: int = sum(map(mul, held, held))
-    return (squares - sum(held)) / 2 * (len(contents) / len(sample)) ** 2
+    return (squares - sum(held)) / 2 * (len(orders) / len(sample)) ** 2
 
 
 _WORDS: Final = attrgetter("words")
