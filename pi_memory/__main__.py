@@ -53,9 +53,12 @@ def _run() -> int:
 
         return run_hook(sys.argv[2:])
     if sys.argv[1:] == ["mcp"]:
-        from pi_memory.hosts.mcp import serve
+        try:
+            from pi_memory.hosts.mcp import serve
 
-        return serve()  # its first answers need neither the command table nor argparse
+            return serve()  # its first answers need neither the command table nor argparse
+        except KeyboardInterrupt:  # ^C before the server set its own handler
+            return 130
     if sys.argv[1:] == ["tool", "--list"]:
         from pi_memory.hosts.quick_hook import tool_list
 

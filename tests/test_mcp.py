@@ -358,3 +358,140 @@ def test_an_interrupt_while_the_reading_thread_answers_ends_the_server() -> None
     with pytest.raises(KeyboardInterrupt):
         Server(_InterruptedPipe()).serve(lines())
     assert read_on == []
+
+
+_PING = b'{"jsonrpc": "2.0", "id": %d, "method": "ping"}\n'
+
+
+def _interrupt_here() -> None:
+    """SIGINT to this process, its handler run in the caller's frame."""
+    import signal
+
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(1000):  # the handler runs at the loop's check for pending signals
+        pass
+
+
+class _SignalledFromFinaliser:
+    """An object whose finaliser is where the signal lands, as it lands in the import
+    system's module-lock finalisers while the reading thread imports what an answer needs
+    (Python prints an exception raised there as "Exception ignored" and goes on)."""
+
+    def __del__(self) -> None:
+        _interrupt_here()
+
+
+@pytest.fixture
+def sigint_restored() -> Iterator[None]:
+    import signal
+
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a real SIGINT to this process")
+@pytest.mark.usefixtures("sigint_restored")
+def test_a_signal_that_lands_in_a_finaliser_still_ends_the_server() -> None:
+    """The server's SIGINT raises nothing: it ends the input, and the reading stops at its
+    next line. Raised as ^C's KeyboardInterrupt where it landed, a finaliser swallowed it
+    and the server read on, holding its host's exit."""
+    import signal
+
+    from pi_memory.hosts.mcp import Server
+
+    read: list[int] = []
+
+    def lines() -> Iterator[bytes]:
+        for n in range(1, 50):
+            read.append(n)
+            yield _PING % n
+            _SignalledFromFinaliser()  # made and dropped: its finaliser runs at once
+
+    out = io.BytesIO()
+    server = Server(out)
+    server.end_on("SIGINT")
+    server.serve(lines())
+    assert server.ended_by == signal.SIGINT
+    assert read == [1, 2]  # the line after the signal is not answered
+    assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == [1]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a real SIGINT to this process")
+@pytest.mark.usefixtures("sigint_restored")
+def test_a_signal_while_the_server_makes_its_workers_ends_it_once_the_call_is_answered() -> None:
+    """A signal that lands while the first tool call makes the worker pool (imports, a
+    thread started, locks taken) lets it be made and the call handed to a worker, which
+    finishes it before ``serve`` returns; nothing read after it is answered."""
+    import signal
+
+    from pi_memory.hosts.mcp import Server
+
+    def lines() -> Iterator[bytes]:
+        yield b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}\n'
+        yield _PING % 2
+
+    out = io.BytesIO()
+    server = Server(out, before_work=_interrupt_here)
+    server.end_on("SIGINT")
+    server.serve(lines())
+    assert server.ended_by == signal.SIGINT
+    (reply,) = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert reply["id"] == 1 and reply["error"]["code"] == -32602  # an unknown tool
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a real SIGINT to this process")
+@pytest.mark.usefixtures("sigint_restored")
+def test_a_signal_ends_the_wait_for_a_line_at_once() -> None:
+    """The server waits for its next line on a pipe whose writer stays open, as a host's
+    does: the signal turns the input into ``/dev/null``, whose end the read retried after
+    the handler finds; a line that came before is answered first."""
+    import signal
+    import threading
+    import time
+
+    from pi_memory.hosts.mcp import Server
+
+    read_end, write_end = os.pipe()
+    os.write(write_end, _PING % 1)
+    out = io.BytesIO()
+    server = Server(out)
+    server.end_on("SIGINT")
+    signal_soon = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    closed: list[int] = []
+
+    def close_writer() -> None:
+        os.close(write_end)
+        closed.append(write_end)
+
+    close_late = threading.Timer(20, close_writer)  # without the signal, a test fails, not hangs
+    with os.fdopen(read_end, "rb") as lines:
+        started = time.monotonic()
+        signal_soon.start()
+        close_late.start()
+        server.serve(lines)
+        took = time.monotonic() - started
+        assert lines.raw.read() == b""  # type: ignore[attr-defined]
+    close_late.cancel()
+    close_late.join()
+    signal_soon.join()
+    if not closed:
+        os.close(write_end)
+    assert took < 10
+    assert server.ended_by == signal.SIGINT
+    assert [json.loads(line)["id"] for line in out.getvalue().splitlines()] == [1]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signal dispositions")
+def test_the_server_keeps_a_signal_its_starter_ignored() -> None:
+    """``nohup``, or a shell's background job's SIGINT: ignored signals stay ignored."""
+    import signal
+
+    from pi_memory.hosts.mcp import Server
+
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        Server(io.BytesIO()).end_on("SIGHUP")
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)

@@ -21,6 +21,7 @@ TYPE_CHECKING = False  # typing is not needed to answer a client's first request
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from concurrent.futures import ThreadPoolExecutor
+    from types import FrameType, ModuleType
     from typing import IO, Any, Final
 
 #: Newest first; a client asking for another version gets the newest (the spec's negotiation).
@@ -180,15 +181,64 @@ class Server:
         self._pool: ThreadPoolExecutor | None = None
         #: Called on the reading thread before the first request goes to a worker.
         self._before_work = before_work
+        #: The signal that ended the input (0: none came).
+        self.ended_by = 0
+        self._input_fd = -1
 
     def serve(self, lines: Iterable[bytes]) -> None:
+        """Answer ``lines`` until they end, or until a signal :meth:`end_on` set ends them;
+        every request read is answered before it returns."""
+        fileno = getattr(lines, "fileno", None)
+        try:
+            self._input_fd = fileno() if fileno is not None else -1
+        except (OSError, ValueError):  # not a file: a signal ends the reading at its next line
+            self._input_fd = -1
+        if self.ended_by:
+            self._end_input()  # the signal came before there was an input to end
         try:
             for raw in lines:
+                if self.ended_by:
+                    break  # a line read before the signal, or the part of one it cut off
                 if raw.strip():
                     self._receive(raw)
         finally:
             if self._pool is not None:
                 self._pool.shutdown(wait=True)  # every request read is answered before exit
+
+    def end_on(self, *names: str) -> None:
+        """From now on each signal named ends the input, as the client's closing it does
+        (where the signal has its default action: an ignored SIGINT, a ``nohup``, an
+        embedding program's handler are kept). The handler raises nothing: an exception
+        raised wherever a signal lands can be swallowed by a finaliser (the import system's
+        module locks have some: the server then read on, holding its host's exit) or stop
+        the making of the worker pool halfway (a lock left held, a thread never joined)."""
+        signal = _signal_module()
+        for name in names:
+            signum = getattr(signal, name, None)
+            handler = signal.getsignal(signum) if signum is not None else None
+            if signum is not None and handler in (signal.SIG_DFL, signal.default_int_handler):
+                signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        """The input's descriptor becomes ``/dev/null``: a wait for a line, interrupted by
+        the signal and retried once this returns, reads the end of the input at once;
+        the reading thread busy elsewhere stops at its next line."""
+        del frame
+        if not self.ended_by:
+            self.ended_by = signum
+            self._end_input()
+
+    def _end_input(self) -> None:
+        if self._input_fd < 0:
+            return
+        try:
+            null = os.open(os.devnull, os.O_RDONLY)
+            try:
+                os.dup2(null, self._input_fd)
+            finally:
+                os.close(null)
+        except OSError:
+            raise KeyboardInterrupt from None  # no end of input to give: ^C's way, then
 
     def _submit(self, message: object) -> None:
         """Answer ``message`` on a worker; the pool is made for the first such request
@@ -259,6 +309,16 @@ class Server:
                 pass
 
 
+def _signal_module() -> ModuleType:
+    """``_signal`` (built in, loaded at the interpreter's start), as ``signal``: importing
+    ``signal`` itself would cost a client's start ``enum``."""
+    if TYPE_CHECKING:
+        import signal
+    else:
+        import _signal as signal
+    return signal
+
+
 def _dumps(payload: object) -> str:
     """``json.dumps(payload)``: without importing ``json`` for the plain values every
     answer is made of (:func:`pi_memory.hosts.quick_hook.dumps`)."""
@@ -306,32 +366,30 @@ def run_mcp(args: list[str]) -> int:
     return serve()
 
 
-def _end_by_exception() -> None:
-    """SIGTERM and SIGHUP raise :class:`~pi_memory.fs.termination.Terminated` from now on."""
-    from pi_memory.fs.termination import end_by_exception
-
-    end_by_exception()
-
-
 def serve() -> int:
     """Serve stdin and stdout until the client closes its input: ``mcp`` as a client starts
     it, straight from ``pi_memory/__main__.py`` (the command table and a person's error
     handling are not loaded before the client's first answers). A signal ends it with 128
     plus its number, anything unexpected is logged and ends it with 1.
 
-    Requests run on worker threads; from the first tool call on (the first request that
-    may take a lock) SIGTERM and SIGHUP end the reading as ^C does, and every request read
-    is finished (its lock released) before the server exits. Before it they keep their
-    default action: the process holds nothing, and a client's start does not wait for
-    the handlers' module."""
-    out = protocol_stdout()
+    SIGINT ends the reading from the start, SIGTERM and SIGHUP from the first tool call
+    on (the first request that may take a lock); either way every request read is
+    finished (its lock released) before the server exits (:meth:`Server.end_on`). Before
+    the first tool call SIGTERM and SIGHUP keep their default action: the process holds
+    nothing."""
+
+    def at_first_tool_call() -> None:
+        server.end_on("SIGTERM", "SIGHUP")
+
+    server = Server(protocol_stdout(), before_work=at_first_tool_call)
+    server.end_on("SIGINT")
     try:
-        Server(out, before_work=_end_by_exception).serve(sys.stdin.buffer)
-    except KeyboardInterrupt as exc:  # ^C, or a Terminated once the handlers are set
-        return int(getattr(exc, "exit_code", 130))
+        server.serve(sys.stdin.buffer)
+    except KeyboardInterrupt:  # ^C where the input could not be ended
+        return 128 + (server.ended_by or _signal_module().SIGINT)
     except Exception as exc:
         from pi_memory.error_handler import log_exception
 
         log_exception("mcp", exc)
         return 1
-    return 0
+    return 128 + server.ended_by if server.ended_by else 0
