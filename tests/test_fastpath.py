@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,48 @@ def test_a_damaged_note_is_a_miss(tmp_path: Path, hook: Hook, hermetic_home: Pat
         session_id="s3",
     )
     assert "Deploy with rsync." in hook("hook", "UserPromptSubmit", stdin=ask, cwd=root)[1]
+
+
+def _crc_stem(cwd: str) -> str:
+    """A note's name before it was the FNV-1a hash of its directory."""
+    import zlib
+
+    raw = cwd.encode("utf-8", "surrogateescape")
+    return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
+
+
+def test_a_session_start_removes_the_notes_of_the_former_naming_once(
+    tmp_path: Path, hook: Hook, hermetic_home: Path
+) -> None:
+    """Notes named by zlib's crc32 and adler32 of their directory are never read since
+    names became FNV-1a hashes; the full hook's prune removes them and their corpora
+    (as large as a store) once, and nothing else: a current note, a ready index (still
+    named by zlib), a file that is no note."""
+    from pi_memory.hosts import fastpath
+    from pi_memory.hosts.quick_hook import note_stem
+
+    root = make_project(tmp_path)
+    write(hook, root, "deploy", "Deploy with rsync.")
+    notes = hermetic_home / ".cache/pi_memory/hooks"
+    notes.mkdir(parents=True, exist_ok=True)
+    old = [_crc_stem(str(root)), _crc_stem("/srv/gone"), _crc_stem("/srv/caf\udcff")]
+    for stem, cwd in zip(old, [str(root), "/srv/gone", "/srv/caf\udcff"]):
+        note = json.dumps({"v": 2, "cwd": cwd}, ensure_ascii=True)
+        (notes / f"{stem}.json").write_text(note, "utf-8")
+        (notes / f"{stem}.corpus").write_bytes(b"corpus")
+    current = notes / f"{note_stem('/srv/kept')}.json"
+    current.write_text(json.dumps({"v": 3, "cwd": "/srv/kept"}), "utf-8")
+    ready = notes / f"{_crc_stem('/srv/kept')}.ready"
+    ready.write_text("{}", "utf-8")
+    odd = notes / f"{_crc_stem('x')}.json"
+    odd.write_bytes(b"\x00not a note")
+    assert "#deploy" in start_text(hook, root)  # the slow path: a fresh home prunes
+    left = {p.name for p in notes.iterdir()}
+    assert not {f"{stem}.json" for stem in old} & left
+    assert not {f"{stem}.corpus" for stem in old} & left
+    assert {current.name, ready.name, odd.name, f"{note_stem(str(root))}.json"} <= left
+    assert (notes.parent / fastpath.RENAMED_MARK).is_file()
+    again = notes / f"{_crc_stem('/srv/later')}.json"
+    again.write_text(json.dumps({"v": 2, "cwd": "/srv/later"}), "utf-8")
+    fastpath.prune(30, time.time())
+    assert again.exists()  # once: a directory's notes are not read at every prune

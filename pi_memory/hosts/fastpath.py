@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 VERSION: Final = 3
 DIRECTORY: Final = "hooks"
 LOCK_FILE: Final = ".lock"
+#: Beside :data:`DIRECTORY`: the notes of the former naming are gone (:func:`prune`).
+RENAMED_MARK: Final = ".hooks-renamed"
 
 
 class Note(NamedTuple):
@@ -322,7 +324,8 @@ def add_corpus(cwd: Path, corpus: Corpus) -> None:
 
 def prune(max_age_days: int, now: float) -> int:
     """Delete notes (and corpora) of working directories no hook visited for
-    ``max_age_days``: each corpus is as large as the store. Returns how many."""
+    ``max_age_days``: each corpus is as large as the store; and, once, the notes of the
+    former naming (:func:`_remove_old_names`). Returns how many."""
     note_file = _note_file(Path("."))
     removed = 0
     try:
@@ -337,6 +340,48 @@ def prune(max_age_days: int, now: float) -> int:
                 removed += 1
         except OSError:
             continue
+    return removed + _remove_old_names(note_file.parent)
+
+
+def _remove_old_names(directory: Path) -> int:
+    """Remove, once, the notes (and their corpora) named as before a note's name was the
+    FNV-1a hash of its directory (zlib's crc32 and adler32 of it): no hook reads them
+    again, and a corpus is as large as its store. :data:`RENAMED_MARK`, beside
+    :data:`DIRECTORY` (whose files age out), says it was done."""
+    mark = directory.parent / RENAMED_MARK
+    if mark.exists():
+        return 0
+    import json
+    import zlib
+
+    from pi_memory.hosts.corpus_cache import SUFFIX
+    from pi_memory.hosts.quick_hook import note_stem
+
+    removed = 0
+    try:
+        children = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for child in children:
+        stem, _, suffix = child.name.partition(".")
+        if suffix != "json":
+            continue
+        try:
+            with open(child.path, "rb") as note:
+                cwd = json.loads(note.read())["cwd"]
+            raw = cwd.encode("utf-8", "surrogateescape")
+            if stem != f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}" or stem == note_stem(cwd):
+                continue
+            for path in (child.path, os.path.join(directory, stem + SUFFIX)):
+                if os.path.exists(path):
+                    os.unlink(path)
+        except (OSError, ValueError, LookupError, TypeError, AttributeError):
+            continue
+        removed += 1
+    try:
+        mark.touch()
+    except OSError:
+        pass
     return removed
 
 
