@@ -6,7 +6,8 @@ notifications without ids, so each request runs on a worker thread and its
 answer is written whole, one line at a time, under a lock; a notification is
 never answered. stdout carries the protocol and nothing else: whatever else
 the process (or a child it starts) prints goes to stderr, and errors go to the
-log file. Nothing a client sends can stop the server but the end of its input.
+log file. No message a client sends stops the server: the end of its input does,
+or a signal, which ends the input (:meth:`Server.end_on`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ Serve the memory tools (memory_search and memory_write, or memory in the files
 layout) to an agent that speaks the Model Context Protocol, over stdin and
 stdout. The agent starts it; nobody runs it by hand. To add it to Claude Code,
 Codex CLI or Gemini CLI: python -m pi_memory install HOST
-It serves until the agent closes its input; problems go to the log file.
+It serves until the agent closes its input or sends SIGINT or SIGTERM, and
+finishes every request it read before it exits; problems go to the log file.
 
 What each tool does and the arguments it takes: python -m pi_memory tool --help"""
 
