@@ -308,9 +308,9 @@ def _size_ordered_join(
     # words begin one body of the group only, and need no list.
     first: dict[int, int] = {}
     postings: dict[int, list[int]] = {}
-    first_of = first.setdefault
     first_get = first.get
     posting_of = postings.get
+    met: list[int] = []
     end = len(sizes)
     here = bisect_left(sizes, _FEWEST_WORDS)
     while here < end:
@@ -321,13 +321,13 @@ def _size_ordered_join(
         indexed, probed = _prefix_lengths(size)
         looks_further = probed > indexed
         for order in orders[here:stop]:
-            met: list[int] = []
             for word in order[:indexed]:
-                earliest = first_of(word, here)
-                if earliest == here:
+                if word not in first:
+                    first[word] = here
                     continue
                 posting = posting_of(word)
                 if posting is None:
+                    earliest = first[word]
                     if earliest >= fewest:
                         postings[word] = [earliest, here]
                         met.append(earliest)
@@ -348,13 +348,17 @@ def _size_ordered_join(
                     if posting and posting[0] < fewest:
                         del posting[: bisect_left(posting, fewest)]
                     met += posting
-            if len(met) > 1:
-                # Met through two words: twice in the list, next to each other once sorted.
-                met.sort()
-                twice = set(compress(met, map(eq, met, islice(met, 1, None))))
-                if twice:
-                    i = ordered[here]
-                    out.update((ordered[other], i) for other in twice)
+            if met:
+                if len(met) > 1:
+                    # Met through two words: twice in the list, next to each other once
+                    # sorted.
+                    met.sort()
+                    twice = set(compress(met, map(eq, met, islice(met, 1, None))))
+                    if twice:
+                        i = ordered[here]
+                        out.update((ordered[other], i) for other in twice)
+                # Most bodies meet nothing, and keep the empty list.
+                met = []
             here += 1
 
 
