@@ -249,6 +249,22 @@ def test_a_large_keyword_group_of_replaced_words_stays_exact(
     assert {2, 4, 6} <= replaced, replaced  # 1, 2 and 3 words on each side
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_small_keyword_groups_of_replaced_words_stay_exact(seed: int) -> None:
+    # Groups small enough to be compared pair by pair, by ascending size: a word
+    # conflict whose sides differ in size (one word for two or three) has to be found
+    # as surely as one of equal sizes.
+    store = [
+        entry(f"2026100{1 + i % 9}-{k:02x}{i:02x}", body, f"keyword-{k}")
+        for k in range(40)
+        for i, body in enumerate(_swapped_prose(seed * 1000 + k, set_join.SMALL_GROUP))
+    ]
+    fast = find_conflicts(store)
+    assert fast == find_conflicts_bruteforce(store)
+    uneven = {len(p.values) for p in fast} & {3, 5}  # 1 for 2 or 2 for 3 words
+    assert uneven, {len(p.values) for p in fast}
+
+
 def test_random_stores_produce_both_kinds() -> None:
     pairs = [pair for seed in range(40) for pair in find_conflicts(random_store(seed))]
     assert any(p.numeric for p in pairs)

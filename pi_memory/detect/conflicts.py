@@ -476,21 +476,25 @@ def _small_group(
     ``jaccard(x, y) <= min(|x|, |y|) / max(|x|, |y|)``; the tolerance keeps a
     pair exactly at a gate despite float rounding.
     """
-    sized = [
-        (i, x.words, len(x.words), x.content, len(x.content), x.numbers)
+    # Ascending number of content words: a body's word conflicts are with the next few
+    # (the smallest partner grows with the size), and a body without numbers has no
+    # other kind.
+    sized = sorted(
+        (len(x.content), i, x.words, len(x.words), x.content, x.numbers)
         for i, x in zip(members, map(group.__getitem__, members))
-    ]
-    for n, (i, words_i, many_i, content_i, size_i, numbers_i) in enumerate(sized):
-        for j, words_j, many_j, content_j, size_j, numbers_j in sized[n + 1 :]:
+    )
+    for n, (size_i, i, words_i, many_i, content_i, numbers_i) in enumerate(sized):
+        for size_j, j, words_j, many_j, content_j, numbers_j in sized[n + 1 :]:
             if numbers_i and numbers_j and numbers_i != numbers_j:
                 small, large = (many_i, many_j) if many_i <= many_j else (many_j, many_i)
                 if size_allows(small, large, MIN_SIMILARITY_NUMBERS) and _numbers_fit(
                     len(words_i & words_j), many_i, many_j
                 ):
-                    found.add((i, j))
+                    found.add((i, j) if i < j else (j, i))
                 continue
-            small, large = (size_i, size_j) if size_i <= size_j else (size_j, size_i)
-            if small >= _SMALLEST_PARTNER[large] and _words_fit(
-                len(content_i & content_j), size_i, size_j
-            ):
-                found.add((i, j))
+            if size_i < _SMALLEST_PARTNER[size_j]:
+                if numbers_i:
+                    continue
+                break
+            if _words_fit(len(content_i & content_j), size_i, size_j):
+                found.add((i, j) if i < j else (j, i))
