@@ -495,3 +495,73 @@ def test_the_server_keeps_a_signal_its_starter_ignored() -> None:
         assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a FIFO where the note is read")
+@pytest.mark.usefixtures("sigint_restored")
+def test_a_signal_while_the_reading_thread_works_out_an_answer_ends_the_server_at_once(
+    tmp_path: Path, hermetic_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tools/list`` reads the directory's note; here the note is a FIFO nobody writes, so
+    the answer waits in that read when SIGINT comes. Nothing is held while an answer is
+    worked out on the reading thread: the server ends there, without the answer (its
+    client is going), rather than once it is worked out and sent."""
+    import signal
+    import threading
+    import time
+
+    from pi_memory.hosts.mcp import Server
+    from pi_memory.hosts.quick_hook import note_stem
+
+    monkeypatch.chdir(tmp_path)
+    notes = hermetic_home / ".cache/pi_memory/hooks"
+    notes.mkdir(parents=True)
+    fifo = notes / f"{note_stem(os.getcwd())}.json"
+    os.mkfifo(fifo)
+
+    def write_nothing() -> None:
+        os.close(os.open(fifo, os.O_WRONLY))  # the read ends: a test fails, not hangs
+
+    out = io.BytesIO()
+    server = Server(out)
+    server.end_on("SIGINT")
+    signal_soon = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    unblock_late = threading.Timer(20, write_nothing)
+    lines = [b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\n', _PING % 2]
+    started = time.monotonic()
+    signal_soon.start()
+    unblock_late.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            server.serve(lines)
+    finally:
+        unblock_late.cancel()
+        signal_soon.join()
+    assert time.monotonic() - started < 10
+    assert server.ended_by == signal.SIGINT
+    assert out.getvalue() == b""
+
+
+def test_an_interrupt_a_finaliser_swallows_is_not_printed_once_the_input_is_ended() -> None:
+    """The interrupt that drops an answer may land in a finaliser, which swallows it: the
+    input is ended already, and no traceback goes to the host's log; another exception
+    a finaliser swallows is still printed."""
+    code = (
+        "from pi_memory.hosts.mcp import _quiet_interrupts\n"
+        "class Interrupted:\n"
+        "    def __del__(self):\n"
+        "        raise KeyboardInterrupt\n"
+        "class Broken:\n"
+        "    def __del__(self):\n"
+        "        raise ValueError('still shown')\n"
+        "_quiet_interrupts()\n"
+        "Interrupted()\n"
+        "Broken()\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
+        check=True,
+    )  # fmt: skip
+    assert "KeyboardInterrupt" not in done.stderr
+    assert "ValueError: still shown" in done.stderr

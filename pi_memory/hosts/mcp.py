@@ -32,7 +32,7 @@ layout) to an agent that speaks the Model Context Protocol, over stdin and
 stdout. The agent starts it; nobody runs it by hand. To add it to Claude Code,
 Codex CLI or Gemini CLI: python -m pi_memory install HOST
 It serves until the agent closes its input or sends SIGINT or SIGTERM, and
-finishes every request it read before it exits; problems go to the log file.
+finishes every tool call it read before it exits; problems go to the log file.
 
 What each tool does and the arguments it takes: python -m pi_memory tool --help"""
 
@@ -186,10 +186,12 @@ class Server:
         #: The signal that ended the input (0: none came).
         self.ended_by = 0
         self._input_fd = -1
+        #: The reading thread works out an answer it may drop (:meth:`_answer_here`).
+        self._abandonable = False
 
     def serve(self, lines: Iterable[bytes]) -> None:
         """Answer ``lines`` until they end, or until a signal :meth:`end_on` set ends them;
-        every request read is answered before it returns."""
+        every tool call read is answered before it returns."""
         fileno = getattr(lines, "fileno", None)
         try:
             self._input_fd = fileno() if fileno is not None else -1
@@ -205,15 +207,16 @@ class Server:
                     self._receive(raw)
         finally:
             if self._pool is not None:
-                self._pool.shutdown(wait=True)  # every request read is answered before exit
+                self._pool.shutdown(wait=True)  # every tool call read is answered before exit
 
     def end_on(self, *names: str) -> None:
         """From now on each signal named ends the input, as the client's closing it does
         (where the signal has its default action: an ignored SIGINT, a ``nohup``, an
-        embedding program's handler are kept). The handler raises nothing: an exception
-        raised wherever a signal lands can be swallowed by a finaliser (the import system's
-        module locks have some: the server then read on, holding its host's exit) or stop
-        the making of the worker pool halfway (a lock left held, a thread never joined)."""
+        embedding program's handler are kept). The handler ends the input first, and raises
+        only where an answer is dropped whole (:meth:`_answer_here`): an exception raised
+        wherever a signal lands can be swallowed by a finaliser (the import system's module
+        locks have some: the server then read on, holding its host's exit) or stop the
+        making of the worker pool halfway (a lock left held, a thread never joined)."""
         signal = _signal_module()
         for name in names:
             signum = getattr(signal, name, None)
@@ -229,6 +232,9 @@ class Server:
         if not self.ended_by:
             self.ended_by = signum
             self._end_input()
+            if self._abandonable:
+                _quiet_interrupts()
+                raise KeyboardInterrupt  # a finaliser may swallow it: the input is ended
 
     def _end_input(self) -> None:
         if self._input_fd < 0:
@@ -268,9 +274,21 @@ class Server:
         if isinstance(message, dict) and message.get("method") != WORKER_METHOD:
             # No worker pool (nor its imports) before the first tool call: Claude Code's
             # start probes with a method this server does not have (server/discover).
-            self._run(message)
+            self._answer_here(message)
             return
         self._submit(message)
+
+    def _answer_here(self, message: Mapping[str, Any]) -> None:
+        """Answer ``message`` on the reading thread. A signal that lands while the answer
+        is worked out (nothing is held then, nothing written) ends the server at once,
+        not once it is sent: its client is going."""
+        self._abandonable = True
+        try:
+            reply = answer(message)
+        finally:
+            self._abandonable = False
+        if reply is not None and reply.get("id") not in self._cancelled:
+            self._send(reply)
 
     def _notify(self, message: Mapping[str, Any]) -> None:
         params = message.get("params")
@@ -280,6 +298,7 @@ class Server:
                 self._cancelled.add(ident)
 
     def _run(self, message: object) -> None:
+        """Answer ``message`` (a tool call, a batch) on a worker."""
         try:
             if isinstance(message, list):  # a batch (protocol 2025-03-26)
                 if not message:
@@ -292,10 +311,6 @@ class Server:
             reply = answer(message)
             if reply is not None and reply.get("id") not in self._cancelled:
                 self._send(reply)
-        except KeyboardInterrupt:
-            # A signal reaches only the reading thread, which answers every request but a
-            # tool call itself: it ends the server (serve), not just this answer.
-            raise
         except BaseException as exc:  # a worker must never die silently with a request unanswered
             from pi_memory.error_handler import log_exception
 
@@ -309,6 +324,19 @@ class Server:
                 self._out.flush()
             except (OSError, ValueError):  # the client went away; nothing left to tell it
                 pass
+
+
+def _quiet_interrupts() -> None:
+    """From now on a :class:`KeyboardInterrupt` swallowed by a finaliser (which Python
+    reports as "Exception ignored") is not printed: the signal that raised it ended the
+    input already, and the server ends at its next line. Other reports are printed."""
+    previous = sys.unraisablehook
+
+    def report(unraisable: sys.UnraisableHookArgs) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+
+    sys.unraisablehook = report
 
 
 def _signal_module() -> ModuleType:
@@ -375,7 +403,7 @@ def serve() -> int:
     plus its number, anything unexpected is logged and ends it with 1.
 
     SIGINT ends the reading from the start, SIGTERM and SIGHUP from the first tool call
-    on (the first request that may take a lock); either way every request read is
+    on (the first request that may take a lock); either way every tool call read is
     finished (its lock released) before the server exits (:meth:`Server.end_on`). Before
     the first tool call SIGTERM and SIGHUP keep their default action: the process holds
     nothing."""
