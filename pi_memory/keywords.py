@@ -155,6 +155,32 @@ def _canonical_key(keyword: str) -> str:
 #: The identity of a keyword (:func:`_canonical_key`), kept: search asks once per
 #: entry, and a layer has few distinct keywords.
 canonical_key: Final = Memo(_canonical_key, 16384).__getitem__
+
+
+def canonical_keys(keywords: Iterable[str]) -> dict[str, str]:
+    """:func:`canonical_key` of each of ``keywords``, by keyword.
+
+    The ASCII ones are cut, joined and lowered and translated as one text: a
+    ``str.translate`` builds its table of the characters it meets on every call,
+    which costs more than a short keyword's own work (a store of 100,000 memories
+    has about 14,000 keywords).
+    """
+    distinct = list(dict.fromkeys(keywords))
+    plain = [keyword for keyword in distinct if keyword.isascii() and "\x00" not in keyword]
+    found = dict.fromkeys(distinct, "")
+    if plain:
+        from itertools import repeat
+
+        stripped = map(str.strip, map(str.lstrip, map(str.strip, plain), repeat("#")))
+        # NUL is no separator (a control character): it stays between the keywords.
+        text = "\x00".join(stripped).lower().translate(_ascii_separators())
+        found.update(zip(plain, text.split("\x00")))
+    if len(plain) < len(distinct):
+        kept = set(plain)
+        found.update((k, canonical_key(k)) for k in distinct if k not in kept)
+    return found
+
+
 #: The ASCII characters :func:`_canonical_key` removes, as a ``str.translate`` table.
 _ASCII_SEPARATORS: list[dict[int, None]] = []
 

@@ -10,6 +10,7 @@ from pi_memory.keywords import (
     KeywordPick,
     KeywordRow,
     canonical_key,
+    canonical_keys,
     coerce_keywords,
     collect_keywords,
     derive_keyword,
@@ -52,6 +53,21 @@ def entry(
 )
 def test_canonical_key(keyword: str, key: str) -> None:
     assert canonical_key(keyword) == key
+
+
+def test_canonical_keys_are_each_keywords_own() -> None:
+    # The ASCII keywords are worked out joined: each must get the key it gets alone,
+    # whatever its neighbours hold (a NUL, the character they are joined with, too).
+    rng = random.Random(5)
+    alphabet = "aZ9 #-_./+\t\n\x00\x1c、部署\u200b\u3000"
+    keywords = ["".join(rng.choices(alphabet, k=rng.randint(0, 10))) for _ in range(3000)]
+    keywords += ["Serialize Conversation", "  #C# ", "", "#", "---", "a\x00b", "部署 备份"]
+    assert canonical_keys(keywords) == {keyword: canonical_key(keyword) for keyword in keywords}
+    assert canonical_keys(["node.js", "Node.JS", "node.js"]) == {
+        "node.js": "nodejs",
+        "Node.JS": "nodejs",
+    }
+    assert canonical_keys([]) == {}
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from operator import attrgetter
 from pi_memory.detect.set_join import forget_group_orders
 from pi_memory.detect.text_features import BodyFacts, Features, Group, age_keys, store_facts
 from pi_memory.entry import Entry
-from pi_memory.keywords import canonical_key
+from pi_memory.keywords import canonical_keys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def features(
         live = [entry for entry in store if not entry.superseded_by]
         vocabulary, facts = store_facts(list(map(_BODY, live)), known)
         keywords = list(map(_KEYWORD, live))
-        keys = {keyword: canonical_key(keyword) for keyword in set(keywords)}
+        keys = canonical_keys(keywords)
         key_of = map(keys.__getitem__, keywords)
         made = list(map(_FEATURES, zip(live, age_keys(live), key_of, *facts)))
         layer_of = list(map(_LAYER, live))

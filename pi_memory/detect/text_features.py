@@ -411,12 +411,13 @@ def store_facts(
     if not plain:
         return ids, numbered
     # Each body's facts from their own columns, in order (a bool indexes the pair).
+    at = list(compress(range(len(bodies)), map(not_, in_columns)))
     return ids, (
-        _merged(numbered[0], made[0], in_columns),
-        _merged(numbered[1], made[1], in_columns),
-        _merged(numbered[2], made[2], in_columns),
-        _merged(numbered[3], made[3], in_columns),
-        _merged(numbered[4], made[4], in_columns),
+        _merged(numbered[0], made[0], in_columns, at),
+        _merged(numbered[1], made[1], in_columns, at),
+        _merged(numbered[2], made[2], in_columns, at),
+        _merged(numbered[3], made[3], in_columns, at),
+        _merged(numbered[4], made[4], in_columns, at),
     )
 
 
@@ -424,10 +425,27 @@ if TYPE_CHECKING:
     Item = TypeVar("Item")
 
 
-def _merged(false: list[Item], true: list[Item], picks: list[bool]) -> list[Item]:
-    """The items of ``false`` and ``true`` in the order ``picks`` takes them from each."""
-    sources = [iter(false), iter(true)]
-    return list(map(next, map(sources.__getitem__, picks)))
+def _merged(false: list[Item], true: list[Item], picks: list[bool], at: list[int]) -> list[Item]:
+    """The items of ``false`` and ``true`` in the order ``picks`` takes them from each
+    (``at``: where ``picks`` takes from ``false``)."""
+    if len(false) * _FEW > len(picks):
+        sources = [iter(false), iter(true)]
+        return list(map(next, map(sources.__getitem__, picks)))
+    # Few from ``false`` (the store's non-ASCII bodies, most often): the runs of
+    # ``true`` between them are copied as slices, a step per item of ``false``.
+    merged: list[Item] = []
+    taken = 0
+    for index, item in zip(at, false):
+        end = taken + index - len(merged)
+        merged += true[taken:end]
+        merged.append(item)
+        taken = end
+    merged += true[taken:]
+    return merged
+
+
+#: :func:`_merged` copies slices when at most one pick in this many takes from ``false``.
+_FEW: Final = 4
 
 
 _NORM: Final = itemgetter(0)
@@ -485,14 +503,15 @@ def _ascii_ids(
     held = set(compress(spelled, lettered))
     if numbered:
         digital = list(compress(spelled, map(not_, lettered)))
-        runs = list(map(str.split, map(str.translate, digital, repeat(_DIGIT_TO_SPACE))))
-        held.update(chain.from_iterable(runs))
         gone = frozenset(map(ids.numbered, digital))
-        # The tokens with both: most tokens with a digit are numbers, with no letter.
+        # The tokens with both: most tokens with a digit are numbers, with no letter
+        # (a ``str.translate`` call costs more than the rest of a token's work).
+        both = list(compress(digital, map(not_, map(str.isdigit, digital))))
+        runs = list(map(str.split, map(str.translate, both, repeat(_DIGIT_TO_SPACE))))
+        held.update(chain.from_iterable(runs))
         spelling = {
             ids.numbered(token): frozenset(map(ids.__getitem__, letters))
-            for token, letters in zip(digital, runs)
-            if letters
+            for token, letters in zip(both, runs)
         }
         mixed = spelling.keys()
         for index, found in zip(
