@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from functools import partial
-from itertools import compress
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq
 
 from pi_memory.detect.set_join import forget_group_orders
 from pi_memory.detect.text_features import BodyFacts, Features, Group, age_keys, store_facts
@@ -82,7 +82,8 @@ def features(
         made = list(map(_FEATURES, zip(live, age_keys(live), key_of, *facts)))
         layer_of = list(map(_LAYER, live))
         layers = {
-            layer: Group(compress(made, map(layer.__eq__, layer_of)), vocabulary)
+            # ``eq`` is called in C; a string's bound ``__eq__`` packs its argument first.
+            layer: Group(compress(made, map(eq, layer_of, repeat(layer))), vocabulary)
             for layer in dict.fromkeys(layer_of)
         }
     _last = (store, layers)
