@@ -310,14 +310,14 @@ def test_a_small_keyword_group_keeps_pairs_at_the_threshold_and_drops_them_below
     }
     for name, y in sets.items():
         tokens = [x, y] if larger_first else [y, x]
-        group = duplicates._Sets(tokens, [frozenset(), frozenset()], [len(t) for t in tokens])
+        group = duplicates._Sets(tokens, [frozenset(), frozenset()], [len(t) for t in tokens], [])
         out: dict[tuple[int, int], int] = {}
         duplicates._small_group(group, [0, 1], out)
         wanted = {(0, 1): len(x & y)} if jaccard(x, y) >= duplicates.MIN_TOKEN else {}
         assert out == wanted, name
     assert [name for name, y in sets.items() if jaccard(x, y) >= 0.45] == ["at", "inside"]
     # Two bodies without tokens share nothing: no pair, whatever the threshold.
-    empty = duplicates._Sets([frozenset(), frozenset()], [frozenset(), frozenset()], [0, 0])
+    empty = duplicates._Sets([frozenset(), frozenset()], [frozenset(), frozenset()], [0, 0], [])
     out = {}
     duplicates._small_group(empty, [0, 1], out)
     assert out == {}

@@ -121,6 +121,18 @@ class PrefixIndex:
             length = self._lengths[key] = size - overlap + 1
         return length
 
+    def shape(self, size: int) -> tuple[int, int, int, list[int]]:
+        """For a set of ``size`` in a self-join (see :meth:`probes_added`): its probed
+        prefix length, its indexed prefix length, the smallest indexed size it can pair
+        with and the overlap each indexed size needs, for a caller that runs the pass
+        itself."""
+        bounds = self._bounds_by_size.get(size)
+        length, _, smallest, needs = bounds if bounds is not None else self._bounds(size)
+        indexed = self._index_lengths.get(size, -1)
+        if indexed < 0:
+            indexed = self._index_lengths[size] = self._prefix_length(size, self._index_share)
+        return length, indexed, smallest, needs
+
     def probe(self, ordered: Sequence[int]) -> list[int]:
         """Keys of indexed sets that pass the prefix, size and position filters with
         ``ordered``; a key may come more than once.
