@@ -359,19 +359,16 @@ class _Spares(dict[int, list[int]]):
 
     def __missing__(self, size: int) -> list[int]:
         gate = self._gate
-        spares = [
-            other
-            - next(
-                (
-                    common
-                    for common in range(other + 1)
-                    # Two empty sets share nothing: a Jaccard of 0.
-                    if size and common >= gate * (size + other - common)
-                ),
-                other + 1,
-            )
-            for other in range(size + 1)
-        ]
+        spares: list[int] = []
+        common = 0
+        for other in range(size + 1):
+            # The fewest ``common`` that pass never falls as ``other`` grows, so each size
+            # starts from the last one's: a size's list is made in one pass, not one pass
+            # per ``other`` (a body of 60,000 tokens made 1.8 billion tests).
+            # Two empty sets share nothing: a Jaccard of 0.
+            while common <= other and not (size and common >= gate * (size + other - common)):
+                common += 1
+            spares.append(other - common)
         self[size] = spares
         return spares
 
