@@ -364,10 +364,12 @@ _PING = b'{"jsonrpc": "2.0", "id": %d, "method": "ping"}\n'
 
 
 def _interrupt_here() -> None:
-    """SIGINT to this process, its handler run in the caller's frame."""
+    """SIGINT to this thread, its handler run in the caller's frame: ``os.kill`` may hand
+    the signal to another thread of the process (the test runner's), which a loaded
+    machine may not run before the caller is done."""
     import signal
 
-    os.kill(os.getpid(), signal.SIGINT)
+    signal.raise_signal(signal.SIGINT)
     for _ in range(1000):  # the handler runs at the loop's check for pending signals
         pass
 
@@ -385,8 +387,8 @@ class _SignalledFromFinaliser:
 def sigint_restored() -> Iterator[None]:
     import signal
 
-    # A fresh interpreter's ^C, whatever an earlier test in this process left behind: the
-    # server takes over SIGINT only from its default (Server.end_on).
+    # A fresh interpreter's ^C: the server takes over SIGINT only from its default
+    # (Server.end_on).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
