@@ -15,7 +15,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _default_signals() -> None:
+def default_signals() -> None:
     """In the server's process before it starts: SIGINT and SIGQUIT back to their default,
     as a host's spawn leaves them (Node resets every signal in its children). A test run
     started in a shell's background inherits them ignored, and Python sets no ^C handler
@@ -37,7 +37,7 @@ class McpClient:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             # Runs nothing that takes a lock: signal is imported already, here.
-            preexec_fn=_default_signals if os.name == "posix" else None,  # noqa: PLW1509
+            preexec_fn=default_signals if os.name == "posix" else None,  # noqa: PLW1509
         )
         self.lines: Queue[bytes] = Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)

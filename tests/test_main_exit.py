@@ -17,6 +17,7 @@ from pathlib import Path
 from tests.clihelp import run_cli
 from tests.conftest import REPO
 from tests.hookhelp import make_project, payload
+from tests.mcpclient import default_signals
 
 #: Runs the package as ``python -S /path/to/pi_memory ARGS`` does, after registering an
 #: ``atexit`` handler that writes argv[1]: only an interpreter that finalises runs it.
@@ -31,10 +32,6 @@ _MARKED = (
 
 def _marked(mark: Path, *args: str) -> list[str]:
     return [sys.executable, "-S", "-c", _MARKED, str(mark), str(REPO / "pi_memory"), *args]
-
-
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a host's spawn leaves it
 
 
 def test_a_hook_leaves_without_finalising_and_its_whole_answer_arrives(tmp_path: Path) -> None:
@@ -65,7 +62,7 @@ def test_the_mcp_server_leaves_without_finalising_on_sigint_and_at_the_end_of_in
         mark = tmp_path / f"finalised-{how}"
         proc = subprocess.Popen(
             _marked(mark, "mcp"), cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, preexec_fn=_default_sigint if os.name == "posix" else None,  # noqa: PLW1509
+            stderr=subprocess.PIPE, preexec_fn=default_signals if os.name == "posix" else None,  # noqa: PLW1509
         )  # fmt: skip
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(hello).encode() + b"\n")

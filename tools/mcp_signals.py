@@ -42,20 +42,17 @@ from pathlib import Path
 from typing import IO, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fault_common import dumps, make_home, private_env, stored_bodies, unreadable_files
+
+from tests.mcpclient import default_signals
 
 REPO = Path(__file__).resolve().parent.parent
 #: A run's end, counted from its signal: a host holds its own exit for this long at most.
 PROMPT_S = 1.0
 #: A run not ended this much later is hung: it would hold its host until killed.
 LATE_S = 10.0
-
-
-def _default_signals() -> None:
-    """SIGINT at its default in the server, as a host's spawn leaves it."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def start(project: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -66,7 +63,7 @@ def start(project: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        preexec_fn=_default_signals,  # noqa: PLW1509 -- runs nothing that takes a lock
+        preexec_fn=default_signals,  # noqa: PLW1509 -- runs nothing that takes a lock
     )
 
 
